@@ -1,0 +1,130 @@
+/*
+ * disttranspose: distributed matrix transpose over MPI ranks, one GPU per rank.
+ *
+ * A global matrix A (rows x cols, row-major; each entry is `howmany` contiguous elements of one
+ * type) is distributed by rows: rank r holds rows [in_row_start, in_row_start + in_rows). The
+ * result B = A^T (cols x rows) is distributed the same way over its own rows. The default split
+ * is balanced (counts differ by at most one); a rank may own zero rows. This is the contract of
+ * FFTW's fftw_mpi_plan_many_transpose, on GPUs.
+ *
+ * Usage, as in FFTW-MPI: query the local sizes, allocate, create a plan (collective), execute it
+ * as often as needed (stream-ordered), destroy it (collective).
+ */
+#ifndef DISTTRANSPOSE_H
+#define DISTTRANSPOSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DTR_VERSION_MAJOR 0
+#define DTR_VERSION_MINOR 1
+#define DTR_VERSION_PATCH 0
+#define DTR_VERSION_STRING "0.1.0"
+
+/* Result codes. Every collective call returns the same code on every rank. */
+typedef enum {
+  dtrSuccess = 0,
+  dtrInvalidArgument = 1,  /* a bad size, type, pointer or option; the message names it */
+  dtrMismatch = 2,         /* the ranks passed different arguments to a collective call */
+  dtrNoDevice = 3,         /* no usable GPU for this rank (none, or more ranks than GPUs) */
+  dtrOutOfMemory = 4,      /* a workspace allocation failed */
+  dtrCudaError = 5,        /* the CUDA runtime reported an error */
+  dtrNcclError = 6,        /* NCCL reported an error */
+  dtrMpiError = 7,         /* MPI reported an error */
+  dtrInternalError = 8,    /* a bug in disttranspose */
+  dtrRemoteError = 9,      /* not used as a final result: see dtrGetLastError */
+  dtrNumResults
+} dtrResult_t;
+
+typedef enum {
+  dtrInt8 = 0,
+  dtrFloat16 = 1,
+  dtrBfloat16 = 2,
+  dtrFloat32 = 3,
+  dtrFloat64 = 4,
+  dtrComplex64 = 5,   /* two float32 */
+  dtrComplex128 = 6,  /* two float64 */
+  dtrNumTypes
+} dtrDataType_t;
+
+typedef enum {
+  dtrBackendAuto = 0,  /* NCCL when every rank has a GPU, else CPU */
+  dtrBackendNccl = 1,  /* device buffers, NCCL grouped send/recv */
+  dtrBackendCpu = 2,   /* host buffers, MPI_Alltoallv */
+  dtrNumBackends
+} dtrBackend_t;
+
+/* Local tile-transpose kernels. Auto measures the candidates at plan time and keeps the fastest. */
+typedef enum {
+  dtrKernelAuto = 0,
+  dtrKernelSimt = 1,    /* element-wise shared-memory tiles: any pitch, any alignment */
+  dtrKernelSimt16 = 2,  /* 16-byte vector accesses through a swizzled tile */
+  dtrKernelTma = 3,     /* TMA loads/stores, 128-byte swizzle, mbarrier ring, persistent CTAs */
+  dtrKernelTmaMc2 = 4,  /* TMA with .multicast::cluster loads, clusters of 2 CTAs */
+  dtrKernelTmaMc4 = 5,  /* the same, clusters of 4 CTAs */
+  dtrNumKernels
+} dtrKernel_t;
+
+typedef struct {
+  dtrBackend_t backend; /* default dtrBackendAuto (env DTR_BACKEND overrides auto) */
+  dtrKernel_t kernel;   /* default dtrKernelAuto (env DTR_KERNEL overrides auto) */
+  int device;           /* CUDA device of this rank; -1 (default): the node-local rank */
+} dtrConfig_t;
+
+/* What a rank owns and must allocate. Sizes in bytes; counts in rows of A or of B. */
+typedef struct {
+  int64_t in_rows;       /* rows of A on this rank */
+  int64_t in_row_start;  /* global index of its first row */
+  int64_t out_rows;      /* rows of B (= columns of A) on this rank */
+  int64_t out_row_start;
+  size_t in_bytes;       /* in_rows * cols * entry size */
+  size_t out_bytes;      /* out_rows * rows * entry size */
+  size_t entry_bytes;    /* element size * howmany */
+} dtrLocalSize_t;
+
+typedef struct dtrPlan* dtrPlan_t;
+
+void dtrConfigInit(dtrConfig_t* config);
+
+/* Not collective; every rank may ask about any rank's share (rank = -1: the caller's). */
+dtrResult_t dtrLocalSize(int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany,
+                         MPI_Comm comm, int rank, dtrLocalSize_t* size);
+
+/* Collective over comm (duplicated inside). config may be NULL for the defaults. */
+dtrResult_t dtrPlanCreate(dtrPlan_t* plan, int64_t rows, int64_t cols, dtrDataType_t type,
+                          int64_t howmany, MPI_Comm comm, const dtrConfig_t* config);
+
+/* Collective. NCCL backend: device pointers, ordered on `stream`, no host synchronisation, CUDA
+ * graph capturable. CPU backend: host pointers, returns when done (stream unused). in != out. */
+dtrResult_t dtrExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream);
+
+/* Collective. Waits for nothing: destroy after the last execute's stream work has finished. */
+dtrResult_t dtrPlanDestroy(dtrPlan_t plan);
+
+/* What the plan resolved from its config: the backend, the kernel used for the packs, the device. */
+dtrResult_t dtrPlanGetBackend(dtrPlan_t plan, dtrBackend_t* backend);
+dtrResult_t dtrPlanGetKernel(dtrPlan_t plan, dtrKernel_t* kernel);
+dtrResult_t dtrPlanGetDevice(dtrPlan_t plan, int* device);
+
+const char* dtrGetErrorString(dtrResult_t result);
+/* The message of the last failed call on this thread, naming the problem (and the rank it came
+ * from when another rank failed). */
+const char* dtrGetLastError(void);
+
+const char* dtrDataTypeName(dtrDataType_t type);
+const char* dtrBackendName(dtrBackend_t backend);
+const char* dtrKernelName(dtrKernel_t kernel);
+size_t dtrDataTypeSize(dtrDataType_t type);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DISTTRANSPOSE_H */

@@ -1,0 +1,69 @@
+/*
+ * The C entry points into the CUDA kernels: local sub-block transposes (every variant behind one
+ * call), a 16-byte copy for benchmarks, and the verification pattern on the GPU.
+ */
+#ifndef DTR_LAUNCH_H
+#define DTR_LAUNCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "disttranspose.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* dst[c * ldd + r] = src[r * lds + c] for r < rows, c < cols; pitches and sizes in entries. */
+typedef struct {
+  const void* src;
+  int64_t lds;
+  void* dst;
+  int64_t ldd;
+  int64_t rows;
+  int64_t cols;
+  size_t entry_bytes;
+} dtrTransposeArgs;
+
+/* Whether `kernel` can serve these arguments on the current device (alignment, pitch, size). */
+int dtrTransposeSupported(dtrKernel_t kernel, const dtrTransposeArgs* args);
+
+/* Launches `kernel` (Auto: the first of tma, simt16, simt that can serve), or the SIMT kernel where
+ * the one asked for cannot serve these arguments. *ran (may be NULL) says which one ran. */
+cudaError_t dtrTransposeLaunch(dtrKernel_t kernel, const dtrTransposeArgs* args, cudaStream_t stream,
+                               dtrKernel_t* ran);
+
+/* A CUDA driver function (CUDA 12.0 ABI) through the runtime, so that nothing links libcuda and the
+ * binaries load where there is no driver. NULL where the driver lacks it or is absent. */
+void* dtrDriverEntryPoint(const char* name);
+
+/* Grid-stride copy with 16-byte accesses (1-byte ones on an unaligned head or tail). */
+cudaError_t dtrCopyLaunch(void* dst, const void* src, size_t bytes, cudaStream_t stream);
+
+/*
+ * Verification pattern (pattern.h): `slab` holds `rows` rows of `cols` entries, its first row being
+ * global row `row_start`.
+ *   Fill  : writes the pattern of A.
+ *   Poison: writes the complement of B's expected values, so that an entry left unwritten is wrong.
+ *   Check : counts the entries of B that differ from the transpose of A's pattern, adding to *wrong
+ *           (a device counter).
+ * For B, `cols` is the number of rows of A and `a_cols` the number of columns of A.
+ */
+cudaError_t dtrPatternFillLaunch(void* slab, int64_t rows, int64_t cols, int64_t row_start, size_t entry_bytes,
+                                 cudaStream_t stream);
+cudaError_t dtrPatternPoisonLaunch(void* slab, int64_t rows, int64_t cols, int64_t row_start, int64_t a_cols,
+                                   size_t entry_bytes, cudaStream_t stream);
+cudaError_t dtrPatternCheckLaunch(const void* slab, int64_t rows, int64_t cols, int64_t row_start, int64_t a_cols,
+                                  size_t entry_bytes, unsigned long long* wrong, cudaStream_t stream);
+
+/* For the layout test: one stage of the vector kernels' shared-memory step on a tile already in
+ * swizzled layout (`stage`, tile_rows x 128 bytes), writing the raw swizzled result buffer. */
+cudaError_t dtrDebugStageTranspose(const void* stage, void* result, uint32_t element_bytes, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

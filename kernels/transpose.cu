@@ -1,0 +1,78 @@
+/* Which variant serves a transpose, and the launch through one entry point. */
+#include <stdint.h>
+
+#include "launch.h"
+#include "tile_layout.h"
+#include "variants.h"
+
+namespace dtr {
+
+cudaError_t deviceInfo(DeviceInfo* info) {
+  static DeviceInfo cache[128];
+  static bool known[128];
+  int dev;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return err;
+  if (dev < 0 || dev >= 128) return cudaErrorInvalidDevice;
+  if (!known[dev]) {
+    DeviceInfo d;
+    if ((err = cudaDeviceGetAttribute(&d.sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess) return err;
+    if ((err = cudaDeviceGetAttribute(&d.ccMajor, cudaDevAttrComputeCapabilityMajor, dev)) != cudaSuccess) return err;
+    if ((err = cudaDeviceGetAttribute(&d.smemOptin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) != cudaSuccess)
+      return err;
+    cache[dev] = d;
+    known[dev] = true;
+  }
+  *info = cache[dev];
+  return cudaSuccess;
+}
+
+}  // namespace dtr
+
+using namespace dtr;
+
+static int vectorEligible(const dtrTransposeArgs* a) {
+  const uint64_t s = a->entry_bytes;
+  return dtrVectorEligible((uint64_t)(uintptr_t)a->src, (uint64_t)a->lds * s, (uint64_t)(uintptr_t)a->dst,
+                           (uint64_t)a->ldd * s, (uint64_t)a->rows, (uint64_t)a->cols, s);
+}
+
+extern "C" int dtrTransposeSupported(dtrKernel_t kernel, const dtrTransposeArgs* a) {
+  if (!a || a->rows < 0 || a->cols < 0 || a->entry_bytes == 0) return 0;
+  switch (kernel) {
+    case dtrKernelAuto:
+    case dtrKernelSimt:
+      return 1;
+    case dtrKernelSimt16:
+      return vectorEligible(a);
+    case dtrKernelTma:
+      return vectorEligible(a) && tmaAvailable();
+    case dtrKernelTmaMc2:
+      return vectorEligible(a) && tmaAvailable() && dtrMulticastClusterFits((uint32_t)a->entry_bytes, 2);
+    case dtrKernelTmaMc4:
+      return vectorEligible(a) && tmaAvailable() && dtrMulticastClusterFits((uint32_t)a->entry_bytes, 4);
+    default:
+      return 0;
+  }
+}
+
+extern "C" cudaError_t dtrTransposeLaunch(dtrKernel_t kernel, const dtrTransposeArgs* a, cudaStream_t stream,
+                                          dtrKernel_t* ran) {
+  if (!a || a->rows < 0 || a->cols < 0 || a->entry_bytes == 0) return cudaErrorInvalidValue;
+  if (kernel == dtrKernelAuto) {
+    kernel = dtrTransposeSupported(dtrKernelTma, a) ? dtrKernelTma
+             : dtrTransposeSupported(dtrKernelSimt16, a) ? dtrKernelSimt16
+                                                         : dtrKernelSimt;
+  } else if (!dtrTransposeSupported(kernel, a)) {
+    kernel = dtrKernelSimt;
+  }
+  if (ran) *ran = kernel;
+  if (a->rows == 0 || a->cols == 0) return cudaSuccess;
+  switch (kernel) {
+    case dtrKernelTma: return launchTma(a, 1, stream);
+    case dtrKernelTmaMc2: return launchTma(a, 2, stream);
+    case dtrKernelTmaMc4: return launchTma(a, 4, stream);
+    case dtrKernelSimt16: return launchSimt16(a, stream);
+    default: return launchSimt(a, stream);
+  }
+}

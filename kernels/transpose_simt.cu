@@ -1,0 +1,216 @@
+/*
+ * SIMT transposes.
+ *
+ * simt16: the vector kernels' shared-memory step (tile_transpose.cuh) fed by ordinary 16-byte
+ *   loads and drained by 16-byte stores instead of TMA: for pitches and pointers that are 16-byte
+ *   aligned, and a contender in its own right.
+ * simt: element-wise, for any pitch and alignment and for entries that are tuples of words
+ *   (howmany > 1). Entries under 32 bytes go through a padded 32 x 32 shared tile (coalesced both
+ *   ways, the padding of one entry per row keeps a warp's words in distinct banks); entries of 32
+ *   bytes or more are whole sectors, so they are copied directly, coalesced on the write side.
+ */
+#include <stdint.h>
+
+#include "launch.h"
+#include "tile_layout.h"
+#include "tile_transpose.cuh"
+#include "variants.h"
+
+namespace dtr {
+
+/* ---- simt16 ----------------------------------------------------------------------------------- */
+
+constexpr int kSimt16Threads = 128;
+
+/* Copies n < 16/S elements of S bytes one by one (a chunk cut by the matrix edge). */
+template <int S>
+__device__ __forceinline__ void copyElements(uint8_t* dst, const uint8_t* src, uint32_t n) {
+  for (uint32_t e = 0; e < n; e++) {
+    if (S == 1) dst[e] = src[e];
+    else if (S == 2) reinterpret_cast<uint16_t*>(dst)[e] = reinterpret_cast<const uint16_t*>(src)[e];
+    else if (S == 4) reinterpret_cast<uint32_t*>(dst)[e] = reinterpret_cast<const uint32_t*>(src)[e];
+    else if (S == 8) reinterpret_cast<uint64_t*>(dst)[e] = reinterpret_cast<const uint64_t*>(src)[e];
+    else reinterpret_cast<uint4*>(dst)[e] = reinterpret_cast<const uint4*>(src)[e];
+  }
+}
+
+template <int S>
+__global__ void __launch_bounds__(kSimt16Threads) simt16Kernel(const uint8_t* __restrict__ src, int64_t ldsBytes,
+                                                               uint8_t* __restrict__ dst, int64_t lddBytes,
+                                                               int64_t rows, int64_t cols, uint64_t tilesX,
+                                                               uint64_t tiles) {
+  constexpr uint32_t m = 16 / S, T = (S == 1) ? 256 : 128, box = 128 / S;
+  constexpr uint32_t chunksPerThread = T * 8 / kSimt16Threads;
+  /* Dynamic: two 32 KB buffers for 1-byte elements exceed the static limit. */
+  extern __shared__ uint8_t smemRaw[];
+  uint8_t* stage = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smemRaw) + 1023) & ~uintptr_t(1023));
+  uint8_t* result = stage + T * 128;
+  const uint32_t tid = threadIdx.x;
+  for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int64_t row0 = (int64_t)(t / tilesX) * T, col0 = (int64_t)(t % tilesX) * box;
+    /* Load: eight threads read one 128-byte source row; zeros beyond the matrix. */
+    /* All of a thread's loads are issued before the first shared store; chunks cut by the right
+     * edge are completed element by element afterwards, straight into shared memory. */
+    uint4 v[chunksPerThread];
+#pragma unroll
+    for (uint32_t j = 0; j < chunksPerThread; j++) {
+      const uint32_t ci = tid + j * kSimt16Threads, r = ci / 8, c = ci % 8;
+      const int64_t gr = row0 + r, gc = col0 + c * m;
+      v[j] = make_uint4(0, 0, 0, 0);
+      if (gr < rows && gc + m <= cols) v[j] = *reinterpret_cast<const uint4*>(src + gr * ldsBytes + gc * S);
+    }
+#pragma unroll
+    for (uint32_t j = 0; j < chunksPerThread; j++) {
+      const uint32_t ci = tid + j * kSimt16Threads, r = ci / 8, c = ci % 8;
+      uint8_t* slot = stage + dtrSwizzle128(r, c);
+      *reinterpret_cast<uint4*>(slot) = v[j];
+      const int64_t gr = row0 + r, gc = col0 + c * m;
+      if (gr < rows && gc < cols && gc + m > cols)
+        copyElements<S>(slot, src + gr * ldsBytes + gc * S, (uint32_t)(cols - gc));
+    }
+    __syncthreads();
+    transposeShare<S>(stage, result, T, T / m, 0, 1, tid, kSimt16Threads);
+    __syncthreads();
+    /* Store: eight threads write one 128-byte piece of a result row; clipped at the matrix edge. */
+#pragma unroll
+    for (uint32_t j = 0; j < chunksPerThread; j++) {
+      const uint32_t ci = tid + j * kSimt16Threads;
+      const uint32_t region = ci / (box * 8), row = (ci / 8) % box, c = ci % 8;
+      const int64_t gr = col0 + row, gc = row0 + (int64_t)(region * 8 + c) * m;
+      if (gr < cols && gc < rows) {
+        const uint8_t* s = result + region * box * 128 + dtrSwizzle128(row, c);
+        uint8_t* p = dst + gr * lddBytes + gc * S;
+        if (gc + m <= rows) *reinterpret_cast<uint4*>(p) = *reinterpret_cast<const uint4*>(s);
+        else copyElements<S>(p, s, (uint32_t)(rows - gc));
+      }
+    }
+    __syncthreads();
+  }
+}
+
+template <int S>
+static cudaError_t launchSimt16Typed(const dtrTransposeArgs* a, cudaStream_t stream) {
+  DeviceInfo d;
+  cudaError_t err = deviceInfo(&d);
+  if (err != cudaSuccess) return err;
+  constexpr uint32_t T = (S == 1) ? 256 : 128, box = 128 / S;
+  const uint64_t tilesX = (a->cols + box - 1) / box, tilesY = (a->rows + T - 1) / T, tiles = tilesX * tilesY;
+  const size_t smem = 1024 + 2 * T * 128;
+  static int configuredFor = -1; /* the attribute is per device */
+  int dev;
+  cudaGetDevice(&dev);
+  if (configuredFor != dev) {
+    if ((err = cudaFuncSetAttribute(simt16Kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)))
+      return err;
+    configuredFor = dev;
+  }
+  int perSm = 0;
+  if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, simt16Kernel<S>, kSimt16Threads, smem))) return err;
+  const uint64_t resident = (uint64_t)(perSm > 0 ? perSm : 1) * d.sms;
+  const unsigned grid = (unsigned)(tiles < resident ? tiles : resident);
+  simt16Kernel<S><<<grid, kSimt16Threads, smem, stream>>>(
+      static_cast<const uint8_t*>(a->src), a->lds * S, static_cast<uint8_t*>(a->dst), a->ldd * S, a->rows, a->cols,
+      tilesX, tiles);
+  return cudaGetLastError();
+}
+
+cudaError_t launchSimt16(const dtrTransposeArgs* a, cudaStream_t stream) {
+  switch (a->entry_bytes) {
+    case 1: return launchSimt16Typed<1>(a, stream);
+    case 2: return launchSimt16Typed<2>(a, stream);
+    case 4: return launchSimt16Typed<4>(a, stream);
+    case 8: return launchSimt16Typed<8>(a, stream);
+    case 16: return launchSimt16Typed<16>(a, stream);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+/* ---- simt: element-wise --------------------------------------------------------------------- */
+
+constexpr int kTile = 32, kTileRowsPerPass = 8;
+
+/* Entries are k words of type W; pitches in words. Shared tile rows are 33 entries (32 + 1 pad). */
+template <typename W>
+__global__ void __launch_bounds__(kTile * kTileRowsPerPass) simtTileKernel(const W* __restrict__ src, int64_t ldsW,
+                                                                        W* __restrict__ dst, int64_t lddW,
+                                                                        int64_t rows, int64_t cols, uint32_t k,
+                                                                        uint64_t tilesX, uint64_t tiles) {
+  extern __shared__ __align__(16) uint8_t tileRaw[];
+  W* tile = reinterpret_cast<W*>(tileRaw);
+  const uint32_t pitch = (kTile + 1) * k;
+  for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int64_t row0 = (int64_t)(t / tilesX) * kTile, col0 = (int64_t)(t % tilesX) * kTile;
+    const uint32_t spanIn = (uint32_t)((cols - col0 < kTile ? cols - col0 : kTile) * k);
+    const uint32_t spanOut = (uint32_t)((rows - row0 < kTile ? rows - row0 : kTile) * k);
+    for (uint32_t r = threadIdx.y; r < kTile && row0 + r < rows; r += kTileRowsPerPass) {
+      const W* s = src + (row0 + r) * ldsW + col0 * k;
+      for (uint32_t x = threadIdx.x; x < spanIn; x += kTile) tile[r * pitch + x] = s[x];
+    }
+    __syncthreads();
+    for (uint32_t c = threadIdx.y; c < kTile && col0 + c < cols; c += kTileRowsPerPass) {
+      W* d = dst + (col0 + c) * lddW + row0 * k;
+      for (uint32_t x = threadIdx.x; x < spanOut; x += kTile) {
+        const uint32_t r = x / k, w = x - r * k;
+        d[x] = tile[r * pitch + c * k + w];
+      }
+    }
+    __syncthreads();
+  }
+}
+
+/* Entries of 32 bytes or more: each result row is written contiguously, each entry read whole. */
+template <typename W>
+__global__ void simtDirectKernel(const W* __restrict__ src, int64_t ldsW, W* __restrict__ dst, int64_t lddW,
+                                 int64_t rows, int64_t cols, uint32_t k) {
+  const int64_t words = rows * k;
+  for (int64_t c = blockIdx.y; c < cols; c += gridDim.y) {
+    for (int64_t x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; x < words; x += (int64_t)gridDim.x * blockDim.x) {
+      const int64_t r = x / k, w = x - r * k;
+      dst[c * lddW + x] = src[r * ldsW + c * k + w];
+    }
+  }
+}
+
+template <typename W>
+static cudaError_t launchSimtTyped(const dtrTransposeArgs* a, cudaStream_t stream) {
+  DeviceInfo d;
+  cudaError_t err = deviceInfo(&d);
+  if (err != cudaSuccess) return err;
+  const uint32_t k = (uint32_t)(a->entry_bytes / sizeof(W));
+  const int64_t ldsW = a->lds * k, lddW = a->ldd * k;
+  const W* src = static_cast<const W*>(a->src);
+  W* dst = static_cast<W*>(a->dst);
+  if (a->entry_bytes >= 32) {
+    const int threads = 256;
+    const int64_t words = a->rows * k;
+    uint64_t bx = (uint64_t)((words + threads - 1) / threads), by = (uint64_t)a->cols;
+    if (bx > 1024) bx = 1024;
+    if (by > 65535) by = 65535;
+    simtDirectKernel<W><<<dim3((unsigned)bx, (unsigned)by), threads, 0, stream>>>(src, ldsW, dst, lddW, a->rows,
+                                                                                  a->cols, k);
+    return cudaGetLastError();
+  }
+  const size_t smem = (size_t)kTile * (kTile + 1) * k * sizeof(W);
+  const uint64_t tilesX = (a->cols + kTile - 1) / kTile, tiles = tilesX * ((a->rows + kTile - 1) / kTile);
+  int perSm = 0;
+  if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, simtTileKernel<W>, kTile * kTileRowsPerPass, smem)))
+    return err;
+  const uint64_t resident = (uint64_t)(perSm > 0 ? perSm : 1) * d.sms;
+  const unsigned grid = (unsigned)(tiles < resident ? tiles : resident);
+  simtTileKernel<W><<<grid, dim3(kTile, kTileRowsPerPass), smem, stream>>>(src, ldsW, dst, lddW, a->rows, a->cols, k,
+                                                                          tilesX, tiles);
+  return cudaGetLastError();
+}
+
+cudaError_t launchSimt(const dtrTransposeArgs* a, cudaStream_t stream) {
+  /* The widest word that divides the entry and keeps every access aligned. */
+  const uint64_t align = (uint64_t)(uintptr_t)a->src | (uint64_t)(uintptr_t)a->dst | a->entry_bytes |
+                         (uint64_t)a->lds * a->entry_bytes | (uint64_t)a->ldd * a->entry_bytes;
+  if (!(align & 15)) return launchSimtTyped<uint4>(a, stream);
+  if (!(align & 7)) return launchSimtTyped<uint64_t>(a, stream);
+  if (!(align & 3)) return launchSimtTyped<uint32_t>(a, stream);
+  if (!(align & 1)) return launchSimtTyped<uint16_t>(a, stream);
+  return launchSimtTyped<uint8_t>(a, stream);
+}
+
+}  // namespace dtr

@@ -1,0 +1,243 @@
+/*
+ * TMA tile transpose, plain (CS = 1) and with .multicast::cluster loads (CS = 2 or 4).
+ *
+ * Persistent CTAs of 5 warps. Warp 4's first lane is the producer: it fills a ring of shared-memory
+ * stages with TMA loads that complete on the stage's "full" mbarrier. Warps 0-3 consume: they
+ * transpose a stage through registers (tile_transpose.cuh) into one of two result buffers and
+ * release the stage on its "empty" mbarrier; one thread then stores the result with TMA.
+ *
+ * With clusters, a stage holds CS column boxes; CTA q of the cluster loads box q and multicasts it
+ * to every CTA, and each CTA transposes and stores its 1/CS share of the rows of all boxes. A
+ * stage is free for reloading only when every CTA of the cluster has released it, so the empty
+ * barriers count the consumer warps of the whole cluster.
+ *
+ * Edges need no code: loads beyond the matrix fill zeros, stores beyond it are clipped.
+ */
+#include <cuda.h>
+#include <stdint.h>
+
+#include "launch.h"
+#include "tile_layout.h"
+#include "tile_transpose.cuh"
+#include "tma_ptx.cuh"
+#include "variants.h"
+
+namespace dtr {
+
+constexpr int kConsumerWarps = 4;
+constexpr int kConsumers = kConsumerWarps * 32;
+constexpr int kThreads = kConsumers + 32;
+constexpr int kMaxStages = 4;
+
+struct TmaLayout {
+  uint32_t tileRows, stageBytes, resultBytes, regionBytes, stages, smemBytes;
+};
+
+__host__ __device__ inline TmaLayout tmaLayout(uint32_t s, uint32_t cs, uint32_t stages) {
+  TmaLayout l;
+  l.tileRows = dtrTileRows(s);
+  l.stageBytes = cs * l.tileRows * DTR_SWIZZLE_SPAN;
+  l.resultBytes = l.tileRows * DTR_SWIZZLE_SPAN;  /* the share: T/cs rows x cs boxes */
+  l.regionBytes = cs * dtrBoxElems(s) * DTR_SWIZZLE_SPAN;
+  l.stages = stages;
+  /* 1024 bytes of slack to align the base for the swizzle, then the barriers. */
+  l.smemBytes = 1024 + stages * l.stageBytes + 2 * l.resultBytes + 2 * stages * 8;
+  return l;
+}
+
+template <int S, int CS>
+__global__ void __launch_bounds__(kThreads) tmaTransposeKernel(const __grid_constant__ CUtensorMap srcMap,
+                                                               const __grid_constant__ CUtensorMap dstMap,
+                                                               uint32_t tilesX, uint32_t tilesY, uint32_t stages) {
+  extern __shared__ uint8_t smemRaw[];
+  uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smemRaw) + 1023) & ~uintptr_t(1023));
+  const TmaLayout L = tmaLayout(S, CS, stages);
+  constexpr uint32_t m = 16 / S;
+  const uint32_t na = L.tileRows / (m * CS); /* micro-rows of this CTA's share */
+  uint8_t* stageBase = smem;
+  uint8_t* resultBase = smem + stages * L.stageBytes;
+  const uint32_t barBase = smemAddr(resultBase + 2 * L.resultBytes);
+  auto full = [&](uint32_t i) { return barBase + 8 * i; };
+  auto empty = [&](uint32_t i) { return barBase + 8 * (stages + i); };
+
+  const uint32_t warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const uint32_t q = (CS > 1) ? clusterCtaRank() : 0;
+
+  if (threadIdx.x == 0) {
+    for (uint32_t i = 0; i < stages; i++) {
+      mbarInit(full(i), 1);
+      mbarInit(empty(i), kConsumerWarps * CS);
+    }
+    fenceBarrierInit();
+  }
+  if (CS > 1) clusterSync();
+  else __syncthreads();
+
+  const uint64_t tiles = (uint64_t)tilesX * tilesY;
+  const uint32_t cluster = blockIdx.x / CS, clusters = gridDim.x / CS;
+
+  if (warp == kConsumerWarps) {
+    if (lane == 0) {
+      prefetchTensorMap(&srcMap);
+      uint32_t it = 0;
+      for (uint64_t t = cluster; t < tiles; t += clusters, it++) {
+        const uint32_t st = it % stages, ph = (it / stages) & 1;
+        if (CS > 1) mbarWaitCluster(empty(st), ph ^ 1);
+        else mbarWait(empty(st), ph ^ 1);
+        mbarArriveExpectTx(full(st), L.stageBytes);
+        const int32_t x = (int32_t)((t % tilesX) * CS * DTR_SWIZZLE_SPAN + q * DTR_SWIZZLE_SPAN);
+        const int32_t y = (int32_t)((t / tilesX) * L.tileRows);
+        const uint32_t dst = smemAddr(stageBase + st * L.stageBytes + q * L.tileRows * DTR_SWIZZLE_SPAN);
+        if (CS > 1) tmaLoad2dMulticast(dst, &srcMap, full(st), x, y, (uint16_t)((1u << CS) - 1));
+        else tmaLoad2d(dst, &srcMap, full(st), x, y);
+      }
+    }
+  } else {
+    const uint32_t tid = threadIdx.x;
+    if (tid == 0) prefetchTensorMap(&dstMap);
+    uint32_t it = 0;
+    for (uint64_t t = cluster; t < tiles; t += clusters, it++) {
+      const uint32_t st = it % stages, ph = (it / stages) & 1;
+      uint8_t* result = resultBase + (it & 1) * L.resultBytes;
+      /* The result buffer was last stored two tiles ago: that store must have read it. */
+      if (tid == 0) bulkWaitRead<1>();
+      namedBarrierSync(1, kConsumers);
+      mbarWait(full(st), ph);
+      transposeShare<S>(stageBase + st * L.stageBytes, result, L.tileRows, na, q * na, CS, tid, kConsumers);
+      fenceProxyAsyncShared();
+      __syncwarp();
+      if (lane == 0) {
+        if (CS > 1)
+          for (uint32_t c = 0; c < CS; c++) mbarArriveCluster(empty(st), c);
+        else
+          mbarArrive(empty(st));
+      }
+      namedBarrierSync(1, kConsumers);
+      if (tid == 0) {
+        const int32_t y = (int32_t)((t % tilesX) * CS * dtrBoxElems(S));
+        const uint64_t row0 = (t / tilesX) * L.tileRows + (uint64_t)q * na * m;
+        for (uint32_t b = 0; b < na / 8; b++)
+          tmaStore2d(&dstMap, smemAddr(result + b * L.regionBytes), (int32_t)((row0 + b * 8 * m) * S), y);
+        bulkCommit();
+      }
+    }
+    if (tid == 0) bulkWait<0>();
+  }
+  /* Cluster peers may still multicast into this CTA's stages or arrive on its barriers. */
+  if (CS > 1) clusterSync();
+}
+
+/* cuTensorMapEncodeTiled, reached through the runtime so that nothing links libcuda. */
+typedef CUresult (*EncodeTiledFn)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                  const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                                  CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+static EncodeTiledFn encodeTiled() {
+  static EncodeTiledFn fn = reinterpret_cast<EncodeTiledFn>(dtrDriverEntryPoint("cuTensorMapEncodeTiled"));
+  return fn;
+}
+
+bool tmaAvailable() {
+  DeviceInfo d;
+  if (deviceInfo(&d) != cudaSuccess) return false;
+  return d.ccMajor >= 9 && encodeTiled() != nullptr;
+}
+
+/* A 2-D byte-typed map of `rows` rows of `rowBytes` bytes, pitch `pitch`, boxes of 128 x boxRows. */
+static cudaError_t encodeMap(CUtensorMap* map, const void* base, uint64_t rowBytes, uint64_t rows, uint64_t pitch,
+                             uint32_t boxRows) {
+  const cuuint64_t dims[2] = {rowBytes, rows};
+  const cuuint64_t strides[1] = {pitch};
+  const cuuint32_t box[2] = {DTR_SWIZZLE_SPAN, boxRows};
+  const cuuint32_t elemStrides[2] = {1, 1};
+  CUresult r = encodeTiled()(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, const_cast<void*>(base), dims, strides, box,
+                             elemStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+template <int S, int CS>
+static cudaError_t launchTmaTyped(const dtrTransposeArgs* a, cudaStream_t stream) {
+  if (CS > 1 && !dtrMulticastClusterFits(S, CS)) return cudaErrorInvalidValue;
+  DeviceInfo d;
+  cudaError_t err = deviceInfo(&d);
+  if (err != cudaSuccess) return err;
+  /* Deepest ring (up to kMaxStages) that fits in the shared memory one block may have. */
+  uint32_t stages = kMaxStages;
+  while (stages > 1 && tmaLayout(S, CS, stages).smemBytes > (uint32_t)d.smemOptin) stages--;
+  const TmaLayout L = tmaLayout(S, CS, stages);
+  if (L.smemBytes > (uint32_t)d.smemOptin) return cudaErrorInvalidConfiguration;
+
+  CUtensorMap srcMap, dstMap;
+  if ((err = encodeMap(&srcMap, a->src, (uint64_t)a->cols * S, (uint64_t)a->rows, (uint64_t)a->lds * S, L.tileRows)))
+    return err;
+  if ((err = encodeMap(&dstMap, a->dst, (uint64_t)a->rows * S, (uint64_t)a->cols, (uint64_t)a->ldd * S,
+                       CS * dtrBoxElems(S))))
+    return err;
+
+  auto kernel = tmaTransposeKernel<S, CS>;
+  static int configuredFor = -1;  /* the attribute is per device */
+  int dev;
+  cudaGetDevice(&dev);
+  if (configuredFor != dev) {
+    if ((err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, d.smemOptin))) return err;
+    if (CS > 1 && (err = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 0))) return err;
+    configuredFor = dev;
+  }
+
+  const uint64_t colsPerTile = (uint64_t)CS * dtrBoxElems(S);
+  const uint32_t tilesX = (uint32_t)((a->cols + colsPerTile - 1) / colsPerTile);
+  const uint32_t tilesY = (uint32_t)((a->rows + L.tileRows - 1) / L.tileRows);
+  const uint64_t tiles = (uint64_t)tilesX * tilesY;
+
+  cudaLaunchConfig_t cfg = {};
+  cudaLaunchAttribute attr[1];
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = L.smemBytes;
+  cfg.stream = stream;
+  uint64_t grid;
+  if (CS > 1) {
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = CS;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    cfg.gridDim = dim3(CS * d.sms);
+    int clusters = 0;
+    if ((err = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg))) return err;
+    if (clusters < 1) return cudaErrorInvalidConfiguration;
+    grid = (uint64_t)(tiles < (uint64_t)clusters ? tiles : (uint64_t)clusters) * CS;
+  } else {
+    int perSm = 0;
+    if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kThreads, L.smemBytes))) return err;
+    if (perSm < 1) return cudaErrorInvalidConfiguration;
+    const uint64_t resident = (uint64_t)perSm * d.sms;
+    grid = tiles < resident ? tiles : resident;
+  }
+  cfg.gridDim = dim3((unsigned)grid);
+  return cudaLaunchKernelEx(&cfg, kernel, srcMap, dstMap, tilesX, tilesY, stages);
+}
+
+template <int CS>
+static cudaError_t launchTmaCluster(const dtrTransposeArgs* a, cudaStream_t stream) {
+  switch (a->entry_bytes) {
+    case 1: return launchTmaTyped<1, CS>(a, stream);
+    case 2: return launchTmaTyped<2, CS>(a, stream);
+    case 4: return launchTmaTyped<4, CS>(a, stream);
+    case 8: return launchTmaTyped<8, CS>(a, stream);
+    case 16: return launchTmaTyped<16, CS>(a, stream);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+cudaError_t launchTma(const dtrTransposeArgs* a, int cluster, cudaStream_t stream) {
+  switch (cluster) {
+    case 1: return launchTmaCluster<1>(a, stream);
+    case 2: return launchTmaCluster<2>(a, stream);
+    case 4: return launchTmaCluster<4>(a, stream);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace dtr

@@ -1,0 +1,30 @@
+/* The kernel variants behind dtrTransposeLaunch, and what they need to know about the device. */
+#ifndef DTR_VARIANTS_H
+#define DTR_VARIANTS_H
+
+#include <cuda_runtime_api.h>
+
+#include "launch.h"
+
+namespace dtr {
+
+struct DeviceInfo {
+  int sms;
+  int ccMajor;
+  int smemOptin;  /* largest dynamic shared memory one block may ask for */
+};
+
+/* Cached per device; queried on first use of each device. */
+cudaError_t deviceInfo(DeviceInfo* info);
+
+/* Whether the driver offers cuTensorMapEncodeTiled and the device is a Hopper (sm_90) or later. */
+bool tmaAvailable();
+
+/* Each assumes its eligibility was checked (tile_layout.h's rules). cluster = 1 for plain TMA. */
+cudaError_t launchTma(const dtrTransposeArgs* a, int cluster, cudaStream_t stream);
+cudaError_t launchSimt16(const dtrTransposeArgs* a, cudaStream_t stream);
+cudaError_t launchSimt(const dtrTransposeArgs* a, cudaStream_t stream);
+
+}  // namespace dtr
+
+#endif

@@ -1,0 +1,63 @@
+# Sourced by run.sh and test.sh: install what is missing, find the CUDA toolkit, configure and build.
+# Nothing is installed where the tools are already present (GPU machines have no package access).
+
+DTR_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+DTR_BUILD=${DTR_BUILD:-$DTR_ROOT/build}
+# Open MPI refuses to run as root without these; harmless otherwise.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+dtr_have_cmake() {
+  command -v cmake >/dev/null 2>&1 || return 1
+  local v
+  v=$(cmake --version | head -n1 | sed 's/[^0-9.]*\([0-9.]*\).*/\1/')
+  [ "$(printf '%s\n3.25\n' "$v" | sort -V | head -n1)" = "3.25" ]
+}
+
+dtr_install_missing() {
+  local pkgs=()
+  command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 || pkgs+=(libopenmpi-dev openmpi-bin)
+  dtr_have_cmake || pkgs+=(cmake)
+  command -v make >/dev/null 2>&1 || pkgs+=(make)
+  [ ${#pkgs[@]} -eq 0 ] && return 0
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "disttranspose: missing ${pkgs[*]} and no apt-get to install them" >&2
+    return 1
+  fi
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  echo "disttranspose: installing ${pkgs[*]}"
+  $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${pkgs[@]}" >/dev/null
+  dtr_have_cmake || { echo "disttranspose: CMake 3.25 or newer is required" >&2; return 1; }
+}
+
+dtr_find_cuda() {
+  command -v nvcc >/dev/null 2>&1 && return 0
+  local d
+  for d in /usr/local/cuda/bin /usr/local/cuda-*/bin /opt/cuda/bin; do
+    if [ -x "$d/nvcc" ]; then
+      export PATH="$d:$PATH"
+      return 0
+    fi
+  done
+  echo "disttranspose: the CUDA toolkit (nvcc) is required to build; put it on PATH" >&2
+  return 1
+}
+
+dtr_build() {
+  dtr_install_missing && dtr_find_cuda || return 1
+  if [ ! -f "$DTR_BUILD/CMakeCache.txt" ]; then
+    cmake -S "$DTR_ROOT" -B "$DTR_BUILD" -DCMAKE_BUILD_TYPE=Release ${DTR_CMAKE_ARGS:-} || return 1
+  fi
+  cmake --build "$DTR_BUILD" -j "$(nproc)"
+}
+
+# GPUs visible to this machine (0 without a driver).
+dtr_gpu_count() {
+  if [ -x "$DTR_BUILD/tests/dtr_gpu_count" ]; then
+    "$DTR_BUILD/tests/dtr_gpu_count"
+  elif command -v nvidia-smi >/dev/null 2>&1; then
+    nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true
+  else
+    echo 0
+  fi
+}

@@ -1,0 +1,196 @@
+/* The public entry points: argument checks, agreement across ranks, and dispatch to the backend. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks.h"
+#include "params.h"
+#include "plan.h"
+
+void dtrConfigInit(dtrConfig_t* config) {
+  if (!config) return;
+  config->backend = dtrBackendAuto;
+  config->kernel = dtrKernelAuto;
+  config->device = -1;
+}
+
+/* Checks of a shape that need no communication; sets *entry_bytes. */
+static dtrResult_t checkShape(int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany, size_t* entry_bytes) {
+  if ((int)type < 0 || type >= dtrNumTypes)
+    return dtrSetError(dtrInvalidArgument, "unknown data type %d (expected 0..%d: int8, fp16, bf16, fp32, fp64, c64, c128)",
+                       (int)type, dtrNumTypes - 1);
+  if (rows < 1) return dtrSetError(dtrInvalidArgument, "rows = %lld: must be at least 1", (long long)rows);
+  if (cols < 1) return dtrSetError(dtrInvalidArgument, "cols = %lld: must be at least 1", (long long)cols);
+  if (howmany < 1) return dtrSetError(dtrInvalidArgument, "howmany = %lld: must be at least 1", (long long)howmany);
+  size_t esize = dtrDataTypeSize(type);
+  if ((uint64_t)howmany > SIZE_MAX / esize)
+    return dtrSetError(dtrInvalidArgument, "howmany = %lld overflows the entry size", (long long)howmany);
+  *entry_bytes = esize * (size_t)howmany;
+  if (dtrGeometryOverflows(rows, cols, *entry_bytes))
+    return dtrSetError(dtrInvalidArgument, "rows x cols x entry = %lld x %lld x %zu bytes overflows 64-bit sizes",
+                       (long long)rows, (long long)cols, *entry_bytes);
+  return dtrSuccess;
+}
+
+dtrResult_t dtrLocalSize(int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany, MPI_Comm comm, int rank,
+                         dtrLocalSize_t* size) {
+  size_t e = 0;
+  if (!size) return dtrSetError(dtrInvalidArgument, "size is NULL");
+  DTRCHECK(checkShape(rows, cols, type, howmany, &e));
+  int nranks, me;
+  if (comm == MPI_COMM_NULL) return dtrSetError(dtrInvalidArgument, "comm is MPI_COMM_NULL");
+  MPICHECK(MPI_Comm_size(comm, &nranks));
+  MPICHECK(MPI_Comm_rank(comm, &me));
+  if (rank == -1) rank = me;
+  if (rank < 0 || rank >= nranks)
+    return dtrSetError(dtrInvalidArgument, "rank = %d: the communicator has ranks 0..%d", rank, nranks - 1);
+  dtrGeometry g = {rows, cols, e, nranks};
+  dtrRange in = dtrInRows(&g, rank), out = dtrOutRows(&g, rank);
+  size->in_rows = in.count;
+  size->in_row_start = in.start;
+  size->out_rows = out.count;
+  size->out_row_start = out.start;
+  size->in_bytes = (size_t)in.count * (size_t)cols * e;
+  size->out_bytes = (size_t)out.count * (size_t)rows * e;
+  size->entry_bytes = e;
+  return dtrSuccess;
+}
+
+static dtrResult_t checkConfig(const dtrConfig_t* c) {
+  const dtrEnvParams* env = dtrEnvParamsGet();
+  if (env->bad) return dtrSetError(dtrInvalidArgument, "%s", env->bad_message);
+  if ((int)c->backend < 0 || c->backend >= dtrNumBackends)
+    return dtrSetError(dtrInvalidArgument, "config.backend = %d is not a backend (auto, nccl, cpu)", (int)c->backend);
+  if ((int)c->kernel < 0 || c->kernel >= dtrNumKernels)
+    return dtrSetError(dtrInvalidArgument, "config.kernel = %d is not a kernel (%s)", (int)c->kernel, "auto, simt, simt16, tma, tma-mc2, tma-mc4");
+  if (c->device < -1) return dtrSetError(dtrInvalidArgument, "config.device = %d: must be -1 (by local rank) or a device index", c->device);
+  return dtrSuccess;
+}
+
+/* Auto: NCCL when every rank sees a GPU, the CPU otherwise. */
+static dtrResult_t resolveBackend(dtrPlan_t plan, dtrBackend_t asked) {
+  dtrBackend_t b = asked;
+  if (b == dtrBackendAuto) b = dtrEnvParamsGet()->backend;
+  if (b == dtrBackendAuto) {
+    int count = 0, everyone = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+      count = 0;
+      (void)cudaGetLastError();
+    }
+    int have = count > 0;
+    MPICHECK(MPI_Allreduce(&have, &everyone, 1, MPI_INT, MPI_MIN, plan->comm.comm));
+    b = everyone ? dtrBackendNccl : dtrBackendCpu;
+  }
+  plan->backend = b;
+  plan->ops = (b == dtrBackendNccl) ? &dtrNcclBackend : &dtrCpuBackend;
+  return dtrSuccess;
+}
+
+static void freePlan(dtrPlan_t plan) {
+  if (!plan) return;
+  free(plan->layout.send_count);
+  dtrCommFree(&plan->comm);
+  free(plan);
+}
+
+dtrResult_t dtrPlanCreate(dtrPlan_t* out, int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany,
+                          MPI_Comm comm, const dtrConfig_t* config) {
+  dtrConfig_t cfg;
+  dtrConfigInit(&cfg);
+  if (config) cfg = *config;
+  if (out) *out = NULL;
+
+  dtrPlan_t plan = calloc(1, sizeof *plan);
+  if (!plan) return dtrSetError(dtrOutOfMemory, "cannot allocate a plan");
+  dtrResult_t res = dtrCommInit(comm, &plan->comm);
+  if (res != dtrSuccess) {
+    freePlan(plan);
+    return res;
+  }
+  dtrLogSetRank(plan->comm.rank);
+
+  /* Local checks first, then one agreement, so that a bad argument anywhere stops every rank. */
+  size_t e = 0;
+  res = !out ? dtrSetError(dtrInvalidArgument, "plan is NULL") : checkShape(rows, cols, type, howmany, &e);
+  if (res == dtrSuccess) res = checkConfig(&cfg);
+  DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
+
+  const int64_t values[] = {rows, cols, (int64_t)type, howmany, (int64_t)cfg.backend, (int64_t)cfg.kernel};
+  const char* const names[] = {"rows", "cols", "type", "howmany", "config.backend", "config.kernel"};
+  DTRCHECKGOTO(dtrAgreeValues(plan->comm.comm, values, names, 6), res, fail);
+
+  plan->geo.rows = rows;
+  plan->geo.cols = cols;
+  plan->geo.entry_bytes = e;
+  plan->geo.nranks = plan->comm.nranks;
+  plan->type = type;
+  plan->howmany = howmany;
+  plan->device = -1;
+  int p = plan->comm.nranks;
+  int64_t* storage = calloc(4 * (size_t)p, sizeof *storage);
+  res = storage ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate the exchange layout");
+  DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
+  plan->layout.send_count = storage;
+  plan->layout.send_offset = storage + p;
+  plan->layout.recv_count = storage + 2 * p;
+  plan->layout.recv_offset = storage + 3 * p;
+  dtrExchangeLayoutFill(&plan->geo, plan->comm.rank, &plan->layout);
+
+  DTRCHECKGOTO(resolveBackend(plan, cfg.backend), res, fail);
+  DTRCHECKGOTO(plan->ops->create(plan, &cfg), res, fail);
+  INFO("plan %lld x %lld %s x %lld on %d ranks (%d hosts): backend %s, kernel %s", (long long)rows, (long long)cols,
+       dtrDataTypeName(type), (long long)howmany, p, plan->comm.nhosts, plan->ops->name, dtrKernelName(plan->kernel));
+  *out = plan;
+  return dtrSuccess;
+fail:
+  freePlan(plan);
+  return res;
+}
+
+dtrResult_t dtrExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream) {
+  if (!plan) return dtrSetError(dtrInvalidArgument, "plan is NULL");
+  const dtrGeometry* g = &plan->geo;
+  const int r = plan->comm.rank;
+  const int64_t inEntries = dtrInRows(g, r).count * g->cols, outEntries = dtrOutRows(g, r).count * g->rows;
+  /* A rank that owns nothing may pass NULL. */
+  dtrResult_t res = dtrSuccess;
+  if (inEntries > 0 && !in) res = dtrSetError(dtrInvalidArgument, "in is NULL but this rank holds %lld entries of A", (long long)inEntries);
+  else if (outEntries > 0 && !out) res = dtrSetError(dtrInvalidArgument, "out is NULL but this rank holds %lld entries of B", (long long)outEntries);
+  else if (inEntries > 0 && outEntries > 0 && (const void*)in == (const void*)out)
+    res = dtrSetError(dtrInvalidArgument, "in == out: in-place transposes are not supported; pass two buffers");
+  else res = plan->ops->checkBuffers(plan, in, out);
+  DTRCHECK(dtrAgree(plan->comm.comm, res));
+  return plan->ops->execute(plan, in, out, stream);
+}
+
+dtrResult_t dtrPlanDestroy(dtrPlan_t plan) {
+  if (!plan) return dtrSetError(dtrInvalidArgument, "plan is NULL");
+  plan->ops->destroy(plan);
+  freePlan(plan);
+  return dtrSuccess;
+}
+
+dtrResult_t dtrPlanGetBackend(dtrPlan_t plan, dtrBackend_t* b) {
+  if (!plan || !b) return dtrSetError(dtrInvalidArgument, "%s is NULL", plan ? "backend" : "plan");
+  *b = plan->backend;
+  return dtrSuccess;
+}
+
+dtrResult_t dtrPlanGetKernel(dtrPlan_t plan, dtrKernel_t* k) {
+  if (!plan || !k) return dtrSetError(dtrInvalidArgument, "%s is NULL", plan ? "kernel" : "plan");
+  *k = plan->kernel;
+  return dtrSuccess;
+}
+
+dtrResult_t dtrPlanGetDevice(dtrPlan_t plan, int* d) {
+  if (!plan || !d) return dtrSetError(dtrInvalidArgument, "%s is NULL", plan ? "device" : "plan");
+  *d = plan->device;
+  return dtrSuccess;
+}
+
+dtrResult_t dtrPlanAlltoall(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer, cudaStream_t stream) {
+  if (!plan) return dtrSetError(dtrInvalidArgument, "plan is NULL");
+  return plan->ops->alltoall(plan, send, recv, bytes_per_peer, stream);
+}
+
+int dtrPlanHosts(dtrPlan_t plan) { return plan->comm.nhosts; }
+MPI_Comm dtrPlanComm(dtrPlan_t plan) { return plan->comm.comm; }

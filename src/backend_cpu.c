@@ -1,0 +1,134 @@
+/*
+ * CPU backend: host buffers, the same pack / exchange / unpack as the NCCL backend, with the
+ * cache-blocked host transpose and MPI_Alltoallv. It runs the distributed algorithm where there
+ * is no GPU, and it is what the CPU tests exercise under mpiexec.
+ */
+#include <limits.h>
+#include <stdlib.h>
+
+#include "checks.h"
+#include "host_transpose.h"
+#include "plan.h"
+
+typedef struct {
+  char* send;
+  char* recv;
+  MPI_Datatype entry;  /* entry_bytes contiguous bytes: keeps the int counts of MPI in entries */
+  int *scount, *sdispl, *rcount, *rdispl;
+} CpuState;
+
+static void cpuFree(CpuState* s) {
+  if (!s) return;
+  if (s->entry != MPI_DATATYPE_NULL) MPI_Type_free(&s->entry);
+  free(s->send);
+  free(s->recv);
+  free(s->scount);
+  free(s);
+}
+
+static dtrResult_t cpuCreateLocal(dtrPlan_t plan, CpuState** out) {
+  const dtrExchangeLayout* l = &plan->layout;
+  const int p = plan->comm.nranks;
+  CpuState* s = calloc(1, sizeof *s);
+  if (!s) return dtrSetError(dtrOutOfMemory, "cannot allocate the CPU backend state");
+  s->entry = MPI_DATATYPE_NULL;
+  *out = s;
+  s->scount = calloc(4 * (size_t)p, sizeof(int));
+  if (!s->scount) return dtrSetError(dtrOutOfMemory, "cannot allocate the MPI_Alltoallv counts");
+  s->sdispl = s->scount + p;
+  s->rcount = s->scount + 2 * p;
+  s->rdispl = s->scount + 3 * p;
+  /* MPI_Alltoallv takes int counts and displacements, in units of one entry. */
+  if (l->send_total > INT_MAX || l->recv_total > INT_MAX)
+    return dtrSetError(dtrInvalidArgument,
+                       "the CPU backend exchanges at most %d entries per rank (MPI int counts); this plan needs %lld",
+                       INT_MAX, (long long)(l->send_total > l->recv_total ? l->send_total : l->recv_total));
+  for (int q = 0; q < p; q++) {
+    s->scount[q] = (int)l->send_count[q];
+    s->sdispl[q] = (int)l->send_offset[q];
+    s->rcount[q] = (int)l->recv_count[q];
+    s->rdispl[q] = (int)l->recv_offset[q];
+  }
+  const size_t e = plan->geo.entry_bytes;
+  if (l->send_total && !(s->send = malloc((size_t)l->send_total * e)))
+    return dtrSetError(dtrOutOfMemory, "cannot allocate %zu bytes of host send workspace", (size_t)l->send_total * e);
+  if (l->recv_total && !(s->recv = malloc((size_t)l->recv_total * e)))
+    return dtrSetError(dtrOutOfMemory, "cannot allocate %zu bytes of host receive workspace", (size_t)l->recv_total * e);
+  if (e > INT_MAX) return dtrSetError(dtrInvalidArgument, "entry of %zu bytes is too large for an MPI datatype", e);
+  MPICHECK(MPI_Type_contiguous((int)e, MPI_BYTE, &s->entry));
+  MPICHECK(MPI_Type_commit(&s->entry));
+  return dtrSuccess;
+}
+
+static dtrResult_t cpuCreate(dtrPlan_t plan, const dtrConfig_t* config) {
+  (void)config;
+  CpuState* s = NULL;
+  dtrResult_t res = dtrAgree(plan->comm.comm, cpuCreateLocal(plan, &s));
+  if (res != dtrSuccess) {
+    cpuFree(s);
+    return res;
+  }
+  plan->state = s;
+  plan->kernel = dtrKernelAuto; /* no GPU kernel runs on this backend */
+  return dtrSuccess;
+}
+
+static dtrResult_t cpuCheckBuffers(dtrPlan_t plan, const void* in, void* out) {
+  /* Device memory would crash the host copies: refuse it by name. */
+  const void* ptrs[2] = {in, out};
+  const char* names[2] = {"in", "out"};
+  for (int i = 0; i < 2; i++) {
+    struct cudaPointerAttributes attr;
+    if (!ptrs[i]) continue;
+    if (cudaPointerGetAttributes(&attr, ptrs[i]) == cudaSuccess && attr.type == cudaMemoryTypeDevice)
+      return dtrSetError(dtrInvalidArgument, "%s is device memory; the CPU backend needs host buffers", names[i]);
+    (void)cudaGetLastError();
+  }
+  (void)plan;
+  return dtrSuccess;
+}
+
+static dtrResult_t cpuExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream) {
+  (void)stream;
+  CpuState* s = plan->state;
+  const dtrGeometry* g = &plan->geo;
+  const dtrExchangeLayout* l = &plan->layout;
+  const int r = plan->comm.rank, p = plan->comm.nranks;
+  const size_t e = g->entry_bytes;
+  const int64_t nIn = dtrInRows(g, r).count, nOut = dtrOutRows(g, r).count;
+  const char* a = in;
+  char* b = out;
+  for (int q = 0; q < p; q++) {
+    if (q == r || !l->send_count[q]) continue;
+    dtrHostTranspose(a + (size_t)dtrBlockOffsetInA(g, q) * e, g->cols, s->send + (size_t)l->send_offset[q] * e, nIn,
+                     nIn, dtrOutRows(g, q).count, e);
+  }
+  if (nIn && nOut)
+    dtrHostTranspose(a + (size_t)dtrBlockOffsetInA(g, r) * e, g->cols, b + (size_t)dtrBlockOffsetInB(g, r) * e,
+                     g->rows, nIn, nOut, e);
+  MPICHECK(MPI_Alltoallv(s->send, s->scount, s->sdispl, s->entry, s->recv, s->rcount, s->rdispl, s->entry,
+                         plan->comm.comm));
+  for (int q = 0; q < p; q++) {
+    if (q == r || !l->recv_count[q]) continue;
+    const int64_t width = dtrInRows(g, q).count;
+    dtrHostCopy2d(s->recv + (size_t)l->recv_offset[q] * e, width, b + (size_t)dtrBlockOffsetInB(g, q) * e, g->rows,
+                  nOut, width, e);
+  }
+  return dtrSuccess;
+}
+
+static void cpuDestroy(dtrPlan_t plan) {
+  cpuFree(plan->state);
+  plan->state = NULL;
+}
+
+static dtrResult_t cpuAlltoall(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer,
+                               cudaStream_t stream) {
+  (void)stream;
+  if (bytes_per_peer > INT_MAX)
+    return dtrSetError(dtrInvalidArgument, "MPI_Alltoall of %zu bytes per peer exceeds int counts", bytes_per_peer);
+  MPICHECK(MPI_Alltoall(send, (int)bytes_per_peer, MPI_BYTE, recv, (int)bytes_per_peer, MPI_BYTE, plan->comm.comm));
+  return dtrSuccess;
+}
+
+const dtrBackendOps dtrCpuBackend = {"cpu", cpuCreate, cpuCheckBuffers, cpuExecute, cpuDestroy, cpuAlltoall};

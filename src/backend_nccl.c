@@ -1,0 +1,248 @@
+/*
+ * NCCL backend: one GPU per rank, device buffers, everything ordered on the caller's stream.
+ *
+ *   pack      each peer's block of A, transposed into its contiguous send segment
+ *   exchange  one NCCL group of ncclSend/ncclRecv
+ *   unpack    each received segment copied into its column block of B (a 2-D copy)
+ *   self      the rank's own block transposed straight from A into B, on a side stream that forks
+ *             from and joins the caller's, so it overlaps the packs and the exchange
+ *
+ * The workspace, the side stream and its events are made at plan time; execute allocates nothing
+ * and never waits on the host, so it can be captured into a CUDA graph.
+ */
+#include <nccl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checks.h"
+#include "launch.h"
+#include "plan.h"
+#include "tune.h"
+
+typedef struct {
+  ncclComm_t nccl;
+  char* send;
+  char* recv;
+  cudaStream_t side;
+  cudaEvent_t fork, join;
+} NcclState;
+
+/* Which GPU this rank takes, and whether it can: checked on every rank before NCCL is touched. */
+static dtrResult_t selectDevice(dtrPlan_t plan, const dtrConfig_t* config, int* device) {
+  const dtrComm* c = &plan->comm;
+  char host[64] = "";
+  gethostname(host, sizeof host - 1);
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    count = 0;
+  }
+  dtrResult_t res = dtrSuccess;
+  *device = config->device >= 0 ? config->device : c->local_rank;
+  if (count == 0)
+    res = dtrSetError(dtrNoDevice, "the NCCL backend needs a GPU, but rank %d on %s sees none (%s)", c->rank, host,
+                      err == cudaSuccess ? "no CUDA devices" : cudaGetErrorString(err));
+  else if (config->device >= count)
+    res = dtrSetError(dtrNoDevice, "config.device = %d, but rank %d on %s sees only %d GPUs", config->device, c->rank, host,
+                      count);
+  else if (config->device < 0 && c->local_size > count)
+    res = dtrSetError(dtrNoDevice, "%d ranks run on %s but it has only %d GPUs: the NCCL backend needs one GPU per rank",
+                      c->local_size, host, count);
+  if (res != dtrSuccess) *device = -1;
+
+  /* Two ranks on one GPU is an error NCCL would report obscurely (or hang on): name it here. */
+  int* all = malloc((size_t)c->local_size * sizeof *all);
+  if (!all) return dtrSetError(dtrOutOfMemory, "host allocation failed");
+  if (MPI_Allgather(device, 1, MPI_INT, all, 1, MPI_INT, c->local) != MPI_SUCCESS) {
+    free(all);
+    return dtrSetError(dtrMpiError, "MPI_Allgather of the devices failed");
+  }
+  for (int i = 0; i < c->local_size && res == dtrSuccess; i++)
+    if (i != c->local_rank && all[i] == *device && *device >= 0)
+      res = dtrSetError(dtrInvalidArgument, "node-local ranks %d and %d on %s both chose GPU %d: the NCCL backend needs one GPU per rank",
+                        i < c->local_rank ? i : c->local_rank, i < c->local_rank ? c->local_rank : i, host, *device);
+  free(all);
+  if (res == dtrSuccess) CUDACHECK(cudaSetDevice(*device));
+  return res;
+}
+
+static void ncclStateFree(NcclState* s) {
+  if (!s) return;
+  if (s->nccl) ncclCommDestroy(s->nccl);
+  if (s->fork) cudaEventDestroy(s->fork);
+  if (s->join) cudaEventDestroy(s->join);
+  if (s->side) cudaStreamDestroy(s->side);
+  cudaFree(s->send);
+  cudaFree(s->recv);
+  free(s);
+}
+
+static dtrResult_t allocWorkspace(dtrPlan_t plan, NcclState* s) {
+  const size_t e = plan->geo.entry_bytes;
+  const size_t sendBytes = (size_t)plan->layout.send_total * e, recvBytes = (size_t)plan->layout.recv_total * e;
+  cudaError_t err;
+  if (sendBytes && (err = cudaMalloc((void**)&s->send, sendBytes)) != cudaSuccess)
+    return dtrSetError(DTR_CUDA_RESULT(err), "cannot allocate %zu bytes of send workspace on GPU %d: %s", sendBytes,
+                       plan->device, cudaGetErrorString(err));
+  if (recvBytes && (err = cudaMalloc((void**)&s->recv, recvBytes)) != cudaSuccess)
+    return dtrSetError(DTR_CUDA_RESULT(err), "cannot allocate %zu bytes of receive workspace on GPU %d: %s", recvBytes,
+                       plan->device, cudaGetErrorString(err));
+  CUDACHECK(cudaStreamCreateWithFlags(&s->side, cudaStreamNonBlocking));
+  CUDACHECK(cudaEventCreateWithFlags(&s->fork, cudaEventDisableTiming));
+  CUDACHECK(cudaEventCreateWithFlags(&s->join, cudaEventDisableTiming));
+  return dtrSuccess;
+}
+
+static dtrResult_t initNccl(dtrPlan_t plan, NcclState* s) {
+  ncclUniqueId id;
+  dtrResult_t res = dtrSuccess;
+  if (plan->comm.rank == 0) NCCLCHECKGOTO(ncclGetUniqueId(&id), res, agree);
+agree:
+  DTRCHECK(dtrAgree(plan->comm.comm, res));
+  MPICHECK(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, plan->comm.comm));
+  NCCLCHECK(ncclCommInitRank(&s->nccl, plan->comm.nranks, id, plan->comm.rank));
+  return dtrSuccess;
+}
+
+static dtrResult_t ncclCreate(dtrPlan_t plan, const dtrConfig_t* config) {
+  NcclState* s = calloc(1, sizeof *s);
+  dtrResult_t res = s ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate the NCCL backend state");
+  if (res == dtrSuccess) res = selectDevice(plan, config, &plan->device);
+  DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
+  DTRCHECKGOTO(dtrAgree(plan->comm.comm, allocWorkspace(plan, s)), res, fail);
+  DTRCHECKGOTO(initNccl(plan, s), res, agreeInit);
+agreeInit:
+  DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
+  DTRCHECKGOTO(dtrTuneKernel(plan, config->kernel, &plan->kernel), res, fail);
+  plan->state = s;
+  return dtrSuccess;
+fail:
+  ncclStateFree(s);
+  return res;
+}
+
+/* The range [p, p + bytes) must be device memory of one allocation (cuMemGetAddressRange's view,
+ * through the runtime's pointer attributes and a driver entry point). */
+static dtrResult_t checkDeviceBuffer(dtrPlan_t plan, const void* p, size_t bytes, const char* name) {
+  if (!bytes) return dtrSuccess;
+  struct cudaPointerAttributes attr;
+  cudaError_t err = cudaPointerGetAttributes(&attr, p);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    return dtrSetError(dtrInvalidArgument, "%s = %p is not memory CUDA knows (%s)", name, p, cudaGetErrorString(err));
+  }
+  if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
+    return dtrSetError(dtrInvalidArgument, "%s = %p is host memory; the NCCL backend needs device buffers", name, p);
+  if (attr.type == cudaMemoryTypeDevice && attr.device != plan->device)
+    return dtrSetError(dtrInvalidArgument, "%s = %p is on GPU %d, but this rank's plan runs on GPU %d", name, p,
+                       attr.device, plan->device);
+  if ((uintptr_t)p % dtrDataTypeSize(plan->type))
+    return dtrSetError(dtrInvalidArgument, "%s = %p is not aligned to its element size (%zu bytes)", name, p,
+                       dtrDataTypeSize(plan->type));
+  typedef int (*GetRangeFn)(uintptr_t*, size_t*, uintptr_t);
+  static GetRangeFn getRange = NULL;
+  static int tried = 0;
+  if (!tried) {
+    tried = 1;
+    getRange = (GetRangeFn)dtrDriverEntryPoint("cuMemGetAddressRange");
+  }
+  uintptr_t base = 0;
+  size_t size = 0;
+  if (getRange && getRange(&base, &size, (uintptr_t)p) == 0 && (uintptr_t)p + bytes > base + size)
+    return dtrSetError(dtrInvalidArgument, "%s = %p has %zu bytes to the end of its allocation; this rank needs %zu",
+                       name, p, (size_t)(base + size - (uintptr_t)p), bytes);
+  return dtrSuccess;
+}
+
+static dtrResult_t ncclCheckBuffers(dtrPlan_t plan, const void* in, void* out) {
+  const dtrGeometry* g = &plan->geo;
+  const int r = plan->comm.rank;
+  const size_t inBytes = (size_t)(dtrInRows(g, r).count * g->cols) * g->entry_bytes;
+  const size_t outBytes = (size_t)(dtrOutRows(g, r).count * g->rows) * g->entry_bytes;
+  DTRCHECK(checkDeviceBuffer(plan, in, inBytes, "in"));
+  DTRCHECK(checkDeviceBuffer(plan, out, outBytes, "out"));
+  return dtrSuccess;
+}
+
+static dtrResult_t launchTranspose(dtrPlan_t plan, const char* src, int64_t lds, char* dst, int64_t ldd, int64_t rows,
+                                   int64_t cols, cudaStream_t stream) {
+  const dtrTransposeArgs args = {src, lds, dst, ldd, rows, cols, plan->geo.entry_bytes};
+  CUDACHECK(dtrTransposeLaunch(plan->kernel, &args, stream, NULL));
+  return dtrSuccess;
+}
+
+static dtrResult_t ncclExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream) {
+  NcclState* s = plan->state;
+  const dtrGeometry* g = &plan->geo;
+  const dtrExchangeLayout* l = &plan->layout;
+  const int r = plan->comm.rank, p = plan->comm.nranks;
+  const size_t e = g->entry_bytes;
+  const int64_t nIn = dtrInRows(g, r).count, nOut = dtrOutRows(g, r).count;
+  const char* a = in;
+  char* b = out;
+  dtrResult_t res = dtrSuccess;
+  CUDACHECK(cudaSetDevice(plan->device));
+
+  if (nIn && nOut) {
+    CUDACHECK(cudaEventRecord(s->fork, stream));
+    CUDACHECK(cudaStreamWaitEvent(s->side, s->fork, 0));
+    DTRCHECK(launchTranspose(plan, a + (size_t)dtrBlockOffsetInA(g, r) * e, g->cols,
+                             b + (size_t)dtrBlockOffsetInB(g, r) * e, g->rows, nIn, nOut, s->side));
+    CUDACHECK(cudaEventRecord(s->join, s->side));
+  }
+  for (int q = 0; q < p; q++) {
+    if (q == r || !l->send_count[q]) continue;
+    DTRCHECK(launchTranspose(plan, a + (size_t)dtrBlockOffsetInA(g, q) * e, g->cols,
+                             s->send + (size_t)l->send_offset[q] * e, nIn, nIn, dtrOutRows(g, q).count, stream));
+  }
+  NCCLCHECK(ncclGroupStart());
+  for (int q = 0; q < p; q++) {
+    if (q == r) continue;
+    if (l->send_count[q])
+      NCCLCHECKGOTO(ncclSend(s->send + (size_t)l->send_offset[q] * e, (size_t)l->send_count[q] * e, ncclUint8, q,
+                             s->nccl, stream), res, group);
+    if (l->recv_count[q])
+      NCCLCHECKGOTO(ncclRecv(s->recv + (size_t)l->recv_offset[q] * e, (size_t)l->recv_count[q] * e, ncclUint8, q,
+                             s->nccl, stream), res, group);
+  }
+group:
+  NCCLCHECK(ncclGroupEnd());
+  if (res != dtrSuccess) return res;
+  for (int q = 0; q < p; q++) {
+    if (q == r || !l->recv_count[q]) continue;
+    const size_t width = (size_t)dtrInRows(g, q).count * e;
+    CUDACHECK(cudaMemcpy2DAsync(b + (size_t)dtrBlockOffsetInB(g, q) * e, (size_t)g->rows * e,
+                                s->recv + (size_t)l->recv_offset[q] * e, width, width, (size_t)nOut,
+                                cudaMemcpyDeviceToDevice, stream));
+  }
+  if (nIn && nOut) CUDACHECK(cudaStreamWaitEvent(stream, s->join, 0));
+  return dtrSuccess;
+}
+
+static void ncclDestroy(dtrPlan_t plan) {
+  NcclState* s = plan->state;
+  if (s && plan->device >= 0) cudaSetDevice(plan->device);
+  ncclStateFree(s);
+  plan->state = NULL;
+}
+
+static dtrResult_t ncclAlltoall(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer,
+                                cudaStream_t stream) {
+  NcclState* s = plan->state;
+  dtrResult_t res = dtrSuccess;
+  CUDACHECK(cudaSetDevice(plan->device));
+  NCCLCHECK(ncclGroupStart());
+  for (int q = 0; q < plan->comm.nranks; q++) {
+    NCCLCHECKGOTO(ncclSend((const char*)send + q * bytes_per_peer, bytes_per_peer, ncclUint8, q, s->nccl, stream), res,
+                  group);
+    NCCLCHECKGOTO(ncclRecv((char*)recv + q * bytes_per_peer, bytes_per_peer, ncclUint8, q, s->nccl, stream), res,
+                  group);
+  }
+group:
+  NCCLCHECK(ncclGroupEnd());
+  return res;
+}
+
+const dtrBackendOps dtrNcclBackend = {"nccl", ncclCreate, ncclCheckBuffers, ncclExecute, ncclDestroy, ncclAlltoall};

@@ -1,0 +1,191 @@
+/*
+ * transpose-bench: the local transpose kernels on one GPU against the best copy of the same bytes.
+ * For each element size and shape it measures, in one run, cudaMemcpyAsync device-to-device and a
+ * 16-byte copy kernel (the ceiling is the faster), then every eligible variant: median time, GB/s
+ * counting bytes read plus written, % of the ceiling, and a bitwise check of the last result.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "launch.h"
+#include "names.h"
+
+#define CUDA_OK(call)                                                                           \
+  do {                                                                                          \
+    cudaError_t e_ = (call);                                                                    \
+    if (e_ != cudaSuccess) {                                                                    \
+      fprintf(stderr, "transpose-bench: %s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      exit(1);                                                                                  \
+    }                                                                                           \
+  } while (0)
+
+typedef enum { OpMemcpy, OpCopy16, OpTranspose } OpKind;
+
+typedef struct {
+  OpKind kind;
+  dtrKernel_t kernel;
+  dtrTransposeArgs args;
+  size_t bytes;
+} Op;
+
+static void launch(const Op* op) {
+  switch (op->kind) {
+    case OpMemcpy: CUDA_OK(cudaMemcpyAsync(op->args.dst, op->args.src, op->bytes, cudaMemcpyDeviceToDevice, 0)); break;
+    case OpCopy16: CUDA_OK(dtrCopyLaunch(op->args.dst, op->args.src, op->bytes, 0)); break;
+    default: CUDA_OK(dtrTransposeLaunch(op->kernel, &op->args, 0, NULL));
+  }
+}
+
+static int cmpFloat(const void* a, const void* b) {
+  float x = *(const float*)a, y = *(const float*)b;
+  return (x > y) - (x < y);
+}
+
+/* Median of `iters` timed launches after `warmup` untimed ones, in milliseconds. */
+static float timeOp(const Op* op, int warmup, int iters) {
+  cudaEvent_t a, b;
+  CUDA_OK(cudaEventCreate(&a));
+  CUDA_OK(cudaEventCreate(&b));
+  float* t = malloc(sizeof *t * (size_t)iters);
+  for (int i = 0; i < warmup; i++) launch(op);
+  for (int i = 0; i < iters; i++) {
+    CUDA_OK(cudaEventRecord(a, 0));
+    launch(op);
+    CUDA_OK(cudaEventRecord(b, 0));
+    CUDA_OK(cudaEventSynchronize(b));
+    CUDA_OK(cudaEventElapsedTime(&t[i], a, b));
+  }
+  qsort(t, (size_t)iters, sizeof *t, cmpFloat);
+  float med = t[iters / 2];
+  free(t);
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  return med;
+}
+
+static const char* shapeName(int i) {
+  static const char* names[] = {"square", "tall", "wide", "prime"};
+  return names[i];
+}
+
+/* Four shapes of about `bytes` each: square, rows x 1000, 1000 x cols, and prime sides. */
+static void shapeFor(int which, size_t bytes, size_t e, int64_t* rows, int64_t* cols) {
+  const int64_t n = (int64_t)(bytes / e);
+  const int64_t side = (int64_t)sqrt((double)n);
+  switch (which) {
+    case 0: *rows = *cols = side / 16 * 16; break;
+    case 1: *rows = n / 1000; *cols = 1000; break;
+    case 2: *rows = 1000; *cols = n / 1000; break;
+    default: {
+      /* Largest primes below side and below side * 0.97. */
+      int64_t p[2] = {side, (int64_t)(side * 0.97)};
+      for (int k = 0; k < 2; k++)
+        for (;; p[k]--) {
+          int prime = p[k] > 1;
+          for (int64_t d = 2; d * d <= p[k] && prime; d++) prime = p[k] % d != 0;
+          if (prime) break;
+        }
+      *rows = p[0];
+      *cols = p[1];
+    }
+  }
+}
+
+int main(int argc, char** argv) {
+  int iters = 20, warmup = 3, c;
+  size_t bytes = (size_t)1 << 30;
+  char sizesArg[64] = "1,2,4,8,16", kernelsArg[128] = "tma,tma-mc2,tma-mc4,simt16,simt";
+  while ((c = getopt(argc, argv, "n:w:s:e:k:h")) != -1) {
+    switch (c) {
+      case 'n': iters = atoi(optarg); break;
+      case 'w': warmup = atoi(optarg); break;
+      case 's': bytes = (size_t)(atof(optarg) * (1 << 20)); break;
+      case 'e': snprintf(sizesArg, sizeof sizesArg, "%s", optarg); break;
+      case 'k': snprintf(kernelsArg, sizeof kernelsArg, "%s", optarg); break;
+      default:
+        printf("Usage: transpose-bench [-n iters] [-w warmup] [-s MiB per buffer] [-e 1,2,4,8,16] [-k %s]\n",
+               dtrKernelChoices());
+        return c == 'h' ? 0 : 2;
+    }
+  }
+  if (iters < 1 || warmup < 0 || bytes < 4096) {
+    fprintf(stderr, "transpose-bench: bad -n, -w or -s\n");
+    return 2;
+  }
+  dtrKernel_t kernels[8];
+  int nk = 0;
+  for (char* t = strtok(kernelsArg, ","); t && nk < 8; t = strtok(NULL, ",")) {
+    if (dtrParseKernel(t, &kernels[nk]) || kernels[nk] == dtrKernelAuto) {
+      fprintf(stderr, "transpose-bench: unknown kernel '%s'\n", t);
+      return 2;
+    }
+    nk++;
+  }
+  int dev = 0;
+  struct cudaDeviceProp prop;
+  CUDA_OK(cudaGetDevice(&dev));
+  CUDA_OK(cudaGetDeviceProperties(&prop, dev));
+  printf("# transpose-bench on %s (%d SMs, L2 %d MiB): %.0f MiB per buffer, median of %d after %d warm-up\n", prop.name,
+         prop.multiProcessorCount, prop.l2CacheSize >> 20, bytes / 1048576.0, iters, warmup);
+  printf("# GB/s count bytes read + written; %%copy is against the faster of cudaMemcpy and the 16-byte copy kernel\n");
+  printf("# %4s %6s %7s %7s | %9s %9s | %8s %10s %9s %6s %6s\n", "elem", "shape", "rows", "cols", "memcpy", "copy16",
+         "kernel", "time(us)", "GB/s", "%copy", "wrong");
+
+  void *src, *dst;
+  unsigned long long* wrong;
+  CUDA_OK(cudaMalloc(&src, bytes + 4096));
+  CUDA_OK(cudaMalloc(&dst, bytes + 4096));
+  CUDA_OK(cudaMalloc((void**)&wrong, sizeof *wrong));
+  int failed = 0;
+  double best[17] = {0};
+  for (char* t = strtok(sizesArg, ","); t; t = strtok(NULL, ",")) {
+    const size_t e = (size_t)atoi(t);
+    if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) continue;
+    for (int shape = 0; shape < 4; shape++) {
+      int64_t rows, cols;
+      shapeFor(shape, bytes, e, &rows, &cols);
+      const size_t n = (size_t)rows * cols * e;
+      CUDA_OK(dtrPatternFillLaunch(src, rows, cols, 0, e, 0));
+      Op op = {OpMemcpy, dtrKernelAuto, {src, cols, dst, rows, rows, cols, e}, n};
+      const float memcpyMs = timeOp(&op, warmup, iters);
+      op.kind = OpCopy16;
+      const float copyMs = timeOp(&op, warmup, iters);
+      const double memcpyGBs = 2.0 * n / (memcpyMs * 1e6), copyGBs = 2.0 * n / (copyMs * 1e6);
+      const double ceiling = memcpyGBs > copyGBs ? memcpyGBs : copyGBs;
+      for (int k = 0; k < nk; k++) {
+        op.kind = OpTranspose;
+        op.kernel = kernels[k];
+        if (!dtrTransposeSupported(kernels[k], &op.args)) {
+          printf("  %4zu %6s %7lld %7lld | %9.0f %9.0f | %8s %10s %9s %6s %6s\n", e, shapeName(shape), (long long)rows,
+                 (long long)cols, memcpyGBs, copyGBs, dtrKernelName(kernels[k]), "-", "-", "-", "n/a");
+          continue;
+        }
+        CUDA_OK(dtrPatternPoisonLaunch(dst, cols, rows, 0, cols, e, 0));
+        const float ms = timeOp(&op, warmup, iters);
+        unsigned long long w = 0;
+        CUDA_OK(cudaMemset(wrong, 0, sizeof w));
+        CUDA_OK(dtrPatternCheckLaunch(dst, cols, rows, 0, cols, e, wrong, 0));
+        CUDA_OK(cudaMemcpy(&w, wrong, sizeof w, cudaMemcpyDeviceToHost));
+        const double gbs = 2.0 * n / (ms * 1e6), pct = 100.0 * gbs / ceiling;
+        if (shape == 0 && pct > best[e]) best[e] = pct;
+        failed |= w != 0;
+        printf("  %4zu %6s %7lld %7lld | %9.0f %9.0f | %8s %10.1f %9.0f %6.1f %6llu\n", e, shapeName(shape),
+               (long long)rows, (long long)cols, memcpyGBs, copyGBs, dtrKernelName(kernels[k]), ms * 1e3, gbs, pct, w);
+      }
+      fflush(stdout);
+    }
+  }
+  printf("# best %% of copy on the square shape:");
+  for (int e = 1; e <= 16; e *= 2)
+    if (best[e] > 0) printf("  %d B: %.1f%%", e, best[e]);
+  printf("\n");
+  cudaFree(src);
+  cudaFree(dst);
+  cudaFree(wrong);
+  return failed;
+}

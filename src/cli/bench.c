@@ -1,0 +1,201 @@
+#include "bench.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks.h"
+#include "comm.h"
+#include "launch.h"
+#include "pattern_host.h"
+#include "plan.h"
+
+/* The buffers of one row, on the GPU (NCCL backend) or the host (CPU backend). */
+typedef struct {
+  int gpu;
+  cudaStream_t stream;
+  void *a, *b, *send, *recv;
+  unsigned long long* wrong; /* device counter */
+} Buffers;
+
+static dtrResult_t allocOne(const Buffers* m, void** p, size_t bytes, const char* what) {
+  *p = NULL;
+  if (!bytes) return dtrSuccess;
+  if (m->gpu) {
+    cudaError_t err = cudaMalloc(p, bytes);
+    if (err != cudaSuccess)
+      return dtrSetError(DTR_CUDA_RESULT(err), "cannot allocate %zu bytes for %s on the GPU: %s", bytes, what,
+                         cudaGetErrorString(err));
+  } else if (!(*p = malloc(bytes))) {
+    return dtrSetError(dtrOutOfMemory, "cannot allocate %zu bytes for %s on the host", bytes, what);
+  }
+  return dtrSuccess;
+}
+
+static void freeOne(const Buffers* m, void* p) {
+  if (m->gpu) cudaFree(p);
+  else free(p);
+}
+
+static void freeBuffers(Buffers* m) {
+  freeOne(m, m->a);
+  freeOne(m, m->b);
+  freeOne(m, m->send);
+  freeOne(m, m->recv);
+  if (m->wrong) cudaFree(m->wrong);
+  if (m->stream) cudaStreamDestroy(m->stream);
+}
+
+static dtrResult_t allocBuffers(Buffers* m, const dtrLocalSize_t* ls, size_t a2aBytes) {
+  if (m->gpu) {
+    CUDACHECK(cudaStreamCreateWithFlags(&m->stream, cudaStreamNonBlocking));
+    CUDACHECK(cudaMalloc((void**)&m->wrong, sizeof *m->wrong));
+  }
+  DTRCHECK(allocOne(m, &m->a, ls->in_bytes, "A"));
+  DTRCHECK(allocOne(m, &m->b, ls->out_bytes, "B"));
+  DTRCHECK(allocOne(m, &m->send, a2aBytes, "the all-to-all send buffer"));
+  DTRCHECK(allocOne(m, &m->recv, a2aBytes, "the all-to-all receive buffer"));
+  if (m->gpu && a2aBytes) CUDACHECK(cudaMemsetAsync(m->send, 0x3c, a2aBytes, m->stream));
+  else if (a2aBytes) memset(m->send, 0x3c, a2aBytes);
+  return dtrSuccess;
+}
+
+typedef struct {
+  dtrPlan_t plan;
+  Buffers* m;
+  size_t peerBytes;
+} Op;
+
+static dtrResult_t runTranspose(const Op* op) { return dtrExecute(op->plan, op->m->a, op->m->b, op->m->stream); }
+static dtrResult_t runAlltoall(const Op* op) {
+  return dtrPlanAlltoall(op->plan, op->m->send, op->m->recv, op->peerBytes, op->m->stream);
+}
+
+static int cmpDouble(const void* x, const void* y) {
+  double a = *(const double*)x, b = *(const double*)y;
+  return (a > b) - (a < b);
+}
+
+/* Median over iterations of the slowest rank's time, in microseconds. */
+static dtrResult_t timeOp(dtrResult_t (*fn)(const Op*), const Op* op, int warmup, int iters, double* us) {
+  Buffers* m = op->m;
+  double* t = calloc(2 * (size_t)iters, sizeof *t);
+  cudaEvent_t* ev = m->gpu ? calloc((size_t)iters + 1, sizeof *ev) : NULL;
+  dtrResult_t res = dtrSuccess;
+  if (!t || (m->gpu && !ev)) {
+    res = dtrSetError(dtrOutOfMemory, "host allocation for timings failed");
+    goto done;
+  }
+  for (int i = 0; i < warmup; i++) DTRCHECKGOTO(fn(op), res, done);
+  if (m->gpu) {
+    for (int i = 0; i <= iters; i++) CUDACHECKGOTO(cudaEventCreate(&ev[i]), res, done);
+    CUDACHECKGOTO(cudaStreamSynchronize(m->stream), res, done);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CUDACHECKGOTO(cudaEventRecord(ev[0], m->stream), res, done);
+    for (int i = 0; i < iters; i++) {
+      DTRCHECKGOTO(fn(op), res, done);
+      CUDACHECKGOTO(cudaEventRecord(ev[i + 1], m->stream), res, done);
+    }
+    CUDACHECKGOTO(cudaEventSynchronize(ev[iters]), res, done);
+    for (int i = 0; i < iters; i++) {
+      float ms;
+      CUDACHECKGOTO(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]), res, done);
+      t[i] = ms * 1e3;
+    }
+  } else {
+    for (int i = 0; i < iters; i++) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t0 = MPI_Wtime();
+      DTRCHECKGOTO(fn(op), res, done);
+      t[i] = (MPI_Wtime() - t0) * 1e6;
+    }
+  }
+  MPI_Allreduce(t, t + iters, iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  qsort(t + iters, (size_t)iters, sizeof *t, cmpDouble);
+  *us = (iters % 2) ? t[iters + iters / 2] : 0.5 * (t[iters + iters / 2 - 1] + t[iters + iters / 2]);
+done:
+  if (ev)
+    for (int i = 0; i <= iters; i++)
+      if (ev[i]) cudaEventDestroy(ev[i]);
+  free(ev);
+  free(t);
+  return res;
+}
+
+/* Poison B, transpose, count B's wrong entries on this rank. */
+static dtrResult_t checkOnce(const Op* op, const dtrLocalSize_t* ls, int64_t rows, int64_t cols, uint64_t* wrong) {
+  Buffers* m = op->m;
+  const size_t e = ls->entry_bytes;
+  if (m->gpu) {
+    CUDACHECK(dtrPatternPoisonLaunch(m->b, ls->out_rows, rows, ls->out_row_start, cols, e, m->stream));
+    DTRCHECK(runTranspose(op));
+    unsigned long long w = 0;
+    CUDACHECK(cudaMemsetAsync(m->wrong, 0, sizeof w, m->stream));
+    CUDACHECK(dtrPatternCheckLaunch(m->b, ls->out_rows, rows, ls->out_row_start, cols, e, m->wrong, m->stream));
+    CUDACHECK(cudaMemcpyAsync(&w, m->wrong, sizeof w, cudaMemcpyDeviceToHost, m->stream));
+    CUDACHECK(cudaStreamSynchronize(m->stream));
+    *wrong += w;
+  } else {
+    if (m->b) dtrHostPatternPoison(m->b, ls->out_rows, rows, ls->out_row_start, cols, e);
+    DTRCHECK(runTranspose(op));
+    if (m->b) *wrong += dtrHostPatternCheck(m->b, ls->out_rows, rows, ls->out_row_start, cols, e);
+  }
+  return dtrSuccess;
+}
+
+dtrResult_t dtrBenchRun(const dtrCliOptions* o, int64_t rows, int64_t cols, dtrBenchResult* r) {
+  int nranks;
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  memset(r, 0, sizeof *r);
+  dtrConfig_t cfg;
+  dtrConfigInit(&cfg);
+  cfg.backend = o->backend;
+  cfg.kernel = o->kernel;
+  cfg.device = o->device;
+  dtrPlan_t plan = NULL;
+  DTRCHECK(dtrPlanCreate(&plan, rows, cols, o->type, o->howmany, MPI_COMM_WORLD, &cfg));
+  dtrLocalSize_t ls;
+  dtrLocalSize(rows, cols, o->type, o->howmany, MPI_COMM_WORLD, -1, &ls);
+  dtrPlanGetBackend(plan, &r->backend);
+  dtrPlanGetKernel(plan, &r->kernel);
+
+  Buffers m = {0};
+  m.gpu = (r->backend == dtrBackendNccl);
+  const double totalBytes = (double)rows * (double)cols * (double)ls.entry_bytes;
+  const size_t peerBytes = (size_t)(totalBytes / nranks) / (size_t)nranks;
+  Op op = {plan, &m, peerBytes};
+  uint64_t wrong = 0;
+  dtrResult_t res = dtrAgree(dtrPlanComm(plan), allocBuffers(&m, &ls, peerBytes * (size_t)nranks));
+  if (res != dtrSuccess) goto done;
+
+  if (m.gpu) {
+    CUDACHECKGOTO(dtrPatternFillLaunch(m.a, ls.in_rows, cols, ls.in_row_start, ls.entry_bytes, m.stream), res, agree);
+  } else if (m.a) {
+    dtrHostPatternFill(m.a, ls.in_rows, cols, ls.in_row_start, ls.entry_bytes);
+  }
+  for (int c = 0; c < o->check; c++) DTRCHECKGOTO(checkOnce(&op, &ls, rows, cols, &wrong), res, agree);
+  DTRCHECKGOTO(timeOp(runTranspose, &op, o->warmup, o->iters, &r->time_us), res, agree);
+  DTRCHECKGOTO(timeOp(runAlltoall, &op, o->warmup, o->iters, &r->a2a_us), res, agree);
+agree:
+  res = dtrAgree(dtrPlanComm(plan), res);
+  if (res != dtrSuccess) goto done;
+  unsigned long long local = wrong, total = 0;
+  MPI_Allreduce(&local, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+
+  r->rows = rows;
+  r->cols = cols;
+  r->type = o->type;
+  r->howmany = o->howmany;
+  r->nranks = nranks;
+  r->bytes_per_rank = totalBytes / nranks;
+  r->wrong = total;
+  r->checked = o->check > 0;
+  r->algbw = r->time_us > 0 ? r->bytes_per_rank / (r->time_us * 1e3) : 0;
+  r->busbw = r->algbw * (nranks - 1) / nranks;
+  r->ratio = r->a2a_us > 0 ? r->time_us / r->a2a_us : 0;
+done:
+  if (m.gpu) cudaStreamSynchronize(m.stream);
+  freeBuffers(&m);
+  dtrPlanDestroy(plan);
+  return res;
+}

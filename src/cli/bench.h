@@ -1,0 +1,30 @@
+/* One row of the benchmark: plan, verify, time the transpose and the bare all-to-all of the same
+ * bytes per rank, in one run. */
+#ifndef DTR_CLI_BENCH_H
+#define DTR_CLI_BENCH_H
+
+#include <stdint.h>
+
+#include "disttranspose.h"
+#include "options.h"
+
+typedef struct {
+  int64_t rows, cols;
+  dtrDataType_t type;
+  int64_t howmany;
+  dtrBackend_t backend;
+  dtrKernel_t kernel;
+  int nranks;
+  double bytes_per_rank; /* rows * cols * entry / ranks */
+  double time_us;        /* median over iterations of the slowest rank */
+  double a2a_us;
+  double algbw, busbw;   /* GB/s */
+  double ratio;          /* time / a2a */
+  uint64_t wrong;        /* summed over ranks and check runs; 0 when not checked */
+  int checked;
+} dtrBenchResult;
+
+/* Collective over MPI_COMM_WORLD; the same result on every rank. */
+dtrResult_t dtrBenchRun(const dtrCliOptions* o, int64_t rows, int64_t cols, dtrBenchResult* r);
+
+#endif

@@ -1,0 +1,105 @@
+/* disttranspose: verify and benchmark the distributed transpose on this machine (mpirun -np N). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench.h"
+#include "options.h"
+#include "params.h"
+#include "report.h"
+
+#define DEFAULT_GPU_BYTES ((uint64_t)1 << 30)
+#define DEFAULT_CPU_BYTES ((uint64_t)32 << 20)
+
+/* Every rank sees at least one GPU. */
+static int gpusEverywhere(void) {
+  int count = 0, have, all = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();
+    count = 0;
+  }
+  have = count > 0;
+  MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all;
+}
+
+/* The square matrix closest to `bytes` per rank. */
+static int64_t squareSide(uint64_t bytes, int nranks, size_t entry) {
+  int64_t n = (int64_t)floor(sqrt((double)bytes * nranks / (double)entry));
+  return n < 1 ? 1 : n;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, nranks;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+
+  dtrCliOptions o;
+  char err[512];
+  if (dtrCliParse(argc, argv, &o, err, sizeof err)) {
+    if (rank == 0) fprintf(stderr, "disttranspose: %s\n", err);
+    MPI_Finalize();
+    return 2;
+  }
+  if (o.help) {
+    if (rank == 0) dtrCliUsage(stdout);
+    MPI_Finalize();
+    return 0;
+  }
+
+  const int gpus = gpusEverywhere();
+  dtrBackend_t likely = o.backend != dtrBackendAuto ? o.backend : dtrEnvParamsGet()->backend;
+  if (likely == dtrBackendAuto) likely = gpus ? dtrBackendNccl : dtrBackendCpu;
+  const size_t entry = dtrDataTypeSize(o.type) * (size_t)o.howmany;
+
+  /* The shapes to run: one given shape, a sweep of square ones, or the default size. */
+  int64_t shapes[128][2];
+  int n = 0;
+  if (o.rows) {
+    shapes[n][0] = o.rows;
+    shapes[n++][1] = o.cols;
+  } else {
+    uint64_t lo = o.minbytes ? o.minbytes : (likely == dtrBackendNccl ? DEFAULT_GPU_BYTES : DEFAULT_CPU_BYTES);
+    uint64_t hi = o.minbytes ? o.maxbytes : lo;
+    for (double b = (double)lo; b <= (double)hi * (1 + 1e-9) && n < 128; b *= o.factor) {
+      int64_t side = squareSide((uint64_t)b, nranks, entry);
+      if (n && shapes[n - 1][0] == side) continue;
+      shapes[n][0] = shapes[n][1] = side;
+      n++;
+    }
+  }
+
+  dtrReportHeader(&o, likely == dtrBackendNccl && gpus);
+  dtrReportTableHead();
+  dtrBenchResult* results = calloc((size_t)n, sizeof *results);
+  int status = 0, done = 0;
+  uint64_t wrong = 0;
+  double busbwSum = 0;
+  for (int i = 0; i < n; i++) {
+    dtrResult_t res = dtrBenchRun(&o, shapes[i][0], shapes[i][1], &results[i]);
+    if (res != dtrSuccess) {
+      if (rank == 0)
+        fprintf(stderr, "disttranspose: %lld x %lld %s: %s: %s\n", (long long)shapes[i][0], (long long)shapes[i][1],
+                dtrDataTypeName(o.type), dtrGetErrorString(res), dtrGetLastError());
+      status = 1;
+      break;
+    }
+    dtrReportRow(&results[i]);
+    wrong += results[i].wrong;
+    busbwSum += results[i].busbw;
+    done++;
+  }
+  if (rank == 0 && done) {
+    printf("# Wrong entries: %llu %s\n", (unsigned long long)wrong, wrong ? "FAILED" : (o.check ? "OK" : "(not checked)"));
+    printf("# Avg bus bandwidth: %.2f GB/s\n#\n", busbwSum / done);
+  }
+  if (wrong) status = 1;
+  if (rank == 0 && o.json && done && dtrReportJson(o.json, results, done)) {
+    fprintf(stderr, "disttranspose: cannot write --json file '%s'\n", o.json);
+    status = 1;
+  }
+  free(results);
+  MPI_Finalize();
+  return status;
+}

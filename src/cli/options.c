@@ -1,0 +1,210 @@
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "names.h"
+
+void dtrCliDefaults(dtrCliOptions* o) {
+  memset(o, 0, sizeof *o);
+  o->type = dtrFloat32;
+  o->howmany = 1;
+  o->backend = dtrBackendAuto;
+  o->kernel = dtrKernelAuto;
+  o->device = -1;
+  o->iters = 20;
+  o->warmup = 5;
+  o->check = 1;
+  o->factor = 2.0;
+}
+
+int dtrParseSize(const char* s, uint64_t* out) {
+  if (!s || !*s || *s == '-') return -1;
+  errno = 0;
+  char* end;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s) return -1;
+  unsigned shift = 0;
+  if (*end) {
+    switch (*end) {
+      case 'k': case 'K': shift = 10; break;
+      case 'm': case 'M': shift = 20; break;
+      case 'g': case 'G': shift = 30; break;
+      case 't': case 'T': shift = 40; break;
+      default: return -1;
+    }
+    end++;
+    if (*end == 'i' || *end == 'I') end++;  /* KiB, MiB... */
+    if (*end == 'b' || *end == 'B') end++;
+    if (*end) return -1;
+  }
+  if (shift && v > (UINT64_MAX >> shift)) return -1;
+  *out = (uint64_t)v << shift;
+  return 0;
+}
+
+static int parseInt(const char* s, long lo, long hi, long* out) {
+  if (!s || !*s) return -1;
+  errno = 0;
+  char* end;
+  long v = strtol(s, &end, 10);
+  if (errno || *end || v < lo || v > hi) return -1;
+  *out = v;
+  return 0;
+}
+
+void dtrCliUsage(FILE* f) {
+  fprintf(f,
+          "Usage: mpirun -np N disttranspose [options]\n"
+          "Distributed transpose of a rows x cols matrix split by rows over the ranks, verified and timed\n"
+          "against the bare all-to-all of the same bytes.\n\n"
+          "  -r, --rows N          rows of A (K, M, G suffixes; with no --cols the matrix is square)\n"
+          "  -c, --cols N          columns of A\n"
+          "  -b, --minbytes SIZE   sweep: smallest bytes per rank (square matrices; K, M, G suffixes)\n"
+          "  -e, --maxbytes SIZE   sweep: largest bytes per rank\n"
+          "  -f, --stepfactor F    sweep: multiply the size by F each step (default 2)\n"
+          "  -d, --dtype T         %s (default fp32)\n"
+          "  -m, --howmany N       contiguous elements per entry (default 1)\n"
+          "  -B, --backend B       %s (default auto: nccl with GPUs, else cpu)\n"
+          "  -k, --kernel K        %s (default auto: measured at plan time)\n"
+          "  -G, --device D        GPU of this rank (default: node-local rank)\n"
+          "  -n, --iters N         timed iterations (default 20)\n"
+          "  -w, --warmup N        untimed iterations first (default 5)\n"
+          "  -C, --check N         verified runs per size, 0 for none (default 1)\n"
+          "  -J, --json FILE       also write the results as JSON\n"
+          "  -h, --help            this text\n\n"
+          "With no size given: one square matrix of 1 GiB per rank on GPUs, 32 MiB per rank on the CPU.\n"
+          "Columns: time is the median over iterations of the slowest rank; algbw = bytes/rank / time;\n"
+          "busbw = algbw * (P-1)/P; a2a is the bare all-to-all of the same bytes per rank, ratio = time / a2a.\n"
+          "Environment: DTR_DEBUG=WARN|INFO|TRACE, DTR_BACKEND, DTR_KERNEL, DTR_TUNE_ITERS.\n",
+          dtrDataTypeChoices(), dtrBackendChoices(), dtrKernelChoices());
+}
+
+int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errlen) {
+  static const struct option longopts[] = {
+      {"rows", required_argument, 0, 'r'},       {"cols", required_argument, 0, 'c'},
+      {"minbytes", required_argument, 0, 'b'},   {"maxbytes", required_argument, 0, 'e'},
+      {"stepfactor", required_argument, 0, 'f'}, {"dtype", required_argument, 0, 'd'},
+      {"howmany", required_argument, 0, 'm'},    {"backend", required_argument, 0, 'B'},
+      {"kernel", required_argument, 0, 'k'},     {"device", required_argument, 0, 'G'},
+      {"iters", required_argument, 0, 'n'},      {"warmup", required_argument, 0, 'w'},
+      {"check", required_argument, 0, 'C'},      {"json", required_argument, 0, 'J'},
+      {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
+  dtrCliDefaults(o);
+  opterr = 0;
+  optind = 1;
+  int c;
+  uint64_t u;
+  long l;
+  while ((c = getopt_long(argc, argv, ":r:c:b:e:f:d:m:B:k:G:n:w:C:J:h", longopts, NULL)) != -1) {
+    switch (c) {
+      case 'r':
+      case 'c':
+        if (dtrParseSize(optarg, &u) || u < 1 || u > (uint64_t)INT64_MAX) {
+          snprintf(err, errlen, "--%s '%s': expected a positive count (K, M, G suffixes allowed)", c == 'r' ? "rows" : "cols", optarg);
+          return -1;
+        }
+        if (c == 'r') o->rows = (int64_t)u;
+        else o->cols = (int64_t)u;
+        break;
+      case 'b':
+      case 'e':
+        if (dtrParseSize(optarg, &u) || u < 1) {
+          snprintf(err, errlen, "--%s '%s': expected a positive size in bytes (K, M, G suffixes allowed)", c == 'b' ? "minbytes" : "maxbytes", optarg);
+          return -1;
+        }
+        if (c == 'b') o->minbytes = u;
+        else o->maxbytes = u;
+        break;
+      case 'f': {
+        char* end;
+        errno = 0;
+        o->factor = strtod(optarg, &end);
+        if (errno || *end || !(o->factor > 1.0)) {
+          snprintf(err, errlen, "--stepfactor '%s': expected a number greater than 1", optarg);
+          return -1;
+        }
+        break;
+      }
+      case 'd':
+        if (dtrParseDataType(optarg, &o->type)) {
+          snprintf(err, errlen, "--dtype '%s': unknown type; expected %s", optarg, dtrDataTypeChoices());
+          return -1;
+        }
+        break;
+      case 'm':
+        if (parseInt(optarg, 1, 1L << 30, &l)) {
+          snprintf(err, errlen, "--howmany '%s': expected a whole number from 1 to %ld", optarg, 1L << 30);
+          return -1;
+        }
+        o->howmany = l;
+        break;
+      case 'B':
+        if (dtrParseBackend(optarg, &o->backend)) {
+          snprintf(err, errlen, "--backend '%s': unknown backend; expected %s", optarg, dtrBackendChoices());
+          return -1;
+        }
+        break;
+      case 'k':
+        if (dtrParseKernel(optarg, &o->kernel)) {
+          snprintf(err, errlen, "--kernel '%s': unknown kernel; expected %s", optarg, dtrKernelChoices());
+          return -1;
+        }
+        break;
+      case 'G':
+        if (parseInt(optarg, -1, 1023, &l)) {
+          snprintf(err, errlen, "--device '%s': expected a GPU index (or -1 for the node-local rank)", optarg);
+          return -1;
+        }
+        o->device = (int)l;
+        break;
+      case 'n':
+      case 'w':
+      case 'C':
+        if (parseInt(optarg, c == 'n' ? 1 : 0, 1000000, &l)) {
+          snprintf(err, errlen, "--%s '%s': expected a whole number from %d to 1000000",
+                   c == 'n' ? "iters" : c == 'w' ? "warmup" : "check", optarg, c == 'n' ? 1 : 0);
+          return -1;
+        }
+        if (c == 'n') o->iters = (int)l;
+        else if (c == 'w') o->warmup = (int)l;
+        else o->check = (int)l;
+        break;
+      case 'J':
+        o->json = optarg;
+        break;
+      case 'h':
+        o->help = 1;
+        break;
+      case ':':
+        snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+        return -1;
+      default:
+        snprintf(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
+        return -1;
+    }
+  }
+  if (optind < argc) {
+    snprintf(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
+    return -1;
+  }
+  const int shape = o->rows || o->cols, sweep = o->minbytes || o->maxbytes;
+  if (shape && sweep) {
+    snprintf(err, errlen, "give either --rows/--cols or a sweep (--minbytes/--maxbytes), not both");
+    return -1;
+  }
+  if (o->rows && !o->cols) o->cols = o->rows;
+  if (o->cols && !o->rows) o->rows = o->cols;
+  if (sweep) {
+    if (!o->minbytes) o->minbytes = o->maxbytes;
+    if (!o->maxbytes) o->maxbytes = o->minbytes;
+    if (o->minbytes > o->maxbytes) {
+      snprintf(err, errlen, "--minbytes (%llu) is larger than --maxbytes (%llu)", (unsigned long long)o->minbytes,
+               (unsigned long long)o->maxbytes);
+      return -1;
+    }
+  }
+  return 0;
+}

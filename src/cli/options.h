@@ -1,0 +1,33 @@
+/* Command-line options of `disttranspose` (nccl-tests' style). Parsing needs no MPI, so the unit
+ * tests run it directly. */
+#ifndef DTR_CLI_OPTIONS_H
+#define DTR_CLI_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "disttranspose.h"
+
+typedef struct {
+  int64_t rows, cols;          /* 0: from the sweep, or the default size */
+  dtrDataType_t type;
+  int64_t howmany;
+  dtrBackend_t backend;
+  dtrKernel_t kernel;
+  int device;                  /* -1: node-local rank */
+  int iters, warmup, check;
+  uint64_t minbytes, maxbytes; /* bytes per rank of the sweep; 0: the default size */
+  double factor;
+  const char* json;
+  int help;
+} dtrCliOptions;
+
+void dtrCliDefaults(dtrCliOptions* o);
+/* 0 on success; otherwise -1 with a message naming the bad option in err. */
+int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errlen);
+void dtrCliUsage(FILE* f);
+/* A byte count or size with an optional K, M, G or T suffix (powers of 1024). 0 on success. */
+int dtrParseSize(const char* s, uint64_t* out);
+
+#endif

@@ -1,0 +1,108 @@
+#include "report.h"
+
+#include <mpi.h>
+#include <nccl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define LINE 512
+
+void dtrReportHeader(const dtrCliOptions* o, int gpus) {
+  int rank, nranks;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  char host[64] = "";
+  gethostname(host, sizeof host - 1);
+  char mine[LINE];
+  MPI_Comm local;
+  int lrank = 0;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+  MPI_Comm_rank(local, &lrank);
+  MPI_Comm_free(&local);
+  if (gpus) {
+    struct cudaDeviceProp prop;
+    char bus[32] = "?";
+    int count = 0;
+    cudaGetDeviceCount(&count);
+    const int dev = o->device >= 0 ? o->device : lrank;
+    if (dev < count && cudaGetDeviceProperties(&prop, dev) == cudaSuccess) {
+      cudaDeviceGetPCIBusId(bus, sizeof bus, dev);
+      snprintf(mine, sizeof mine, "#  Rank %3d Pid %7d on %16s device %2d [%s] %s", rank, (int)getpid(), host, dev, bus,
+               prop.name);
+    } else {
+      (void)cudaGetLastError();
+      snprintf(mine, sizeof mine, "#  Rank %3d Pid %7d on %16s device %2d [none]", rank, (int)getpid(), host, dev);
+    }
+  } else {
+    snprintf(mine, sizeof mine, "#  Rank %3d Pid %7d on %16s (host memory)", rank, (int)getpid(), host);
+  }
+  char* all = rank == 0 ? malloc((size_t)nranks * LINE) : NULL;
+  MPI_Gather(mine, LINE, MPI_CHAR, all, LINE, MPI_CHAR, 0, MPI_COMM_WORLD);
+  int leader = lrank == 0, hosts = 0;
+  MPI_Allreduce(&leader, &hosts, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank != 0) return;
+  int nv = 0;
+  ncclGetVersion(&nv);
+  char mpiv[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(mpiv, &len);
+  char* nl = strchr(mpiv, '\n');
+  if (nl) *nl = '\0';
+  char* comma = strchr(mpiv, ',');
+  if (comma) *comma = '\0';
+  printf("# disttranspose %s: %d ranks on %d host%s, %s\n", DTR_VERSION_STRING, nranks, hosts, hosts == 1 ? "" : "s",
+         gpus ? "GPUs" : "no GPUs");
+  printf("# NCCL %d.%d.%d, %s\n", nv / 10000, (nv % 10000) / 100, nv % 100, mpiv);
+  printf("# dtype %s, howmany %lld, iters %d, warmup %d, check %d\n", dtrDataTypeName(o->type), (long long)o->howmany,
+         o->iters, o->warmup, o->check);
+  for (int i = 0; i < nranks; i++) printf("%s\n", all + (size_t)i * LINE);
+  free(all);
+  fflush(stdout);
+}
+
+void dtrReportTableHead(void) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank) return;
+  printf("#\n# %13s %9s %9s %5s %7s %7s %7s | %10s %8s %8s | %10s %6s | %7s\n", "bytes/rank", "rows", "cols", "type",
+         "howmany", "backend", "kernel", "time(us)", "algbw", "busbw", "a2a(us)", "ratio", "#wrong");
+  printf("# %13s %9s %9s %5s %7s %7s %7s | %10s %8s %8s | %10s %6s | %7s\n", "", "", "", "", "", "", "", "", "(GB/s)",
+         "(GB/s)", "", "", "");
+  fflush(stdout);
+}
+
+void dtrReportRow(const dtrBenchResult* r) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank) return;
+  char wrong[24];
+  if (r->checked) snprintf(wrong, sizeof wrong, "%llu", (unsigned long long)r->wrong);
+  else snprintf(wrong, sizeof wrong, "N/A");
+  printf("  %13.0f %9lld %9lld %5s %7lld %7s %7s | %10.1f %8.2f %8.2f | %10.1f %6.2f | %7s\n", r->bytes_per_rank,
+         (long long)r->rows, (long long)r->cols, dtrDataTypeName(r->type), (long long)r->howmany,
+         dtrBackendName(r->backend), r->backend == dtrBackendNccl ? dtrKernelName(r->kernel) : "host", r->time_us,
+         r->algbw, r->busbw, r->a2a_us, r->ratio, wrong);
+  fflush(stdout);
+}
+
+int dtrReportJson(const char* path, const dtrBenchResult* rows, int n) {
+  FILE* f = fopen(path, "w");
+  if (!f) return -1;
+  fprintf(f, "[\n");
+  for (int i = 0; i < n; i++) {
+    const dtrBenchResult* r = &rows[i];
+    char wrong[24] = "null";
+    if (r->checked) snprintf(wrong, sizeof wrong, "%llu", (unsigned long long)r->wrong);
+    fprintf(f,
+            "  {\"rows\": %lld, \"cols\": %lld, \"dtype\": \"%s\", \"howmany\": %lld, \"ranks\": %d, "
+            "\"backend\": \"%s\", \"kernel\": \"%s\", \"bytes_per_rank\": %.0f, \"time_us\": %.3f, "
+            "\"alltoall_us\": %.3f, \"ratio\": %.4f, \"algbw_GBps\": %.3f, \"busbw_GBps\": %.3f, \"wrong\": %s}%s\n",
+            (long long)r->rows, (long long)r->cols, dtrDataTypeName(r->type), (long long)r->howmany, r->nranks,
+            dtrBackendName(r->backend), r->backend == dtrBackendNccl ? dtrKernelName(r->kernel) : "host",
+            r->bytes_per_rank, r->time_us, r->a2a_us, r->ratio, r->algbw, r->busbw,
+            wrong, i + 1 < n ? "," : "");
+  }
+  fprintf(f, "]\n");
+  return fclose(f) ? -1 : 0;
+}

@@ -1,0 +1,36 @@
+/*
+ * The plan's MPI side: a duplicate of the caller's communicator, the node-local rank (which picks
+ * the GPU), and agreement: a failure on any rank becomes the same failure on every rank, with the
+ * failing rank's message, so that no rank goes on into a collective the others have left.
+ */
+#ifndef DTR_COMM_H
+#define DTR_COMM_H
+
+#include <stdint.h>
+
+#include "disttranspose.h"
+
+typedef struct {
+  MPI_Comm comm;   /* duplicate of the caller's */
+  MPI_Comm local;  /* ranks on this node */
+  int rank, nranks;
+  int local_rank, local_size;
+  int nhosts;
+} dtrComm;
+
+dtrResult_t dtrCommInit(MPI_Comm user, dtrComm* c);
+void dtrCommFree(dtrComm* c);
+
+/*
+ * Collective: every rank passes its own result; every rank returns the largest one. Ranks that
+ * succeeded adopt the message of the lowest failing rank with that result, prefixed by its rank.
+ */
+dtrResult_t dtrAgree(MPI_Comm comm, dtrResult_t local);
+
+/*
+ * Collective: checks that `n` values are equal on every rank. On a difference it fails with
+ * dtrMismatch naming the first differing value (names[i]) and its range over the ranks.
+ */
+dtrResult_t dtrAgreeValues(MPI_Comm comm, const int64_t* values, const char* const* names, int n);
+
+#endif

@@ -1,0 +1,29 @@
+#include "geometry.h"
+
+void dtrExchangeLayoutFill(const dtrGeometry* g, int rank, dtrExchangeLayout* layout) {
+  int64_t mine_in = dtrInRows(g, rank).count, mine_out = dtrOutRows(g, rank).count;
+  int64_t send = 0, recv = 0;
+  layout->nranks = g->nranks;
+  for (int p = 0; p < g->nranks; p++) {
+    int64_t sc = (p == rank) ? 0 : dtrOutRows(g, p).count * mine_in;
+    int64_t rc = (p == rank) ? 0 : mine_out * dtrInRows(g, p).count;
+    layout->send_count[p] = sc;
+    layout->send_offset[p] = send;
+    layout->recv_count[p] = rc;
+    layout->recv_offset[p] = recv;
+    send += sc;
+    recv += rc;
+  }
+  layout->send_total = send;
+  layout->recv_total = recv;
+}
+
+int dtrGeometryOverflows(int64_t rows, int64_t cols, size_t entry_bytes) {
+  /* The whole matrix must be addressable in bytes by int64: every local offset then is too. */
+  if (rows <= 0 || cols <= 0 || entry_bytes == 0) return 1;
+  if ((uint64_t)rows > (uint64_t)INT64_MAX / (uint64_t)cols) return 1;
+  uint64_t entries = (uint64_t)rows * (uint64_t)cols;
+  if (entries > (uint64_t)INT64_MAX / entry_bytes) return 1;
+  if (entries * entry_bytes > (uint64_t)SIZE_MAX) return 1;
+  return 0;
+}

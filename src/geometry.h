@@ -1,0 +1,73 @@
+/*
+ * The distribution's index math, in one place: who owns which rows of A and of B, where each
+ * block lives in A, in the send and receive segments and in B. Every backend, the CLI's
+ * verification and the tests use these functions; nothing else computes an offset of the
+ * distribution.
+ */
+#ifndef DTR_GEOMETRY_H
+#define DTR_GEOMETRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  int64_t start;
+  int64_t count;
+} dtrRange;
+
+/* Balanced split of n items over `parts`: the first n % parts parts get one more. */
+static inline dtrRange dtrSplit(int64_t n, int parts, int part) {
+  int64_t base = n / parts, extra = n % parts;
+  dtrRange r;
+  r.start = part * base + (part < extra ? part : extra);
+  r.count = base + (part < extra ? 1 : 0);
+  return r;
+}
+
+typedef struct {
+  int64_t rows;        /* of A */
+  int64_t cols;        /* of A */
+  size_t entry_bytes;  /* element size * howmany */
+  int nranks;
+} dtrGeometry;
+
+/* Rows of A held by rank r, and rows of B (= columns of A) held by rank r. */
+static inline dtrRange dtrInRows(const dtrGeometry* g, int r) { return dtrSplit(g->rows, g->nranks, r); }
+static inline dtrRange dtrOutRows(const dtrGeometry* g, int r) { return dtrSplit(g->cols, g->nranks, r); }
+
+/*
+ * Block (r, p) is A[rows of r, columns owned by p in B]. Rank r packs it transposed
+ * (outRows(p).count x inRows(r).count entries, contiguous) into its send segment for p; rank p
+ * receives it into its receive segment from r and copies it into B[rows of p, columns inRows(r)].
+ * Segments are laid out in peer order; the self block has no segment (it goes straight A -> B).
+ * Counts and offsets are in entries.
+ */
+typedef struct {
+  int nranks;
+  int64_t* send_count;   /* [nranks] entries this rank sends to p (0 for itself) */
+  int64_t* send_offset;  /* [nranks] offset of that segment in the send buffer */
+  int64_t* recv_count;   /* [nranks] entries this rank receives from q (0 for itself) */
+  int64_t* recv_offset;  /* [nranks] */
+  int64_t send_total, recv_total;
+} dtrExchangeLayout;
+
+/* Fills a layout whose four arrays the caller provides (nranks each). */
+void dtrExchangeLayoutFill(const dtrGeometry* g, int rank, dtrExchangeLayout* layout);
+
+/* Offset (entries) of block (r, p)'s first entry inside A's local slab on rank r. */
+static inline int64_t dtrBlockOffsetInA(const dtrGeometry* g, int p) { return dtrOutRows(g, p).start; }
+/* Offset (entries) of the columns that came from rank q inside B's local slab. */
+static inline int64_t dtrBlockOffsetInB(const dtrGeometry* g, int q) { return dtrInRows(g, q).start; }
+
+/* 0 when rows * cols * entry_bytes and every local buffer fit in int64 / size_t. */
+int dtrGeometryOverflows(int64_t rows, int64_t cols, size_t entry_bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,25 @@
+/*
+ * Environment parameters, read in one place and logged at INFO:
+ *   DTR_DEBUG        WARN|INFO|TRACE|NONE   log level (read by debug.c)
+ *   DTR_BACKEND      auto|nccl|cpu          replaces a config's dtrBackendAuto
+ *   DTR_KERNEL       auto|simt|simt16|tma|tma-mc2|tma-mc4   replaces a config's dtrKernelAuto
+ *   DTR_TUNE_ITERS   timed runs per candidate kernel at plan time (default 3; 0: no measurement,
+ *                    take the first eligible of tma, simt16, simt)
+ */
+#ifndef DTR_PARAMS_H
+#define DTR_PARAMS_H
+
+#include "disttranspose.h"
+
+typedef struct {
+  dtrBackend_t backend;  /* dtrBackendAuto when unset */
+  dtrKernel_t kernel;    /* dtrKernelAuto when unset */
+  int tune_iters;
+  int bad;               /* a variable was set to a value it cannot take */
+  char bad_message[256];
+} dtrEnvParams;
+
+/* Read once per process; later calls return the same values. */
+const dtrEnvParams* dtrEnvParamsGet(void);
+
+#endif

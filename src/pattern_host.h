@@ -1,0 +1,15 @@
+/* The verification pattern (kernels/pattern.h) on host slabs: the CPU backend's checks in the CLI
+ * and in the tests. Same arguments as the GPU launchers in kernels/launch.h. */
+#ifndef DTR_PATTERN_HOST_H
+#define DTR_PATTERN_HOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void dtrHostPatternFill(void* slab, int64_t rows, int64_t cols, int64_t row_start, size_t entry_bytes);
+void dtrHostPatternPoison(void* slab, int64_t rows, int64_t cols, int64_t row_start, int64_t a_cols, size_t entry_bytes);
+/* Entries of B that differ from the transpose of A's pattern. */
+uint64_t dtrHostPatternCheck(const void* slab, int64_t rows, int64_t cols, int64_t row_start, int64_t a_cols,
+                             size_t entry_bytes);
+
+#endif

@@ -1,0 +1,48 @@
+/* The plan object, shared by the API entry points and the backends. */
+#ifndef DTR_PLAN_H
+#define DTR_PLAN_H
+
+#include "comm.h"
+#include "disttranspose.h"
+#include "geometry.h"
+
+typedef struct dtrBackendOps dtrBackendOps;
+
+struct dtrPlan {
+  dtrComm comm;
+  dtrGeometry geo;
+  dtrDataType_t type;
+  int64_t howmany;
+  dtrBackend_t backend;  /* resolved: never Auto */
+  dtrKernel_t kernel;    /* resolved for the packs: never Auto on the NCCL backend */
+  int device;            /* -1 on the CPU backend */
+  dtrExchangeLayout layout;
+  const dtrBackendOps* ops;
+  void* state;           /* the backend's own */
+};
+
+/* A backend: one table of functions (cuDecomp's and NCCL's way of keeping transports apart). */
+struct dtrBackendOps {
+  const char* name;
+  /* Collective; returns an agreed result. On failure it leaves nothing allocated. */
+  dtrResult_t (*create)(dtrPlan_t plan, const dtrConfig_t* config);
+  /* Local: the buffers have the kind of memory this backend moves (host or device) and room. */
+  dtrResult_t (*checkBuffers)(dtrPlan_t plan, const void* in, void* out);
+  dtrResult_t (*execute)(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream);
+  void (*destroy)(dtrPlan_t plan);
+  /* The bare all-to-all of `bytes_per_peer` to every rank (itself included), on the backend's
+   * transport: the reference the benchmark compares the transpose with. */
+  dtrResult_t (*alltoall)(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer, cudaStream_t stream);
+};
+
+extern const dtrBackendOps dtrNcclBackend;
+extern const dtrBackendOps dtrCpuBackend;
+
+/* Collective: the bare all-to-all of this plan's backend (for benchmarks). */
+dtrResult_t dtrPlanAlltoall(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer, cudaStream_t stream);
+
+/* Hosts and ranks of the plan's communicator (for reports). */
+int dtrPlanHosts(dtrPlan_t plan);
+MPI_Comm dtrPlanComm(dtrPlan_t plan);
+
+#endif

@@ -1,0 +1,22 @@
+/* A small assertion kit for the tests: count failures, print where, never stop at the first. */
+#ifndef DTR_TEST_CHECK_H
+#define DTR_TEST_CHECK_H
+
+#include <stdio.h>
+
+static int dtrTestFailures = 0;
+
+#define EXPECT(cond, ...)                                                  \
+  do {                                                                     \
+    if (!(cond)) {                                                         \
+      dtrTestFailures++;                                                   \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);      \
+      fprintf(stderr, __VA_ARGS__);                                        \
+      fprintf(stderr, "\n");                                               \
+    }                                                                      \
+  } while (0)
+
+/* ctest's skip code (SKIP_RETURN_CODE 77). */
+#define DTR_TEST_SKIP 77
+
+#endif

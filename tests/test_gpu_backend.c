@@ -1,0 +1,192 @@
+/*
+ * The NCCL backend under mpiexec, one GPU per rank: every shape and type and each kernel variant,
+ * verified on the GPU bit for bit; a CUDA-graph capture of execute; device-buffer checks. With more
+ * ranks on a node than GPUs it checks instead that every rank fails cleanly.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "check.h"
+#include "disttranspose.h"
+#include "launch.h"
+#include "transpose_cases.h"
+
+static int rank, nranks;
+static cudaStream_t stream;
+static unsigned long long* dWrong;
+
+static uint64_t sumRanks(uint64_t v) {
+  uint64_t all = 0;
+  MPI_Allreduce(&v, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return all;
+}
+
+/* Poisons B, runs `execute` (a plain execute, or a graph replay), counts B's wrong entries. */
+static uint64_t verify(const dtrLocalSize_t* ls, int64_t rows, int64_t cols, void* b, dtrResult_t (*run)(void*), void* ctx) {
+  const size_t e = ls->entry_bytes;
+  if (b) dtrPatternPoisonLaunch(b, ls->out_rows, rows, ls->out_row_start, cols, e, stream);
+  dtrResult_t res = run(ctx);
+  EXPECT(res == dtrSuccess, "execute: %s", dtrGetLastError());
+  unsigned long long w = 0;
+  cudaMemsetAsync(dWrong, 0, sizeof w, stream);
+  if (b) dtrPatternCheckLaunch(b, ls->out_rows, rows, ls->out_row_start, cols, e, dWrong, stream);
+  cudaMemcpyAsync(&w, dWrong, sizeof w, cudaMemcpyDeviceToHost, stream);
+  EXPECT(cudaStreamSynchronize(stream) == cudaSuccess, "stream: %s", cudaGetErrorString(cudaGetLastError()));
+  return w;
+}
+
+typedef struct {
+  dtrPlan_t plan;
+  void *a, *b;
+  cudaGraphExec_t graph;
+} Ctx;
+
+static dtrResult_t runExecute(void* p) {
+  Ctx* c = p;
+  return dtrExecute(c->plan, c->a, c->b, stream);
+}
+
+static dtrResult_t runGraph(void* p) {
+  Ctx* c = p;
+  return cudaGraphLaunch(c->graph, stream) == cudaSuccess ? dtrSuccess : dtrCudaError;
+}
+
+static uint64_t runCase(int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany, dtrKernel_t kernel, int graph) {
+  dtrConfig_t cfg;
+  dtrConfigInit(&cfg);
+  cfg.backend = dtrBackendNccl;
+  cfg.kernel = kernel;
+  Ctx c = {0};
+  dtrResult_t res = dtrPlanCreate(&c.plan, rows, cols, type, howmany, MPI_COMM_WORLD, &cfg);
+  EXPECT(res == dtrSuccess, "plan %lldx%lld %s: %s", (long long)rows, (long long)cols, dtrDataTypeName(type), dtrGetLastError());
+  if (res != dtrSuccess) return 1;
+  dtrLocalSize_t ls;
+  dtrLocalSize(rows, cols, type, howmany, MPI_COMM_WORLD, -1, &ls);
+  if (ls.in_bytes) cudaMalloc(&c.a, ls.in_bytes);
+  if (ls.out_bytes) cudaMalloc(&c.b, ls.out_bytes);
+  if (c.a) dtrPatternFillLaunch(c.a, ls.in_rows, cols, ls.in_row_start, ls.entry_bytes, stream);
+  uint64_t wrong = verify(&ls, rows, cols, c.b, runExecute, &c);
+  wrong += verify(&ls, rows, cols, c.b, runExecute, &c); /* the plan is reusable */
+  if (graph) {
+    cudaGraph_t g;
+    EXPECT(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess, "begin capture");
+    res = dtrExecute(c.plan, c.a, c.b, stream);
+    EXPECT(res == dtrSuccess, "execute under capture: %s", dtrGetLastError());
+    EXPECT(cudaStreamEndCapture(stream, &g) == cudaSuccess, "end capture");
+    EXPECT(cudaGraphInstantiate(&c.graph, g, 0) == cudaSuccess, "instantiate");
+    wrong += verify(&ls, rows, cols, c.b, runGraph, &c);
+    wrong += verify(&ls, rows, cols, c.b, runGraph, &c);
+    cudaGraphExecDestroy(c.graph);
+    cudaGraphDestroy(g);
+  }
+  cudaFree(c.a);
+  cudaFree(c.b);
+  dtrPlanDestroy(c.plan);
+  return wrong;
+}
+
+static void badBuffers(void) {
+  dtrConfig_t cfg;
+  dtrConfigInit(&cfg);
+  cfg.backend = dtrBackendNccl;
+  dtrPlan_t plan;
+  const int64_t rows = 1024 * nranks, cols = 1024 * nranks; /* buffers of MiBs: allocation granularity */
+  if (dtrPlanCreate(&plan, rows, cols, dtrFloat32, 1, MPI_COMM_WORLD, &cfg) != dtrSuccess) {
+    EXPECT(0, "plan: %s", dtrGetLastError());
+    return;
+  }
+  dtrLocalSize_t ls;
+  dtrLocalSize(rows, cols, dtrFloat32, 1, MPI_COMM_WORLD, -1, &ls);
+  void *a, *b, *small;
+  cudaMalloc(&a, ls.in_bytes);
+  cudaMalloc(&b, ls.out_bytes);
+  cudaMalloc(&small, ls.out_bytes / 2);
+  void* host = malloc(ls.out_bytes);
+  dtrResult_t res = dtrExecute(plan, a, rank == 0 ? host : b, stream);
+  EXPECT(res == dtrInvalidArgument && strstr(dtrGetLastError(), "host memory"), "host buffer: %d %s", res, dtrGetLastError());
+  res = dtrExecute(plan, a, rank == nranks - 1 ? small : b, stream);
+  EXPECT(res == dtrInvalidArgument && strstr(dtrGetLastError(), "allocation"), "small buffer: %d %s", res, dtrGetLastError());
+  res = dtrExecute(plan, (char*)a + 2, b, stream);
+  EXPECT(res == dtrInvalidArgument && strstr(dtrGetLastError(), "aligned"), "misaligned: %d %s", res, dtrGetLastError());
+  res = dtrExecute(plan, a, b, stream);
+  EXPECT(res == dtrSuccess, "good execute after bad ones: %s", dtrGetLastError());
+  cudaStreamSynchronize(stream);
+  free(host);
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(small);
+  dtrPlanDestroy(plan);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  int count = 0, localRank, localSize;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+  MPI_Comm local;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+  MPI_Comm_rank(local, &localRank);
+  MPI_Comm_size(local, &localSize);
+  MPI_Comm_free(&local);
+  int none = count == 0, anyNone = 0;
+  MPI_Allreduce(&none, &anyNone, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (anyNone) {
+    if (rank == 0) printf("SKIP: no GPU\n");
+    MPI_Finalize();
+    return DTR_TEST_SKIP;
+  }
+  if (localSize > count) {
+    /* More ranks than GPUs: the plan must fail on every rank, naming the problem. */
+    dtrConfig_t cfg;
+    dtrConfigInit(&cfg);
+    cfg.backend = dtrBackendNccl;
+    dtrPlan_t plan;
+    dtrResult_t res = dtrPlanCreate(&plan, 100, 100, dtrFloat32, 1, MPI_COMM_WORLD, &cfg);
+    EXPECT(res == dtrNoDevice && strstr(dtrGetLastError(), "GPU"), "%d ranks on %d GPUs: %d '%s'", localSize, count, res,
+           dtrGetLastError());
+    if (rank == 0) printf("%d ranks on %d GPUs refused: %s\n", localSize, count, dtrGetLastError());
+  } else {
+    cudaSetDevice(localRank);
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    cudaMalloc((void**)&dWrong, sizeof *dWrong);
+    dtrShape shapes[32];
+    const int n = dtrTestShapes(nranks, shapes);
+    uint64_t wrong = 0;
+    int cases = 0;
+    for (int s = 0; s < n; s++)
+      for (int t = 0; t < dtrNumTypes; t++)
+        for (int h = 1; h <= 3; h += 2) {
+          uint64_t w = sumRanks(runCase(shapes[s].rows, shapes[s].cols, (dtrDataType_t)t, h, dtrKernelAuto, s == 8));
+          if (w && rank == 0)
+            fprintf(stderr, "FAIL %lldx%lld %s x%d: %llu wrong\n", (long long)shapes[s].rows, (long long)shapes[s].cols,
+                    dtrDataTypeName((dtrDataType_t)t), h, (unsigned long long)w);
+          wrong += w;
+          cases++;
+        }
+    /* Each variant forced, on shapes where the vector kernels can and cannot serve. */
+    for (int k = dtrKernelSimt; k < dtrNumKernels; k++)
+      for (int t = 0; t < dtrNumTypes; t++) {
+        const int64_t sh[][2] = {{1000, 1003}, {512 * nranks, 384 * nranks}};
+        for (int i = 0; i < 2; i++) {
+          uint64_t w = sumRanks(runCase(sh[i][0], sh[i][1], (dtrDataType_t)t, 1, (dtrKernel_t)k, 0));
+          if (w && rank == 0)
+            fprintf(stderr, "FAIL kernel %s %lldx%lld %s: %llu wrong\n", dtrKernelName((dtrKernel_t)k), (long long)sh[i][0],
+                    (long long)sh[i][1], dtrDataTypeName((dtrDataType_t)t), (unsigned long long)w);
+          wrong += w;
+          cases++;
+        }
+      }
+    badBuffers();
+    EXPECT(wrong == 0, "%llu wrong entries", (unsigned long long)wrong);
+    if (rank == 0) printf("%d ranks, %d cases: %llu wrong entries\n", nranks, cases, (unsigned long long)wrong);
+    cudaFree(dWrong);
+    cudaStreamDestroy(stream);
+  }
+  int failures = dtrTestFailures, all = 0;
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return all ? 1 : 0;
+}

@@ -1,0 +1,185 @@
+/*
+ * The local transpose kernels on one GPU: every variant and element size, odd and prime shapes,
+ * pitches and pointers that force the fallback, tuple entries, a run past 2^31 elements, and the
+ * raw swizzled stage against the CPU emulation. Bitwise, with the padding beyond each result row
+ * checked untouched.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "check.h"
+#include "launch.h"
+#include "pattern.h"
+#include "pattern_host.h"
+#include "stage_emulation.h"
+#include "tile_layout.h"
+
+#define CUDA_OK(call)                                                                     \
+  do {                                                                                    \
+    cudaError_t e_ = (call);                                                              \
+    if (e_ != cudaSuccess) {                                                              \
+      fprintf(stderr, "FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      exit(1);                                                                            \
+    }                                                                                     \
+  } while (0)
+
+static size_t roundUp(size_t x, size_t to) { return (x + to - 1) / to * to; }
+
+/*
+ * Transposes rows x cols entries of e bytes from a pitch of lds into a pitch of ldd, with the
+ * pointers offset by `shift` entries, and checks every entry and every padding entry.
+ */
+static void runCase(dtrKernel_t kernel, int64_t rows, int64_t cols, size_t e, int64_t lds, int64_t ldd, int shift,
+                    dtrKernel_t expectRan) {
+  const size_t srcBytes = (size_t)(rows * lds + shift) * e, dstBytes = (size_t)(cols * ldd + shift) * e;
+  uint8_t* h = malloc(srcBytes > dstBytes ? srcBytes : dstBytes);
+  uint8_t *src, *dst;
+  CUDA_OK(cudaMalloc((void**)&src, srcBytes));
+  CUDA_OK(cudaMalloc((void**)&dst, dstBytes));
+  /* Source: pattern entry (i, j) of a matrix with lds columns. Destination: the complement of the
+   * expected values everywhere, padding included (entries i >= rows of each result row). */
+  dtrHostPatternFill(h + shift * e, rows, lds, 0, e);
+  CUDA_OK(cudaMemcpy(src, h, srcBytes, cudaMemcpyHostToDevice));
+  dtrHostPatternPoison(h + shift * e, cols, ldd, 0, lds, e);
+  CUDA_OK(cudaMemcpy(dst, h, dstBytes, cudaMemcpyHostToDevice));
+  dtrTransposeArgs args = {src + shift * e, lds, dst + shift * e, ldd, rows, cols, e};
+  dtrKernel_t ran;
+  CUDA_OK(dtrTransposeLaunch(kernel, &args, 0, &ran));
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaMemcpy(h, dst, dstBytes, cudaMemcpyDeviceToHost));
+  uint64_t wrong = 0, padding = 0;
+  for (int64_t j = 0; j < cols; j++)
+    for (int64_t i = 0; i < ldd; i++) {
+      const uint8_t* p = h + (shift + j * ldd + i) * e;
+      int ok = 1;
+      for (size_t b = 0; b < e; b++) ok &= p[b] == (uint8_t)(i < rows ? dtrPatternByte(i, j, lds, b) : ~dtrPatternByte(i, j, lds, b));
+      if (!ok) (i < rows ? wrong++ : padding++);
+    }
+  EXPECT(wrong == 0 && padding == 0, "%s %lldx%lld e=%zu lds=%lld ldd=%lld shift=%d: %llu wrong, %llu padding entries overwritten",
+         dtrKernelName(kernel), (long long)rows, (long long)cols, e, (long long)lds, (long long)ldd, shift,
+         (unsigned long long)wrong, (unsigned long long)padding);
+  EXPECT(ran == expectRan, "%s %lldx%lld e=%zu: ran %s, expected %s", dtrKernelName(kernel), (long long)rows,
+         (long long)cols, e, dtrKernelName(ran), dtrKernelName(expectRan));
+  cudaFree(src);
+  cudaFree(dst);
+  free(h);
+}
+
+static void testVariants(void) {
+  const dtrKernel_t kernels[] = {dtrKernelSimt, dtrKernelSimt16, dtrKernelTma, dtrKernelTmaMc2, dtrKernelTmaMc4};
+  const size_t sizes[] = {1, 2, 4, 8, 16};
+  const int64_t shapes[][2] = {{1, 1}, {31, 33}, {33, 31}, {127, 129}, {129, 127}, {1, 300}, {300, 1},
+                               {1009, 997}, {257, 1000}, {2048, 600}};
+  for (size_t k = 0; k < 5; k++)
+    for (size_t s = 0; s < 5; s++)
+      for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const int64_t rows = shapes[i][0], cols = shapes[i][1];
+        const size_t e = sizes[s];
+        /* 16-byte pitches: the variant itself runs where it fits. */
+        const int64_t lds = (int64_t)(roundUp((size_t)cols * e, 16) / e), ldd = (int64_t)(roundUp((size_t)rows * e, 16) / e);
+        dtrTransposeArgs probe = {(void*)(uintptr_t)256, lds, (void*)(uintptr_t)256, ldd + 16 / e, rows, cols, e};
+        dtrKernel_t expect = dtrTransposeSupported(kernels[k], &probe) ? kernels[k] : dtrKernelSimt;
+        runCase(kernels[k], rows, cols, e, lds, ldd + 16 / e, 0, expect);
+        /* An odd pitch (for elements under 16 bytes) and an unaligned pointer force the fallback. */
+        if (e < 16) {
+          runCase(kernels[k], rows, cols, e, cols + 1 + (16 / e) * 2, ldd + 1, 0, dtrKernelSimt);
+          runCase(kernels[k], rows, cols, e, lds, ldd, 1, dtrKernelSimt);
+        }
+      }
+  /* The variants must really run where they are eligible, on this device. */
+  dtrTransposeArgs aligned = {(void*)(uintptr_t)256, 1024, (void*)(uintptr_t)256, 1024, 1024, 1024, 4};
+  EXPECT(dtrTransposeSupported(dtrKernelTma, &aligned), "TMA not available on this device");
+  EXPECT(dtrTransposeSupported(dtrKernelTmaMc4, &aligned), "TMA multicast not available on this device");
+}
+
+static void testTuples(void) {
+  /* Entries of howmany elements that are not one machine word: the SIMT kernel's tuple paths. */
+  const size_t sizes[] = {3, 6, 12, 20, 24, 32, 40, 48, 64, 592};
+  const int64_t shapes[][2] = {{1, 1}, {33, 31}, {97, 89}, {300, 7}};
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+    for (size_t i = 0; i < 4; i++) {
+      runCase(dtrKernelAuto, shapes[i][0], shapes[i][1], sizes[s], shapes[i][1], shapes[i][0], 0, dtrKernelSimt);
+      runCase(dtrKernelTma, shapes[i][0], shapes[i][1], sizes[s], shapes[i][1] + 3, shapes[i][0] + 5, 0, dtrKernelSimt);
+    }
+}
+
+/* More than 2^31 entries (int8, 46352 x 46352, a multiple of 16 so that the vector kernels take
+ * it), filled and checked by the device pattern kernels: 64-bit indexing end to end. */
+static void testHuge(dtrKernel_t kernel) {
+  const int64_t n = 46352;
+  const size_t bytes = (size_t)n * n;
+  uint8_t *a = NULL, *b = NULL;
+  unsigned long long* wrong;
+  if (cudaMalloc((void**)&a, bytes) != cudaSuccess || cudaMalloc((void**)&b, bytes) != cudaSuccess) {
+    printf("SKIP huge case: not enough GPU memory\n");
+    (void)cudaGetLastError();
+    cudaFree(a);
+    return;
+  }
+  CUDA_OK(cudaMalloc((void**)&wrong, sizeof *wrong));
+  CUDA_OK(cudaMemset(wrong, 0, sizeof *wrong));
+  CUDA_OK(dtrPatternFillLaunch(a, n, n, 0, 1, 0));
+  CUDA_OK(dtrPatternPoisonLaunch(b, n, n, 0, n, 1, 0));
+  dtrTransposeArgs args = {a, n, b, n, n, n, 1};
+  dtrKernel_t ran;
+  CUDA_OK(dtrTransposeLaunch(kernel, &args, 0, &ran));
+  CUDA_OK(dtrPatternCheckLaunch(b, n, n, 0, n, 1, wrong, 0));
+  unsigned long long w = 0;
+  CUDA_OK(cudaMemcpy(&w, wrong, sizeof w, cudaMemcpyDeviceToHost));
+  EXPECT(ran == kernel, "huge case ran %s", dtrKernelName(ran));
+  EXPECT(w == 0, "huge case %s (%lld x %lld int8): %llu wrong", dtrKernelName(kernel), (long long)n, (long long)n, w);
+  printf("huge case %s: %lld x %lld int8 (%.3f G entries), %llu wrong\n", dtrKernelName(kernel), (long long)n,
+         (long long)n, (double)bytes / 1e9, w);
+  cudaFree(a);
+  cudaFree(b);
+  cudaFree(wrong);
+}
+
+/* The kernels' shared-memory step, byte for byte against the CPU emulation of the layout. */
+static void testStageLayout(void) {
+  const uint32_t sizes[] = {1, 2, 4, 8, 16};
+  for (int i = 0; i < 5; i++) {
+    const uint32_t s = sizes[i], T = dtrTileRows(s), bytes = T * 128;
+    uint8_t *logical = malloc(bytes), *stage = malloc(bytes), *expect = calloc(bytes, 1), *got = malloc(bytes);
+    for (uint32_t x = 0; x < bytes; x++) logical[x] = (uint8_t)dtrMix64(x + 77 * s);
+    dtrSwizzleStage(logical, stage, T, 1);
+    dtrEmulateShare(stage, expect, s, T, T / dtrVecElems(s), 0, 1);
+    void *dIn, *dOut;
+    CUDA_OK(cudaMalloc(&dIn, bytes));
+    CUDA_OK(cudaMalloc(&dOut, bytes));
+    CUDA_OK(cudaMemcpy(dIn, stage, bytes, cudaMemcpyHostToDevice));
+    CUDA_OK(dtrDebugStageTranspose(dIn, dOut, s, 0));
+    CUDA_OK(cudaMemcpy(got, dOut, bytes, cudaMemcpyDeviceToHost));
+    EXPECT(memcmp(got, expect, bytes) == 0, "s=%u: the GPU's swizzled result differs from the emulation", s);
+    cudaFree(dIn);
+    cudaFree(dOut);
+    free(logical);
+    free(stage);
+    free(expect);
+    free(got);
+  }
+}
+
+int main(int argc, char** argv) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    printf("SKIP: no GPU\n");
+    return DTR_TEST_SKIP;
+  }
+  const int quick = argc > 1 && !strcmp(argv[1], "--quick");
+  testStageLayout();
+  testVariants();
+  testTuples();
+  if (!quick) {
+    testHuge(dtrKernelTma);
+    testHuge(dtrKernelSimt16);
+  }
+  if (dtrTestFailures) {
+    fprintf(stderr, "%d failures\n", dtrTestFailures);
+    return 1;
+  }
+  printf("GPU kernel tests passed\n");
+  return 0;
+}

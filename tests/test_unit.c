@@ -1,0 +1,256 @@
+/* Host logic without MPI or a GPU: the distribution's geometry, option parsing, names, the tile
+ * layout of the vector kernels (emulated), the TMA rules, the pattern and the host transpose. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "disttranspose.h"
+#include "geometry.h"
+#include "host_transpose.h"
+#include "names.h"
+#include "options.h"
+#include "pattern.h"
+#include "pattern_host.h"
+#include "stage_emulation.h"
+#include "tile_layout.h"
+
+static void testSplit(void) {
+  for (int64_t n = 1; n < 60; n++)
+    for (int p = 1; p < 12; p++) {
+      int64_t next = 0, lo = n, hi = 0;
+      for (int r = 0; r < p; r++) {
+        dtrRange x = dtrSplit(n, p, r);
+        EXPECT(x.start == next, "n=%lld p=%d r=%d start %lld, expected %lld", (long long)n, p, r, (long long)x.start, (long long)next);
+        next += x.count;
+        if (x.count < lo) lo = x.count;
+        if (x.count > hi) hi = x.count;
+      }
+      EXPECT(next == n, "n=%lld p=%d covers %lld", (long long)n, p, (long long)next);
+      EXPECT(hi - lo <= 1, "n=%lld p=%d unbalanced %lld..%lld", (long long)n, p, (long long)lo, (long long)hi);
+    }
+  /* More ranks than rows: the first ranks get one row, the rest none. */
+  dtrRange z = dtrSplit(2, 5, 4);
+  EXPECT(z.count == 0 && z.start == 2, "split(2,5,4) = {%lld,%lld}", (long long)z.start, (long long)z.count);
+  /* Large sizes do not overflow. */
+  dtrRange big = dtrSplit((int64_t)1 << 40, 7, 6);
+  EXPECT(big.start + big.count == (int64_t)1 << 40, "large split ends at %lld", (long long)(big.start + big.count));
+}
+
+static void testExchangeLayout(void) {
+  const int64_t shapes[][2] = {{1, 1}, {2, 3}, {7, 5}, {1001, 777}, {3, 17}, {17, 3}};
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+    for (int p = 1; p <= 8; p++) {
+      dtrGeometry g = {shapes[s][0], shapes[s][1], 4, p};
+      int64_t* st = calloc((size_t)4 * p * p, sizeof *st);
+      dtrExchangeLayout* l = calloc((size_t)p, sizeof *l);
+      int64_t total = 0;
+      for (int r = 0; r < p; r++) {
+        l[r].send_count = st + 4 * p * r;
+        l[r].send_offset = st + 4 * p * r + p;
+        l[r].recv_count = st + 4 * p * r + 2 * p;
+        l[r].recv_offset = st + 4 * p * r + 3 * p;
+        dtrExchangeLayoutFill(&g, r, &l[r]);
+      }
+      for (int r = 0; r < p; r++) {
+        int64_t off = 0;
+        for (int q = 0; q < p; q++) {
+          EXPECT(l[r].send_count[q] == l[q].recv_count[r], "shape %zu p=%d: %d sends %lld to %d, which expects %lld", s, p, r,
+                 (long long)l[r].send_count[q], q, (long long)l[q].recv_count[r]);
+          EXPECT(l[r].send_offset[q] == off, "send offsets not contiguous");
+          off += l[r].send_count[q];
+        }
+        EXPECT(off == l[r].send_total, "send total");
+        EXPECT(l[r].send_count[r] == 0 && l[r].recv_count[r] == 0, "self block must not be sent");
+        total += l[r].send_total + dtrInRows(&g, r).count * dtrOutRows(&g, r).count;
+      }
+      EXPECT(total == g.rows * g.cols, "shape %zu p=%d: blocks cover %lld of %lld entries", s, p, (long long)total,
+             (long long)(g.rows * g.cols));
+      free(st);
+      free(l);
+    }
+  EXPECT(dtrGeometryOverflows(1, 1, 16) == 0, "1x1 overflows");
+  EXPECT(dtrGeometryOverflows((int64_t)1 << 40, (int64_t)1 << 40, 8) == 1, "2^80 entries accepted");
+  EXPECT(dtrGeometryOverflows((int64_t)1 << 31, (int64_t)1 << 31, 16) == 1, "2^66 bytes accepted");
+  EXPECT(dtrGeometryOverflows(0, 5, 4) == 1, "zero rows accepted");
+}
+
+static int parse(const char* line, dtrCliOptions* o, char* err) {
+  static char buf[512]; /* options keep pointers into it */
+  char* argv[32];
+  int argc = 0;
+  snprintf(buf, sizeof buf, "%s", line);
+  argv[argc++] = "disttranspose";
+  for (char* t = strtok(buf, " "); t && argc < 31; t = strtok(NULL, " ")) argv[argc++] = t;
+  argv[argc] = NULL;
+  return dtrCliParse(argc, argv, o, err, 256);
+}
+
+static void testOptions(void) {
+  dtrCliOptions o;
+  char err[256];
+  EXPECT(parse("", &o, err) == 0, "no options: %s", err);
+  EXPECT(o.type == dtrFloat32 && o.howmany == 1 && o.iters == 20 && o.check == 1 && o.rows == 0, "defaults");
+  EXPECT(parse("--rows 1001 --cols 777 --dtype c128 --check 1 --backend cpu", &o, err) == 0, "%s", err);
+  EXPECT(o.rows == 1001 && o.cols == 777 && o.type == dtrComplex128 && o.backend == dtrBackendCpu, "long options");
+  EXPECT(parse("-r 4K -d bf16 -m 3 -k tma -n 7 -w 0 -C 2", &o, err) == 0, "%s", err);
+  EXPECT(o.rows == 4096 && o.cols == 4096 && o.type == dtrBfloat16 && o.howmany == 3 && o.kernel == dtrKernelTma &&
+             o.iters == 7 && o.warmup == 0 && o.check == 2,
+         "short options");
+  EXPECT(parse("-b 1M -e 1G -f 4 -J out.json", &o, err) == 0, "%s", err);
+  EXPECT(o.minbytes == (1u << 20) && o.maxbytes == (1u << 30) && o.factor == 4.0 && !strcmp(o.json, "out.json"), "sweep");
+  EXPECT(parse("--dtype float128", &o, err) && strstr(err, "--dtype") && strstr(err, "float128"), "bad dtype: %s", err);
+  EXPECT(parse("--backend mpi", &o, err) && strstr(err, "--backend"), "bad backend: %s", err);
+  EXPECT(parse("--kernel fast", &o, err) && strstr(err, "--kernel"), "bad kernel: %s", err);
+  EXPECT(parse("--rows 0", &o, err) && strstr(err, "--rows"), "zero rows: %s", err);
+  EXPECT(parse("--rows -3", &o, err) && strstr(err, "--rows"), "negative rows: %s", err);
+  EXPECT(parse("--cols 12Q", &o, err) && strstr(err, "--cols"), "bad suffix: %s", err);
+  EXPECT(parse("--rows 99999999999999999999", &o, err), "overflowing rows accepted");
+  EXPECT(parse("--howmany 0", &o, err) && strstr(err, "--howmany"), "zero howmany: %s", err);
+  EXPECT(parse("--frobnicate", &o, err) && strstr(err, "frobnicate"), "unknown option: %s", err);
+  EXPECT(parse("--rows", &o, err) && strstr(err, "needs a value"), "missing value: %s", err);
+  EXPECT(parse("--rows 5 -b 1M", &o, err) && strstr(err, "not both"), "shape and sweep: %s", err);
+  EXPECT(parse("-b 2M -e 1M", &o, err) && strstr(err, "larger"), "reversed sweep: %s", err);
+  EXPECT(parse("-f 1", &o, err) && strstr(err, "stepfactor"), "factor 1: %s", err);
+  EXPECT(parse("stray", &o, err) && strstr(err, "stray"), "stray argument: %s", err);
+  uint64_t v;
+  EXPECT(dtrParseSize("3G", &v) == 0 && v == 3ull << 30, "3G");
+  EXPECT(dtrParseSize("64KiB", &v) == 0 && v == 64ull << 10, "64KiB");
+  EXPECT(dtrParseSize("", &v) != 0 && dtrParseSize("1X", &v) != 0 && dtrParseSize("-1", &v) != 0, "bad sizes accepted");
+  EXPECT(dtrParseSize("99999999999T", &v) != 0, "overflowing size accepted");
+}
+
+static void testNames(void) {
+  for (int t = 0; t < dtrNumTypes; t++) {
+    dtrDataType_t back;
+    EXPECT(dtrParseDataType(dtrDataTypeName((dtrDataType_t)t), &back) == 0 && (int)back == t, "type %d round trip", t);
+  }
+  for (int k = 0; k < dtrNumKernels; k++) {
+    dtrKernel_t back;
+    EXPECT(dtrParseKernel(dtrKernelName((dtrKernel_t)k), &back) == 0 && (int)back == k, "kernel %d round trip", k);
+  }
+  dtrDataType_t t;
+  EXPECT(dtrParseDataType("double", &t) == 0 && t == dtrFloat64, "alias double");
+  EXPECT(dtrParseDataType("FP16", &t) == 0 && t == dtrFloat16, "case-insensitive");
+  EXPECT(dtrDataTypeSize(dtrComplex128) == 16 && dtrDataTypeSize(dtrBfloat16) == 2 && dtrDataTypeSize(dtrInt8) == 1, "sizes");
+  EXPECT(dtrDataTypeSize((dtrDataType_t)99) == 0, "unknown type size");
+  for (int r = 0; r < dtrNumResults; r++) EXPECT(strlen(dtrGetErrorString((dtrResult_t)r)) > 0, "error string %d", r);
+}
+
+/* The layout's promises, for every element size and share: exact transpose, every chunk of the
+ * stage read once and of the result written once, no bank conflicts within a quarter-warp. */
+static void testTileLayout(void) {
+  const uint32_t sizes[] = {1, 2, 4, 8, 16};
+  for (size_t si = 0; si < 5; si++) {
+    const uint32_t s = sizes[si], T = dtrTileRows(s), m = dtrVecElems(s);
+    for (uint32_t cs = 1; cs <= 4; cs *= 2) {
+      if (cs > 1 && !dtrMulticastClusterFits(s, cs)) continue;
+      const uint32_t bytes = cs * T * 128, na = T / (m * cs);
+      uint8_t* logical = malloc(bytes);
+      uint8_t* stage = malloc(bytes);
+      uint8_t* result = malloc(T * 128);
+      for (uint32_t i = 0; i < bytes; i++) logical[i] = (uint8_t)dtrMix64(i);
+      dtrSwizzleStage(logical, stage, T, cs);
+      for (uint32_t q = 0; q < cs; q++) {
+        memset(result, 0, T * 128);
+        dtrEmulateShare(stage, result, s, T, na, q * na, cs);
+        /* Result row j (source column j of the stage) holds source rows q*na*m .. of that column. */
+        const uint32_t rowsOut = cs * dtrBoxElems(s), regionRows = rowsOut;
+        int bad = 0;
+        for (uint32_t j = 0; j < rowsOut; j++)
+          for (uint32_t i = 0; i < na * m; i++) {
+            const uint32_t srcRow = q * na * m + i, srcByte = j * s;
+            const uint32_t region = i / (8 * m), inRegion = i % (8 * m);
+            const uint32_t off = region * regionRows * 128 + dtrSwizzle128(j, inRegion / m) + (inRegion % m) * s;
+            bad += memcmp(result + off, logical + srcRow * 128 * cs + srcByte, s) != 0;
+          }
+        EXPECT(bad == 0, "s=%u cs=%u share %u: %d elements misplaced", s, cs, q, bad);
+      }
+      /* Coverage and bank conflicts of one share. */
+      const uint32_t items = dtrShareItems(na, cs);
+      uint8_t* readCount = calloc(bytes / 16, 1);
+      uint8_t* writeCount = calloc(T * 128 / 16, 1);
+      int conflicts = 0;
+      for (uint32_t w0 = 0; w0 < items; w0 += 8)
+        for (uint32_t k = 0; k < m; k++) {
+          uint32_t seenR = 0, seenW = 0;
+          for (uint32_t w = w0; w < w0 + 8; w++) {
+            dtrMicroBlock mb = dtrMicroBlockOf(w, s, na);
+            uint32_t r = dtrSrcOffset(s, T, mb, 0, k), d = dtrDstOffset(s, cs, mb, k);
+            readCount[r / 16]++;
+            writeCount[d / 16]++;
+            seenR |= 1u << ((r / 16) % 8);
+            seenW |= 1u << ((d / 16) % 8);
+          }
+          conflicts += (seenR != 0xff) + (seenW != 0xff);
+        }
+      int rc = 0, wc = 0;
+      /* Share 0 reads rows 0 .. na*m-1 of every box once, and nothing else. */
+      for (uint32_t i = 0; i < bytes / 16; i++) rc += readCount[i] != ((i % (T * 8)) / 8 < na * m);
+      for (uint32_t i = 0; i < T * 8; i++) wc += writeCount[i] != 1;
+      EXPECT(conflicts == 0, "s=%u cs=%u: %d quarter-warp phases with bank conflicts", s, cs, conflicts);
+      EXPECT(rc == 0, "s=%u cs=%u: %d stage chunks not read exactly as often as the share needs", s, cs, rc);
+      EXPECT(wc == 0, "s=%u cs=%u: %d result chunks not written exactly once", s, cs, wc);
+      free(readCount);
+      free(writeCount);
+      free(logical);
+      free(stage);
+      free(result);
+    }
+  }
+  /* The swizzle: chunk c of row r moves to chunk c ^ (r % 8), within its row. */
+  EXPECT(dtrSwizzle128(0, 3) == 48 && dtrSwizzle128(1, 0) == 128 + 16 && dtrSwizzle128(9, 7) == 9 * 128 + 6 * 16, "swizzle");
+  EXPECT(dtrMulticastClusterFits(4, 4) && dtrMulticastClusterFits(1, 2) && !dtrMulticastClusterFits(1, 4) &&
+             !dtrMulticastClusterFits(2, 4) && dtrMulticastClusterFits(16, 4),
+         "cluster fits");
+}
+
+static void testVectorRules(void) {
+  EXPECT(dtrVectorEligible(256, 1024, 512, 4096, 100, 100, 4), "aligned");
+  EXPECT(!dtrVectorEligible(260, 1024, 512, 4096, 100, 100, 4), "src address not 16-byte aligned");
+  EXPECT(!dtrVectorEligible(256, 1028, 512, 4096, 100, 100, 4), "pitch not a multiple of 16");
+  EXPECT(!dtrVectorEligible(256, 1024, 512, 4100, 100, 100, 4), "dst pitch not a multiple of 16");
+  EXPECT(!dtrVectorEligible(256, 1024, 512, 4096, 100, 100, 12), "element of 12 bytes");
+  EXPECT(!dtrVectorEligible(256, (uint64_t)1 << 40, 512, 4096, 100, 100, 4), "pitch of 2^40");
+  EXPECT(!dtrVectorEligible(256, 1024, 512, 4096, (uint64_t)1 << 30, 100, 4), "dimension beyond 32-bit coordinates");
+  EXPECT(dtrVectorEligible(0x1000, 16, 0x2000, 16, 1, 1, 16), "1x1 of 16 bytes");
+}
+
+static void testPatternAndHostTranspose(void) {
+  const size_t sizes[] = {1, 2, 3, 4, 8, 12, 16, 24, 40};
+  for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+    const size_t e = sizes[si];
+    const int64_t rows = 37, cols = 53;
+    uint8_t* a = malloc(rows * cols * e);
+    uint8_t* b = malloc(rows * cols * e);
+    dtrHostPatternFill(a, rows, cols, 0, e);
+    dtrHostPatternPoison(b, cols, rows, 0, cols, e);
+    /* The poison differs from the expected value in every byte. */
+    int same = 0;
+    for (int64_t x = 0; x < rows * cols; x++)
+      for (size_t y = 0; y < e; y++) same += b[x * e + y] == dtrPatternByte(x % rows, x / rows, cols, y);
+    EXPECT(same == 0, "e=%zu: poison equals the expected byte %d times", e, same);
+    EXPECT(dtrHostPatternCheck(b, cols, rows, 0, cols, e) == (uint64_t)(rows * cols), "e=%zu: poison not all wrong", e);
+    dtrHostTranspose(a, cols, b, rows, rows, cols, e);
+    EXPECT(dtrHostPatternCheck(b, cols, rows, 0, cols, e) == 0, "e=%zu: host transpose wrong", e);
+    b[(5 * rows + 7) * e + e - 1] ^= 0x10;  /* one flipped bit is one wrong entry */
+    EXPECT(dtrHostPatternCheck(b, cols, rows, 0, cols, e) == 1, "e=%zu: a flipped bit not caught", e);
+    free(a);
+    free(b);
+  }
+}
+
+int main(void) {
+  testSplit();
+  testExchangeLayout();
+  testOptions();
+  testNames();
+  testTileLayout();
+  testVectorRules();
+  testPatternAndHostTranspose();
+  if (dtrTestFailures) {
+    fprintf(stderr, "%d failures\n", dtrTestFailures);
+    return 1;
+  }
+  printf("unit tests passed\n");
+  return 0;
+}
