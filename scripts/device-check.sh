@@ -19,7 +19,7 @@ status=0
 for stage in $stages; do
   case $stage in
     tests)
-      (cd "$DTR_BUILD" && ctest --output-on-failure -L gpu --timeout 900) >"$logs/gpu-tests.log" 2>&1 || status=1
+      (cd "$DTR_BUILD" && ctest --output-on-failure -L gpu --timeout ${DTR_TEST_TIMEOUT:-300}) >"$logs/gpu-tests.log" 2>&1 || status=1
       grep -E "tests passed|Passed|Failed|Skipped|SKIP|wrong entries|refused|huge case" "$logs/gpu-tests.log" | sed 's/^/  /' | tee -a "$summary"
       ;;
     kernels)
