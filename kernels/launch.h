@@ -35,6 +35,11 @@ int dtrTransposeSupported(dtrKernel_t kernel, const dtrTransposeArgs* args);
 cudaError_t dtrTransposeLaunch(dtrKernel_t kernel, const dtrTransposeArgs* args, cudaStream_t stream,
                                dtrKernel_t* ran);
 
+/* Shape knobs of the vector kernels (defaults 0 and 8): boxes per TMA stage (0 or 1: one, 2: two,
+ * for elements of 2 bytes or more) and the width, in tiles, of the column groups in which the
+ * persistent kernels take their tiles. Process-wide; set before launching. */
+void dtrKernelTuningSet(int tma_boxes, int tile_group);
+
 /* A CUDA driver function (CUDA 12.0 ABI) through the runtime, so that nothing links libcuda and the
  * binaries load where there is no driver. NULL where the driver lacks it or is absent. */
 void* dtrDriverEntryPoint(const char* name);

@@ -92,6 +92,22 @@ DTR_HD int dtrVectorEligible(uint64_t src, uint64_t lds_bytes, uint64_t dst, uin
   return 1;
 }
 
+/*
+ * The order in which a persistent grid takes tiles. Tiles go in column groups `group` tiles wide:
+ * across a group first, then down it, then to the next group. The CTAs in flight at once then
+ * cover a patch that is wide in the source (long reads along its rows) and tall in the source,
+ * i.e. wide in the result (long writes along its rows), rather than one thin band of either.
+ */
+DTR_HD void dtrTileOrder(uint64_t t, uint32_t tilesX, uint32_t tilesY, uint32_t group, uint32_t* tx, uint32_t* ty) {
+  const uint32_t gx = group < tilesX ? (group ? group : 1) : tilesX;
+  const uint64_t perGroup = (uint64_t)gx * tilesY;
+  const uint32_t g = (uint32_t)(t / perGroup);
+  const uint32_t width = (tilesX - g * gx) < gx ? (tilesX - g * gx) : gx;
+  const uint64_t within = t - (uint64_t)g * perGroup;
+  *ty = (uint32_t)(within / width);
+  *tx = g * gx + (uint32_t)(within % width);
+}
+
 /* Cluster sizes the multicast variant can use: each CTA's share must fill whole 128-byte boxes. */
 DTR_HD int dtrMulticastClusterFits(uint32_t s, uint32_t cluster) {
   return cluster >= 2 && (dtrTileRows(s) * s) % (cluster * DTR_SWIZZLE_SPAN) == 0 &&

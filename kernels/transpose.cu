@@ -37,6 +37,16 @@ static int vectorEligible(const dtrTransposeArgs* a) {
                            (uint64_t)a->ldd * s, (uint64_t)a->rows, (uint64_t)a->cols, s);
 }
 
+/* TMA also needs one whole 16-byte chunk in each result row: its store map stops at the last one. */
+static int tmaEligible(const dtrTransposeArgs* a) {
+  return vectorEligible(a) && (uint64_t)a->rows * a->entry_bytes >= DTR_CHUNK && tmaAvailable();
+}
+
+extern "C" void dtrKernelTuningSet(int tma_boxes, int tile_group) {
+  TmaTuning t = {tma_boxes, tile_group > 0 ? tile_group : 1};
+  setTmaTuning(t);
+}
+
 extern "C" int dtrTransposeSupported(dtrKernel_t kernel, const dtrTransposeArgs* a) {
   if (!a || a->rows < 0 || a->cols < 0 || a->entry_bytes == 0) return 0;
   switch (kernel) {
@@ -46,11 +56,11 @@ extern "C" int dtrTransposeSupported(dtrKernel_t kernel, const dtrTransposeArgs*
     case dtrKernelSimt16:
       return vectorEligible(a);
     case dtrKernelTma:
-      return vectorEligible(a) && tmaAvailable();
+      return tmaEligible(a);
     case dtrKernelTmaMc2:
-      return vectorEligible(a) && tmaAvailable() && dtrMulticastClusterFits((uint32_t)a->entry_bytes, 2);
+      return tmaEligible(a) && dtrMulticastClusterFits((uint32_t)a->entry_bytes, 2);
     case dtrKernelTmaMc4:
-      return vectorEligible(a) && tmaAvailable() && dtrMulticastClusterFits((uint32_t)a->entry_bytes, 4);
+      return tmaEligible(a) && dtrMulticastClusterFits((uint32_t)a->entry_bytes, 4);
     default:
       return 0;
   }

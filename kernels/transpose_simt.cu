@@ -5,9 +5,10 @@
  *   loads and drained by 16-byte stores instead of TMA: for pitches and pointers that are 16-byte
  *   aligned, and a contender in its own right.
  * simt: element-wise, for any pitch and alignment and for entries that are tuples of words
- *   (howmany > 1). Entries under 32 bytes go through a padded 32 x 32 shared tile (coalesced both
- *   ways, the padding of one entry per row keeps a warp's words in distinct banks); entries of 32
- *   bytes or more are whole sectors, so they are copied directly, coalesced on the write side.
+ *   (howmany > 1). Single words go through 64 x 64 (or 32 x 32) padded shared tiles; tuples under
+ *   32 bytes through a 32 x 32 tile whose rows are padded by one entry, which keeps a warp's words
+ *   in distinct banks; entries of 32 bytes or more are whole sectors, so they are copied directly,
+ *   coalesced on the write side.
  */
 #include <stdint.h>
 
@@ -37,8 +38,8 @@ __device__ __forceinline__ void copyElements(uint8_t* dst, const uint8_t* src, u
 template <int S>
 __global__ void __launch_bounds__(kSimt16Threads) simt16Kernel(const uint8_t* __restrict__ src, int64_t ldsBytes,
                                                                uint8_t* __restrict__ dst, int64_t lddBytes,
-                                                               int64_t rows, int64_t cols, uint64_t tilesX,
-                                                               uint64_t tiles) {
+                                                               int64_t rows, int64_t cols, uint32_t tilesX,
+                                                               uint32_t tilesY, uint32_t group) {
   constexpr uint32_t m = 16 / S, T = (S == 1) ? 256 : 128, box = 128 / S;
   constexpr uint32_t chunksPerThread = T * 8 / kSimt16Threads;
   /* Dynamic: two 32 KB buffers for 1-byte elements exceed the static limit. */
@@ -46,8 +47,11 @@ __global__ void __launch_bounds__(kSimt16Threads) simt16Kernel(const uint8_t* __
   uint8_t* stage = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smemRaw) + 1023) & ~uintptr_t(1023));
   uint8_t* result = stage + T * 128;
   const uint32_t tid = threadIdx.x;
+  const uint64_t tiles = (uint64_t)tilesX * tilesY;
   for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-    const int64_t row0 = (int64_t)(t / tilesX) * T, col0 = (int64_t)(t % tilesX) * box;
+    uint32_t tx, ty;
+    dtrTileOrder(t, tilesX, tilesY, group, &tx, &ty);
+    const int64_t row0 = (int64_t)ty * T, col0 = (int64_t)tx * box;
     /* Load: eight threads read one 128-byte source row; zeros beyond the matrix. */
     /* All of a thread's loads are issued before the first shared store; chunks cut by the right
      * edge are completed element by element afterwards, straight into shared memory. */
@@ -94,7 +98,8 @@ static cudaError_t launchSimt16Typed(const dtrTransposeArgs* a, cudaStream_t str
   cudaError_t err = deviceInfo(&d);
   if (err != cudaSuccess) return err;
   constexpr uint32_t T = (S == 1) ? 256 : 128, box = 128 / S;
-  const uint64_t tilesX = (a->cols + box - 1) / box, tilesY = (a->rows + T - 1) / T, tiles = tilesX * tilesY;
+  const uint32_t tilesX = (uint32_t)((a->cols + box - 1) / box), tilesY = (uint32_t)((a->rows + T - 1) / T);
+  const uint64_t tiles = (uint64_t)tilesX * tilesY;
   const size_t smem = 1024 + 2 * T * 128;
   static int configuredFor = -1; /* the attribute is per device */
   int dev;
@@ -110,7 +115,7 @@ static cudaError_t launchSimt16Typed(const dtrTransposeArgs* a, cudaStream_t str
   const unsigned grid = (unsigned)(tiles < resident ? tiles : resident);
   simt16Kernel<S><<<grid, kSimt16Threads, smem, stream>>>(
       static_cast<const uint8_t*>(a->src), a->lds * S, static_cast<uint8_t*>(a->dst), a->ldd * S, a->rows, a->cols,
-      tilesX, tiles);
+      tilesX, tilesY, (uint32_t)getTmaTuning().tileGroup);
   return cudaGetLastError();
 }
 
@@ -158,6 +163,53 @@ __global__ void __launch_bounds__(kTile * kTileRowsPerPass) simtTileKernel(const
   }
 }
 
+/*
+ * Entries of one word W (any pitch, any alignment of W): 64 x 64 tiles for words under 8 bytes,
+ * 32 x 32 above, every thread's loads issued before the first shared store. Rows of the shared
+ * tile are padded to an odd number of 4-byte banks, so a warp reading a column hits 32 banks.
+ */
+template <typename W>
+struct WordTile {
+  static constexpr int T = sizeof(W) >= 8 ? 32 : 64;
+  static constexpr int pitch = T + (sizeof(W) < 4 ? 4 / (int)sizeof(W) : 1);
+};
+
+template <typename W>
+__global__ void __launch_bounds__(kTile * kTileRowsPerPass) simtWordKernel(const W* __restrict__ src, int64_t lds,
+                                                                        W* __restrict__ dst, int64_t ldd,
+                                                                        int64_t rows, int64_t cols, uint32_t tilesX,
+                                                                        uint32_t tilesY, uint32_t group) {
+  constexpr int T = WordTile<W>::T, P = WordTile<W>::pitch, R = T / kTileRowsPerPass, C = T / kTile;
+  __shared__ W tile[T * P];
+  const uint64_t tiles = (uint64_t)tilesX * tilesY;
+  for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    uint32_t tx, ty;
+    dtrTileOrder(t, tilesX, tilesY, group, &tx, &ty);
+    const int64_t row0 = (int64_t)ty * T, col0 = (int64_t)tx * T;
+    W v[R][C];
+#pragma unroll
+    for (int i = 0; i < R; i++)
+#pragma unroll
+      for (int j = 0; j < C; j++) {
+        const int64_t r = row0 + threadIdx.y + i * kTileRowsPerPass, c = col0 + threadIdx.x + j * kTile;
+        if (r < rows && c < cols) v[i][j] = src[r * lds + c];
+      }
+#pragma unroll
+    for (int i = 0; i < R; i++)
+#pragma unroll
+      for (int j = 0; j < C; j++) tile[(threadIdx.y + i * kTileRowsPerPass) * P + threadIdx.x + j * kTile] = v[i][j];
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < R; i++)
+#pragma unroll
+      for (int j = 0; j < C; j++) {
+        const int64_t c = col0 + threadIdx.y + i * kTileRowsPerPass, r = row0 + threadIdx.x + j * kTile;
+        if (r < rows && c < cols) dst[c * ldd + r] = tile[(threadIdx.x + j * kTile) * P + threadIdx.y + i * kTileRowsPerPass];
+      }
+    __syncthreads();
+  }
+}
+
 /* Entries of 32 bytes or more: each result row is written contiguously, each entry read whole. */
 template <typename W>
 __global__ void simtDirectKernel(const W* __restrict__ src, int64_t ldsW, W* __restrict__ dst, int64_t lddW,
@@ -188,6 +240,17 @@ static cudaError_t launchSimtTyped(const dtrTransposeArgs* a, cudaStream_t strea
     if (by > 65535) by = 65535;
     simtDirectKernel<W><<<dim3((unsigned)bx, (unsigned)by), threads, 0, stream>>>(src, ldsW, dst, lddW, a->rows,
                                                                                   a->cols, k);
+    return cudaGetLastError();
+  }
+  if (k == 1) {
+    constexpr int T = WordTile<W>::T;
+    const uint32_t tilesX = (uint32_t)((a->cols + T - 1) / T), tilesY = (uint32_t)((a->rows + T - 1) / T);
+    int perSm = 0;
+    if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, simtWordKernel<W>, kTile * kTileRowsPerPass, 0)))
+      return err;
+    const uint64_t resident = (uint64_t)(perSm > 0 ? perSm : 1) * d.sms, tiles = (uint64_t)tilesX * tilesY;
+    simtWordKernel<W><<<(unsigned)(tiles < resident ? tiles : resident), dim3(kTile, kTileRowsPerPass), 0, stream>>>(
+        src, a->lds, dst, a->ldd, a->rows, a->cols, tilesX, tilesY, (uint32_t)getTmaTuning().tileGroup);
     return cudaGetLastError();
   }
   const size_t smem = (size_t)kTile * (kTile + 1) * k * sizeof(W);

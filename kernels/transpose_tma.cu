@@ -33,27 +33,38 @@ struct TmaLayout {
   uint32_t tileRows, stageBytes, resultBytes, regionBytes, stages, smemBytes;
 };
 
-__host__ __device__ inline TmaLayout tmaLayout(uint32_t s, uint32_t cs, uint32_t stages) {
+/* A stage holds nb column boxes (nb = cs with clusters); each CTA keeps a 1/cs share of its rows. */
+__host__ __device__ inline TmaLayout tmaLayout(uint32_t s, uint32_t cs, uint32_t nb, uint32_t stages) {
   TmaLayout l;
   l.tileRows = dtrTileRows(s);
-  l.stageBytes = cs * l.tileRows * DTR_SWIZZLE_SPAN;
-  l.resultBytes = l.tileRows * DTR_SWIZZLE_SPAN;  /* the share: T/cs rows x cs boxes */
-  l.regionBytes = cs * dtrBoxElems(s) * DTR_SWIZZLE_SPAN;
+  l.stageBytes = nb * l.tileRows * DTR_SWIZZLE_SPAN;
+  l.resultBytes = l.stageBytes / cs;
+  l.regionBytes = nb * dtrBoxElems(s) * DTR_SWIZZLE_SPAN;
   l.stages = stages;
   /* 1024 bytes of slack to align the base for the swizzle, then the barriers. */
   l.smemBytes = 1024 + stages * l.stageBytes + 2 * l.resultBytes + 2 * stages * 8;
   return l;
 }
 
-template <int S, int CS>
+struct TmaParams {
+  uint8_t* dst;         /* for the sub-16-byte tail of each result row, which TMA must not store */
+  uint64_t lddBytes;
+  uint32_t rows, cols;  /* of the source */
+  uint32_t rowsFull;    /* source rows whose result bytes fill whole 16-byte chunks: the map's extent */
+  uint32_t tilesX, tilesY, group, stages;
+};
+
+template <int S, int CS, int NB>
 __global__ void __launch_bounds__(kThreads) tmaTransposeKernel(const __grid_constant__ CUtensorMap srcMap,
                                                                const __grid_constant__ CUtensorMap dstMap,
-                                                               uint32_t tilesX, uint32_t tilesY, uint32_t stages) {
+                                                               const TmaParams p) {
+  static_assert(CS == 1 || NB == CS, "with clusters, each CTA loads one box of the stage");
   extern __shared__ uint8_t smemRaw[];
   uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smemRaw) + 1023) & ~uintptr_t(1023));
-  const TmaLayout L = tmaLayout(S, CS, stages);
-  constexpr uint32_t m = 16 / S;
+  const TmaLayout L = tmaLayout(S, CS, NB, p.stages);
+  constexpr uint32_t m = 16 / S, colsPerTile = NB * (128 / S);
   const uint32_t na = L.tileRows / (m * CS); /* micro-rows of this CTA's share */
+  const uint32_t stages = p.stages;
   uint8_t* stageBase = smem;
   uint8_t* resultBase = smem + stages * L.stageBytes;
   const uint32_t barBase = smemAddr(resultBase + 2 * L.resultBytes);
@@ -73,7 +84,7 @@ __global__ void __launch_bounds__(kThreads) tmaTransposeKernel(const __grid_cons
   if (CS > 1) clusterSync();
   else __syncthreads();
 
-  const uint64_t tiles = (uint64_t)tilesX * tilesY;
+  const uint64_t tiles = (uint64_t)p.tilesX * p.tilesY;
   const uint32_t cluster = blockIdx.x / CS, clusters = gridDim.x / CS;
 
   if (warp == kConsumerWarps) {
@@ -82,14 +93,21 @@ __global__ void __launch_bounds__(kThreads) tmaTransposeKernel(const __grid_cons
       uint32_t it = 0;
       for (uint64_t t = cluster; t < tiles; t += clusters, it++) {
         const uint32_t st = it % stages, ph = (it / stages) & 1;
+        uint32_t tx, ty;
+        dtrTileOrder(t, p.tilesX, p.tilesY, p.group, &tx, &ty);
         if (CS > 1) mbarWaitCluster(empty(st), ph ^ 1);
         else mbarWait(empty(st), ph ^ 1);
         mbarArriveExpectTx(full(st), L.stageBytes);
-        const int32_t x = (int32_t)((t % tilesX) * CS * DTR_SWIZZLE_SPAN + q * DTR_SWIZZLE_SPAN);
-        const int32_t y = (int32_t)((t / tilesX) * L.tileRows);
-        const uint32_t dst = smemAddr(stageBase + st * L.stageBytes + q * L.tileRows * DTR_SWIZZLE_SPAN);
-        if (CS > 1) tmaLoad2dMulticast(dst, &srcMap, full(st), x, y, (uint16_t)((1u << CS) - 1));
-        else tmaLoad2d(dst, &srcMap, full(st), x, y);
+        const int32_t y = (int32_t)(ty * L.tileRows);
+        const uint32_t stage = smemAddr(stageBase + st * L.stageBytes);
+        if (CS > 1) {
+          const int32_t x = (int32_t)((tx * NB + q) * DTR_SWIZZLE_SPAN);
+          tmaLoad2dMulticast(stage + q * L.tileRows * DTR_SWIZZLE_SPAN, &srcMap, full(st), x, y, (uint16_t)((1u << CS) - 1));
+        } else {
+#pragma unroll
+          for (uint32_t b = 0; b < NB; b++)
+            tmaLoad2d(stage + b * L.tileRows * DTR_SWIZZLE_SPAN, &srcMap, full(st), (int32_t)((tx * NB + b) * DTR_SWIZZLE_SPAN), y);
+        }
       }
     }
   } else {
@@ -98,12 +116,14 @@ __global__ void __launch_bounds__(kThreads) tmaTransposeKernel(const __grid_cons
     uint32_t it = 0;
     for (uint64_t t = cluster; t < tiles; t += clusters, it++) {
       const uint32_t st = it % stages, ph = (it / stages) & 1;
+      uint32_t tx, ty;
+      dtrTileOrder(t, p.tilesX, p.tilesY, p.group, &tx, &ty);
       uint8_t* result = resultBase + (it & 1) * L.resultBytes;
       /* The result buffer was last stored two tiles ago: that store must have read it. */
       if (tid == 0) bulkWaitRead<1>();
       namedBarrierSync(1, kConsumers);
       mbarWait(full(st), ph);
-      transposeShare<S>(stageBase + st * L.stageBytes, result, L.tileRows, na, q * na, CS, tid, kConsumers);
+      transposeShare<S>(stageBase + st * L.stageBytes, result, L.tileRows, na, q * na, NB, tid, kConsumers);
       fenceProxyAsyncShared();
       __syncwarp();
       if (lane == 0) {
@@ -113,12 +133,22 @@ __global__ void __launch_bounds__(kThreads) tmaTransposeKernel(const __grid_cons
           mbarArrive(empty(st));
       }
       namedBarrierSync(1, kConsumers);
+      const uint32_t col0 = tx * colsPerTile, shareRow0 = ty * L.tileRows + q * na * m;
       if (tid == 0) {
-        const int32_t y = (int32_t)((t % tilesX) * CS * dtrBoxElems(S));
-        const uint64_t row0 = (t / tilesX) * L.tileRows + (uint64_t)q * na * m;
         for (uint32_t b = 0; b < na / 8; b++)
-          tmaStore2d(&dstMap, smemAddr(result + b * L.regionBytes), (int32_t)((row0 + b * 8 * m) * S), y);
+          tmaStore2d(&dstMap, smemAddr(result + b * L.regionBytes), (int32_t)((shareRow0 + b * 8 * m) * S), (int32_t)col0);
         bulkCommit();
+      }
+      /* TMA stores whole 16-byte chunks, so the map stops at rowsFull; the chunk that holds the
+       * last rows of each result row is written here, element by element. */
+      if (p.rowsFull < p.rows && p.rowsFull >= shareRow0 && p.rowsFull < shareRow0 + na * m) {
+        const uint32_t aT = (p.rowsFull - shareRow0) / m, tailBytes = (p.rows - p.rowsFull) * S;
+        const uint32_t nrows = min(colsPerTile, p.cols - col0);
+        for (uint32_t j = tid; j < nrows; j += kConsumers) {
+          const uint8_t* from = result + (aT / 8) * L.regionBytes + dtrSwizzle128(j, aT & 7);
+          uint8_t* to = p.dst + (uint64_t)(col0 + j) * p.lddBytes + (uint64_t)p.rowsFull * S;
+          for (uint32_t x = 0; x < tailBytes; x++) to[x] = from[x];
+        }
       }
     }
     if (tid == 0) bulkWait<0>();
@@ -156,7 +186,9 @@ static cudaError_t encodeMap(CUtensorMap* map, const void* base, uint64_t rowByt
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-template <int S, int CS>
+static TmaTuning tuning = {0, 8};
+
+template <int S, int CS, int NB>
 static cudaError_t launchTmaTyped(const dtrTransposeArgs* a, cudaStream_t stream) {
   if (CS > 1 && !dtrMulticastClusterFits(S, CS)) return cudaErrorInvalidValue;
   DeviceInfo d;
@@ -164,31 +196,37 @@ static cudaError_t launchTmaTyped(const dtrTransposeArgs* a, cudaStream_t stream
   if (err != cudaSuccess) return err;
   /* Deepest ring (up to kMaxStages) that fits in the shared memory one block may have. */
   uint32_t stages = kMaxStages;
-  while (stages > 1 && tmaLayout(S, CS, stages).smemBytes > (uint32_t)d.smemOptin) stages--;
-  const TmaLayout L = tmaLayout(S, CS, stages);
+  while (stages > 1 && tmaLayout(S, CS, NB, stages).smemBytes > (uint32_t)d.smemOptin) stages--;
+  const TmaLayout L = tmaLayout(S, CS, NB, stages);
   if (L.smemBytes > (uint32_t)d.smemOptin) return cudaErrorInvalidConfiguration;
+
+  TmaParams p;
+  p.dst = static_cast<uint8_t*>(a->dst);
+  p.lddBytes = (uint64_t)a->ldd * S;
+  p.rows = (uint32_t)a->rows;
+  p.cols = (uint32_t)a->cols;
+  p.rowsFull = (uint32_t)((uint64_t)a->rows * S / DTR_CHUNK * DTR_CHUNK / S);
+  const uint64_t colsPerTile = (uint64_t)NB * dtrBoxElems(S);
+  p.tilesX = (uint32_t)((a->cols + colsPerTile - 1) / colsPerTile);
+  p.tilesY = (uint32_t)((a->rows + L.tileRows - 1) / L.tileRows);
+  p.group = tuning.tileGroup;
+  p.stages = stages;
+  const uint64_t tiles = (uint64_t)p.tilesX * p.tilesY;
 
   CUtensorMap srcMap, dstMap;
   if ((err = encodeMap(&srcMap, a->src, (uint64_t)a->cols * S, (uint64_t)a->rows, (uint64_t)a->lds * S, L.tileRows)))
     return err;
-  if ((err = encodeMap(&dstMap, a->dst, (uint64_t)a->rows * S, (uint64_t)a->cols, (uint64_t)a->ldd * S,
-                       CS * dtrBoxElems(S))))
+  if ((err = encodeMap(&dstMap, a->dst, (uint64_t)p.rowsFull * S, (uint64_t)a->cols, p.lddBytes, NB * dtrBoxElems(S))))
     return err;
 
-  auto kernel = tmaTransposeKernel<S, CS>;
+  auto kernel = tmaTransposeKernel<S, CS, NB>;
   static int configuredFor = -1;  /* the attribute is per device */
   int dev;
   cudaGetDevice(&dev);
   if (configuredFor != dev) {
     if ((err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, d.smemOptin))) return err;
-    if (CS > 1 && (err = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 0))) return err;
     configuredFor = dev;
   }
-
-  const uint64_t colsPerTile = (uint64_t)CS * dtrBoxElems(S);
-  const uint32_t tilesX = (uint32_t)((a->cols + colsPerTile - 1) / colsPerTile);
-  const uint32_t tilesY = (uint32_t)((a->rows + L.tileRows - 1) / L.tileRows);
-  const uint64_t tiles = (uint64_t)tilesX * tilesY;
 
   cudaLaunchConfig_t cfg = {};
   cudaLaunchAttribute attr[1];
@@ -216,17 +254,25 @@ static cudaError_t launchTmaTyped(const dtrTransposeArgs* a, cudaStream_t stream
     grid = tiles < resident ? tiles : resident;
   }
   cfg.gridDim = dim3((unsigned)grid);
-  return cudaLaunchKernelEx(&cfg, kernel, srcMap, dstMap, tilesX, tilesY, stages);
+  return cudaLaunchKernelEx(&cfg, kernel, srcMap, dstMap, p);
+}
+
+/* Two boxes per stage give longer reads along source rows; one byte elements already use the
+ * largest stage that leaves room for a ring. */
+template <int S>
+static cudaError_t launchTmaPlain(const dtrTransposeArgs* a, cudaStream_t stream) {
+  if (S > 1 && tuning.boxes == 2) return launchTmaTyped<S, 1, 2>(a, stream);
+  return launchTmaTyped<S, 1, 1>(a, stream);
 }
 
 template <int CS>
 static cudaError_t launchTmaCluster(const dtrTransposeArgs* a, cudaStream_t stream) {
   switch (a->entry_bytes) {
-    case 1: return launchTmaTyped<1, CS>(a, stream);
-    case 2: return launchTmaTyped<2, CS>(a, stream);
-    case 4: return launchTmaTyped<4, CS>(a, stream);
-    case 8: return launchTmaTyped<8, CS>(a, stream);
-    case 16: return launchTmaTyped<16, CS>(a, stream);
+    case 1: return CS == 1 ? launchTmaPlain<1>(a, stream) : launchTmaTyped<1, CS, CS>(a, stream);
+    case 2: return CS == 1 ? launchTmaPlain<2>(a, stream) : launchTmaTyped<2, CS, CS>(a, stream);
+    case 4: return CS == 1 ? launchTmaPlain<4>(a, stream) : launchTmaTyped<4, CS, CS>(a, stream);
+    case 8: return CS == 1 ? launchTmaPlain<8>(a, stream) : launchTmaTyped<8, CS, CS>(a, stream);
+    case 16: return CS == 1 ? launchTmaPlain<16>(a, stream) : launchTmaTyped<16, CS, CS>(a, stream);
     default: return cudaErrorInvalidValue;
   }
 }
@@ -239,5 +285,8 @@ cudaError_t launchTma(const dtrTransposeArgs* a, int cluster, cudaStream_t strea
     default: return cudaErrorInvalidValue;
   }
 }
+
+void setTmaTuning(const TmaTuning& t) { tuning = t; }
+TmaTuning getTmaTuning() { return tuning; }
 
 }  // namespace dtr

@@ -20,6 +20,15 @@ cudaError_t deviceInfo(DeviceInfo* info);
 /* Whether the driver offers cuTensorMapEncodeTiled and the device is a Hopper (sm_90) or later. */
 bool tmaAvailable();
 
+/* Shape knobs of the vector kernels: boxes per TMA stage (1 or 2; 0: the default for the element
+ * size) and the tile-order group width (dtrTileOrder). */
+struct TmaTuning {
+  int boxes;
+  int tileGroup;
+};
+void setTmaTuning(const TmaTuning& t);
+TmaTuning getTmaTuning();
+
 /* Each assumes its eligibility was checked (tile_layout.h's rules). cluster = 1 for plain TMA. */
 cudaError_t launchTma(const dtrTransposeArgs* a, int cluster, cudaStream_t stream);
 cudaError_t launchSimt16(const dtrTransposeArgs* a, cudaStream_t stream);

@@ -17,6 +17,7 @@
 
 #include "checks.h"
 #include "launch.h"
+#include "params.h"
 #include "plan.h"
 #include "tune.h"
 
@@ -115,6 +116,7 @@ static dtrResult_t ncclCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   DTRCHECKGOTO(initNccl(plan, s), res, agreeInit);
 agreeInit:
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
+  dtrKernelTuningSet(dtrEnvParamsGet()->tma_boxes, dtrEnvParamsGet()->tile_group);
   DTRCHECKGOTO(dtrTuneKernel(plan, config->kernel, &plan->kernel), res, fail);
   plan->state = s;
   return dtrSuccess;

@@ -15,12 +15,29 @@ static void bad(const char* var, const char* value, const char* choices) {
   snprintf(params.bad_message, sizeof params.bad_message, "%s=%s is not one of %s", var, value, choices);
 }
 
+static void readInt(const char* var, long lo, long hi, int* out) {
+  const char* v = getenv(var);
+  if (!v || !*v) return;
+  char* end;
+  long n = strtol(v, &end, 10);
+  if (*end || n < lo || n > hi) {
+    char range[64];
+    snprintf(range, sizeof range, "%ld..%ld", lo, hi);
+    bad(var, v, range);
+    return;
+  }
+  *out = (int)n;
+  INFO("%s set by environment to %ld", var, n);
+}
+
 const dtrEnvParams* dtrEnvParamsGet(void) {
   if (loaded) return &params;
   loaded = 1;
   params.backend = dtrBackendAuto;
   params.kernel = dtrKernelAuto;
   params.tune_iters = 3;
+  params.tma_boxes = 0;
+  params.tile_group = 8;
   const char* v;
   if ((v = getenv("DTR_BACKEND")) && *v) {
     if (dtrParseBackend(v, &params.backend)) bad("DTR_BACKEND", v, dtrBackendChoices());
@@ -30,14 +47,8 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
     if (dtrParseKernel(v, &params.kernel)) bad("DTR_KERNEL", v, dtrKernelChoices());
     else INFO("DTR_KERNEL set by environment to %s", v);
   }
-  if ((v = getenv("DTR_TUNE_ITERS")) && *v) {
-    char* end;
-    long n = strtol(v, &end, 10);
-    if (*end || n < 0 || n > 1000) bad("DTR_TUNE_ITERS", v, "0..1000");
-    else {
-      params.tune_iters = (int)n;
-      INFO("DTR_TUNE_ITERS set by environment to %ld", n);
-    }
-  }
+  readInt("DTR_TUNE_ITERS", 0, 1000, &params.tune_iters);
+  readInt("DTR_TMA_BOXES", 0, 2, &params.tma_boxes);
+  readInt("DTR_TILE_GROUP", 1, 1 << 20, &params.tile_group);
   return &params;
 }

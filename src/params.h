@@ -5,6 +5,9 @@
  *   DTR_KERNEL       auto|simt|simt16|tma|tma-mc2|tma-mc4   replaces a config's dtrKernelAuto
  *   DTR_TUNE_ITERS   timed runs per candidate kernel at plan time (default 3; 0: no measurement,
  *                    take the first eligible of tma, simt16, simt)
+ *   DTR_TMA_BOXES    column boxes per TMA stage, 1 or 2 (default 0: the library's choice)
+ *   DTR_TILE_GROUP   width in tiles of the column groups the persistent kernels take tiles in
+ *                    (default 8; 1: row by row)
  */
 #ifndef DTR_PARAMS_H
 #define DTR_PARAMS_H
@@ -15,6 +18,8 @@ typedef struct {
   dtrBackend_t backend;  /* dtrBackendAuto when unset */
   dtrKernel_t kernel;    /* dtrKernelAuto when unset */
   int tune_iters;
+  int tma_boxes;
+  int tile_group;
   int bad;               /* a variable was set to a value it cannot take */
   char bad_message[256];
 } dtrEnvParams;

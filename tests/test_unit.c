@@ -204,6 +204,28 @@ static void testTileLayout(void) {
          "cluster fits");
 }
 
+/* The tile order visits every tile exactly once, whatever the group width. */
+static void testTileOrder(void) {
+  const uint32_t dims[][2] = {{1, 1}, {7, 3}, {8, 8}, {13, 5}, {100, 1}, {1, 100}, {33, 17}};
+  const uint32_t groups[] = {1, 2, 8, 32, 1000};
+  for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++)
+    for (size_t g = 0; g < 5; g++) {
+      const uint32_t X = dims[d][0], Y = dims[d][1];
+      uint8_t* seen = calloc((size_t)X * Y, 1);
+      int bad = 0;
+      for (uint64_t t = 0; t < (uint64_t)X * Y; t++) {
+        uint32_t tx, ty;
+        dtrTileOrder(t, X, Y, groups[g], &tx, &ty);
+        if (tx >= X || ty >= Y || seen[(size_t)ty * X + tx]++) bad++;
+      }
+      EXPECT(bad == 0, "tile order %ux%u group %u: %d tiles out of range or repeated", X, Y, groups[g], bad);
+      free(seen);
+    }
+  uint32_t tx, ty;
+  dtrTileOrder(9, 16, 4, 8, &tx, &ty);
+  EXPECT(tx == 1 && ty == 1, "group of 8: tile 9 is (%u, %u), expected (1, 1)", tx, ty);
+}
+
 static void testVectorRules(void) {
   EXPECT(dtrVectorEligible(256, 1024, 512, 4096, 100, 100, 4), "aligned");
   EXPECT(!dtrVectorEligible(260, 1024, 512, 4096, 100, 100, 4), "src address not 16-byte aligned");
@@ -245,6 +267,7 @@ int main(void) {
   testOptions();
   testNames();
   testTileLayout();
+  testTileOrder();
   testVectorRules();
   testPatternAndHostTranspose();
   if (dtrTestFailures) {

@@ -33,6 +33,26 @@ typedef struct {
   size_t bytes;
 } Op;
 
+/* A kernel and its shape knobs (dtrKernelTuningSet): boxes per TMA stage, tile-order group. */
+typedef struct {
+  dtrKernel_t kernel;
+  int boxes, group;
+  char label[48];
+} Variant;
+
+/* "tma:2:8" = tma with 2 boxes per stage and groups of 8 tiles; "simt" = simt with the defaults. */
+static int parseVariant(const char* s, Variant* v) {
+  char name[32];
+  int boxes = 0, group = 8;
+  int n = sscanf(s, "%31[^:]:%d:%d", name, &boxes, &group);
+  if (n < 1 || dtrParseKernel(name, &v->kernel) || v->kernel == dtrKernelAuto) return -1;
+  v->boxes = boxes;
+  v->group = group;
+  if (n == 1) snprintf(v->label, sizeof v->label, "%s", name);
+  else snprintf(v->label, sizeof v->label, "%s:%d:%d", name, boxes, group);
+  return 0;
+}
+
 static void launch(const Op* op) {
   switch (op->kind) {
     case OpMemcpy: CUDA_OK(cudaMemcpyAsync(op->args.dst, op->args.src, op->bytes, cudaMemcpyDeviceToDevice, 0)); break;
@@ -97,18 +117,20 @@ static void shapeFor(int which, size_t bytes, size_t e, int64_t* rows, int64_t* 
 }
 
 int main(int argc, char** argv) {
-  int iters = 20, warmup = 3, c;
+  int iters = 20, warmup = 3, nshapes = 4, c;
   size_t bytes = (size_t)1 << 30;
-  char sizesArg[64] = "1,2,4,8,16", kernelsArg[128] = "tma,tma-mc2,tma-mc4,simt16,simt";
-  while ((c = getopt(argc, argv, "n:w:s:e:k:h")) != -1) {
+  char sizesArg[64] = "1,2,4,8,16", kernelsArg[256] = "tma,tma-mc2,tma-mc4,simt16,simt";
+  while ((c = getopt(argc, argv, "n:w:s:e:k:qh")) != -1) {
     switch (c) {
+      case 'q': nshapes = 1; break; /* the square shape only */
       case 'n': iters = atoi(optarg); break;
       case 'w': warmup = atoi(optarg); break;
       case 's': bytes = (size_t)(atof(optarg) * (1 << 20)); break;
       case 'e': snprintf(sizesArg, sizeof sizesArg, "%s", optarg); break;
       case 'k': snprintf(kernelsArg, sizeof kernelsArg, "%s", optarg); break;
       default:
-        printf("Usage: transpose-bench [-n iters] [-w warmup] [-s MiB per buffer] [-e 1,2,4,8,16] [-k %s]\n",
+        printf("Usage: transpose-bench [-n iters] [-w warmup] [-s MiB per buffer] [-e 1,2,4,8,16]\n"
+               "                       [-k variant,...]  variant: kernel[:boxes:group], kernel one of %s\n",
                dtrKernelChoices());
         return c == 'h' ? 0 : 2;
     }
@@ -117,11 +139,11 @@ int main(int argc, char** argv) {
     fprintf(stderr, "transpose-bench: bad -n, -w or -s\n");
     return 2;
   }
-  dtrKernel_t kernels[8];
+  Variant variants[16];
   int nk = 0;
-  for (char* t = strtok(kernelsArg, ","); t && nk < 8; t = strtok(NULL, ",")) {
-    if (dtrParseKernel(t, &kernels[nk]) || kernels[nk] == dtrKernelAuto) {
-      fprintf(stderr, "transpose-bench: unknown kernel '%s'\n", t);
+  for (char* t = strtok(kernelsArg, ","); t && nk < 16; t = strtok(NULL, ",")) {
+    if (parseVariant(t, &variants[nk])) {
+      fprintf(stderr, "transpose-bench: unknown variant '%s'\n", t);
       return 2;
     }
     nk++;
@@ -133,7 +155,7 @@ int main(int argc, char** argv) {
   printf("# transpose-bench on %s (%d SMs, L2 %d MiB): %.0f MiB per buffer, median of %d after %d warm-up\n", prop.name,
          prop.multiProcessorCount, prop.l2CacheSize >> 20, bytes / 1048576.0, iters, warmup);
   printf("# GB/s count bytes read + written; %%copy is against the faster of cudaMemcpy and the 16-byte copy kernel\n");
-  printf("# %4s %6s %7s %7s | %9s %9s | %8s %10s %9s %6s %6s\n", "elem", "shape", "rows", "cols", "memcpy", "copy16",
+  printf("# %4s %6s %7s %7s | %9s %9s | %12s %10s %9s %6s %6s\n", "elem", "shape", "rows", "cols", "memcpy", "copy16",
          "kernel", "time(us)", "GB/s", "%copy", "wrong");
 
   void *src, *dst;
@@ -146,7 +168,7 @@ int main(int argc, char** argv) {
   for (char* t = strtok(sizesArg, ","); t; t = strtok(NULL, ",")) {
     const size_t e = (size_t)atoi(t);
     if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) continue;
-    for (int shape = 0; shape < 4; shape++) {
+    for (int shape = 0; shape < nshapes; shape++) {
       int64_t rows, cols;
       shapeFor(shape, bytes, e, &rows, &cols);
       const size_t n = (size_t)rows * cols * e;
@@ -159,10 +181,11 @@ int main(int argc, char** argv) {
       const double ceiling = memcpyGBs > copyGBs ? memcpyGBs : copyGBs;
       for (int k = 0; k < nk; k++) {
         op.kind = OpTranspose;
-        op.kernel = kernels[k];
-        if (!dtrTransposeSupported(kernels[k], &op.args)) {
-          printf("  %4zu %6s %7lld %7lld | %9.0f %9.0f | %8s %10s %9s %6s %6s\n", e, shapeName(shape), (long long)rows,
-                 (long long)cols, memcpyGBs, copyGBs, dtrKernelName(kernels[k]), "-", "-", "-", "n/a");
+        op.kernel = variants[k].kernel;
+        dtrKernelTuningSet(variants[k].boxes, variants[k].group);
+        if (!dtrTransposeSupported(op.kernel, &op.args)) {
+          printf("  %4zu %6s %7lld %7lld | %9.0f %9.0f | %12s %10s %9s %6s %6s\n", e, shapeName(shape), (long long)rows,
+                 (long long)cols, memcpyGBs, copyGBs, variants[k].label, "-", "-", "-", "n/a");
           continue;
         }
         CUDA_OK(dtrPatternPoisonLaunch(dst, cols, rows, 0, cols, e, 0));
@@ -174,8 +197,8 @@ int main(int argc, char** argv) {
         const double gbs = 2.0 * n / (ms * 1e6), pct = 100.0 * gbs / ceiling;
         if (shape == 0 && pct > best[e]) best[e] = pct;
         failed |= w != 0;
-        printf("  %4zu %6s %7lld %7lld | %9.0f %9.0f | %8s %10.1f %9.0f %6.1f %6llu\n", e, shapeName(shape),
-               (long long)rows, (long long)cols, memcpyGBs, copyGBs, dtrKernelName(kernels[k]), ms * 1e3, gbs, pct, w);
+        printf("  %4zu %6s %7lld %7lld | %9.0f %9.0f | %12s %10.1f %9.0f %6.1f %6llu\n", e, shapeName(shape),
+               (long long)rows, (long long)cols, memcpyGBs, copyGBs, variants[k].label, ms * 1e3, gbs, pct, w);
       }
       fflush(stdout);
     }
