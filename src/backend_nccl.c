@@ -17,6 +17,7 @@
 
 #include "checks.h"
 #include "launch.h"
+#include "nccl_comms.h"
 #include "params.h"
 #include "plan.h"
 #include "tune.h"
@@ -71,7 +72,7 @@ static dtrResult_t selectDevice(dtrPlan_t plan, const dtrConfig_t* config, int* 
 
 static void ncclStateFree(NcclState* s) {
   if (!s) return;
-  if (s->nccl) ncclCommDestroy(s->nccl);
+  if (s->nccl) dtrNcclCommRelease(s->nccl);
   if (s->fork) cudaEventDestroy(s->fork);
   if (s->join) cudaEventDestroy(s->join);
   if (s->side) cudaStreamDestroy(s->side);
@@ -96,26 +97,13 @@ static dtrResult_t allocWorkspace(dtrPlan_t plan, NcclState* s) {
   return dtrSuccess;
 }
 
-static dtrResult_t initNccl(dtrPlan_t plan, NcclState* s) {
-  ncclUniqueId id;
-  dtrResult_t res = dtrSuccess;
-  if (plan->comm.rank == 0) NCCLCHECKGOTO(ncclGetUniqueId(&id), res, agree);
-agree:
-  DTRCHECK(dtrAgree(plan->comm.comm, res));
-  MPICHECK(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, plan->comm.comm));
-  NCCLCHECK(ncclCommInitRank(&s->nccl, plan->comm.nranks, id, plan->comm.rank));
-  return dtrSuccess;
-}
-
 static dtrResult_t ncclCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   NcclState* s = calloc(1, sizeof *s);
   dtrResult_t res = s ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate the NCCL backend state");
   if (res == dtrSuccess) res = selectDevice(plan, config, &plan->device);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, allocWorkspace(plan, s)), res, fail);
-  DTRCHECKGOTO(initNccl(plan, s), res, agreeInit);
-agreeInit:
-  DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
+  DTRCHECKGOTO(dtrNcclCommAcquire(plan->comm.comm, plan->device, &s->nccl), res, fail);
   dtrKernelTuningSet(dtrEnvParamsGet()->tma_boxes, dtrEnvParamsGet()->tile_group);
   DTRCHECKGOTO(dtrTuneKernel(plan, config->kernel, &plan->kernel), res, fail);
   plan->state = s;

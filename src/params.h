@@ -5,7 +5,8 @@
  *   DTR_KERNEL       auto|simt|simt16|tma|tma-mc2|tma-mc4   replaces a config's dtrKernelAuto
  *   DTR_TUNE_ITERS   timed runs per candidate kernel at plan time (default 3; 0: no measurement,
  *                    take the first eligible of tma, simt16, simt)
- *   DTR_TMA_BOXES    column boxes per TMA stage, 1 or 2 (default 0: the library's choice)
+ *   DTR_TMA_BOXES    column boxes per TMA stage, 1 or 2 (default 0: two where the element is
+ *                    2 bytes or more)
  *   DTR_TILE_GROUP   width in tiles of the column groups the persistent kernels take tiles in
  *                    (default 8; 1: row by row)
  */

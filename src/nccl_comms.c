@@ -1,0 +1,82 @@
+#include "nccl_comms.h"
+
+#include <stdlib.h>
+
+#include "checks.h"
+#include "comm.h"
+
+typedef struct Entry {
+  MPI_Comm comm; /* a private duplicate, kept to compare later communicators against */
+  int device;
+  ncclComm_t nccl;
+  int refs;
+  struct Entry* next;
+} Entry;
+
+static Entry* entries = NULL;
+
+static Entry* find(MPI_Comm comm, int device) {
+  for (Entry* e = entries; e; e = e->next) {
+    int cmp;
+    if (e->device == device && MPI_Comm_compare(e->comm, comm, &cmp) == MPI_SUCCESS &&
+        (cmp == MPI_IDENT || cmp == MPI_CONGRUENT))
+      return e;
+  }
+  return NULL;
+}
+
+static dtrResult_t create(MPI_Comm comm, int device, Entry** out) {
+  int rank, nranks;
+  MPICHECK(MPI_Comm_rank(comm, &rank));
+  MPICHECK(MPI_Comm_size(comm, &nranks));
+  Entry* e = calloc(1, sizeof *e);
+  ncclUniqueId id;
+  dtrResult_t res = e ? dtrSuccess : dtrSetError(dtrOutOfMemory, "host allocation failed");
+  if (res == dtrSuccess && rank == 0) NCCLCHECKGOTO(ncclGetUniqueId(&id), res, agree);
+agree:
+  res = dtrAgree(comm, res);
+  if (res != dtrSuccess) {
+    free(e);
+    return res;
+  }
+  MPICHECK(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm));
+  NCCLCHECKGOTO(ncclCommInitRank(&e->nccl, nranks, id, rank), res, done);
+  if (MPI_Comm_dup(comm, &e->comm) != MPI_SUCCESS) res = dtrSetError(dtrMpiError, "MPI_Comm_dup failed");
+done:
+  res = dtrAgree(comm, res);
+  if (res != dtrSuccess) {
+    if (e->nccl) ncclCommDestroy(e->nccl);
+    free(e);
+    return res;
+  }
+  e->device = device;
+  e->next = entries;
+  entries = e;
+  *out = e;
+  return dtrSuccess;
+}
+
+dtrResult_t dtrNcclCommAcquire(MPI_Comm comm, int device, ncclComm_t* nccl) {
+  Entry* e = find(comm, device);
+  int mine = e != NULL, all = 0;
+  MPICHECK(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm));
+  if (!all) DTRCHECK(create(comm, device, &e));
+  e->refs++;
+  *nccl = e->nccl;
+  INFO("NCCL communicator %p on device %d: %s (%d plans)", (void*)e->nccl, device, all ? "shared" : "created", e->refs);
+  return dtrSuccess;
+}
+
+void dtrNcclCommRelease(ncclComm_t nccl) {
+  for (Entry** p = &entries; *p; p = &(*p)->next) {
+    Entry* e = *p;
+    if (e->nccl != nccl) continue;
+    if (--e->refs == 0) {
+      ncclCommDestroy(e->nccl);
+      MPI_Comm_free(&e->comm);
+      *p = e->next;
+      free(e);
+    }
+    return;
+  }
+}

@@ -1,0 +1,19 @@
+/*
+ * NCCL communicators shared between plans: creating one costs far more than a plan's other setup,
+ * and pipelines create several plans over the same ranks. A communicator is reused when every
+ * rank has one for a congruent MPI communicator on the same device (decided collectively, so no
+ * rank starts an NCCL initialisation the others skip).
+ */
+#ifndef DTR_NCCL_COMMS_H
+#define DTR_NCCL_COMMS_H
+
+#include <nccl.h>
+
+#include "disttranspose.h"
+
+/* Collective over comm. Returns an agreed result. */
+dtrResult_t dtrNcclCommAcquire(MPI_Comm comm, int device, ncclComm_t* nccl);
+/* Local: drops this plan's reference; the last one destroys the communicator. */
+void dtrNcclCommRelease(ncclComm_t nccl);
+
+#endif
