@@ -14,6 +14,26 @@ typedef struct Entry {
 } Entry;
 
 static Entry* entries = NULL;
+static int finalizeKey = MPI_KEYVAL_INVALID;
+
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first: the moment to destroy what is cached. */
+static int destroyAll(MPI_Comm comm, int key, void* value, void* extra) {
+  (void)comm, (void)key, (void)value, (void)extra;
+  while (entries) {
+    Entry* e = entries;
+    entries = e->next;
+    ncclCommDestroy(e->nccl);
+    MPI_Comm_free(&e->comm);
+    free(e);
+  }
+  return MPI_SUCCESS;
+}
+
+static void destroyAtFinalize(void) {
+  if (finalizeKey != MPI_KEYVAL_INVALID) return;
+  if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, destroyAll, &finalizeKey, NULL) == MPI_SUCCESS)
+    MPI_Comm_set_attr(MPI_COMM_SELF, finalizeKey, NULL);
+}
 
 static Entry* find(MPI_Comm comm, int device) {
   for (Entry* e = entries; e; e = e->next) {
@@ -50,6 +70,7 @@ done:
     return res;
   }
   e->device = device;
+  destroyAtFinalize();
   e->next = entries;
   entries = e;
   *out = e;
@@ -68,15 +89,11 @@ dtrResult_t dtrNcclCommAcquire(MPI_Comm comm, int device, ncclComm_t* nccl) {
 }
 
 void dtrNcclCommRelease(ncclComm_t nccl) {
-  for (Entry** p = &entries; *p; p = &(*p)->next) {
-    Entry* e = *p;
-    if (e->nccl != nccl) continue;
-    if (--e->refs == 0) {
-      ncclCommDestroy(e->nccl);
-      MPI_Comm_free(&e->comm);
-      *p = e->next;
-      free(e);
+  /* An idle communicator stays for the next plan: code that creates and destroys plans in a loop
+   * would otherwise pay an NCCL initialisation each time. MPI_Finalize destroys it. */
+  for (Entry* e = entries; e; e = e->next)
+    if (e->nccl == nccl) {
+      e->refs--;
+      return;
     }
-    return;
-  }
 }

@@ -13,7 +13,7 @@
 
 /* Collective over comm. Returns an agreed result. */
 dtrResult_t dtrNcclCommAcquire(MPI_Comm comm, int device, ncclComm_t* nccl);
-/* Local: drops this plan's reference; the last one destroys the communicator. */
+/* Local: drops this plan's reference. Idle communicators are kept until MPI_Finalize. */
 void dtrNcclCommRelease(ncclComm_t nccl);
 
 #endif

@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
     const int n = dtrTestShapes(nranks, shapes);
     uint64_t wrong = 0;
     int cases = 0;
-    /* Every type on every shape; howmany 3 on every third shape (each plan costs an NCCL init). */
+    /* Every type on every shape; howmany 3 on every third shape. */
     for (int s = 0; s < n; s++)
       for (int t = 0; t < dtrNumTypes; t++)
         for (int h = 1; h <= (s % 3 == 0 ? 3 : 1); h += 2) {
