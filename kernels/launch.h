@@ -44,6 +44,11 @@ void dtrKernelTuningSet(int tma_boxes, int tile_group);
  * binaries load where there is no driver. NULL where the driver lacks it or is absent. */
 void* dtrDriverEntryPoint(const char* name);
 
+/* height rows of width bytes from a pitch of spitch into a pitch of dpitch (bytes), with the widest
+ * accesses the alignment allows: the unpack of received segments into their column blocks. */
+cudaError_t dtrCopy2dLaunch(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                            cudaStream_t stream);
+
 /* Grid-stride copy with 16-byte accesses (1-byte ones on an unaligned head or tail). */
 cudaError_t dtrCopyLaunch(void* dst, const void* src, size_t bytes, cudaStream_t stream);
 

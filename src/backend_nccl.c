@@ -3,7 +3,8 @@
  *
  *   pack      each peer's block of A, transposed into its contiguous send segment
  *   exchange  one NCCL group of ncclSend/ncclRecv
- *   unpack    each received segment copied into its column block of B (a 2-D copy)
+ *   unpack    each received segment copied into its column block of B (a 2-D copy kernel: the
+ *             runtime's cudaMemcpy2DAsync measured at less than half of it on these strides)
  *   self      the rank's own block transposed straight from A into B, on a side stream that forks
  *             from and joins the caller's, so it overlaps the packs and the exchange
  *
@@ -203,9 +204,8 @@ group:
   for (int q = 0; q < p; q++) {
     if (q == r || !l->recv_count[q]) continue;
     const size_t width = (size_t)dtrInRows(g, q).count * e;
-    CUDACHECK(cudaMemcpy2DAsync(b + (size_t)dtrBlockOffsetInB(g, q) * e, (size_t)g->rows * e,
-                                s->recv + (size_t)l->recv_offset[q] * e, width, width, (size_t)nOut,
-                                cudaMemcpyDeviceToDevice, stream));
+    CUDACHECK(dtrCopy2dLaunch(b + (size_t)dtrBlockOffsetInB(g, q) * e, (size_t)g->rows * e,
+                              s->recv + (size_t)l->recv_offset[q] * e, width, width, (size_t)nOut, stream));
   }
   if (nIn && nOut) CUDACHECK(cudaStreamWaitEvent(stream, s->join, 0));
   return dtrSuccess;

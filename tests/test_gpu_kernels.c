@@ -162,6 +162,38 @@ static void testStageLayout(void) {
   }
 }
 
+/* The 2-D copy of the unpack: every word width, narrow and wide rows, bytes outside untouched. */
+static void testCopy2d(void) {
+  const size_t cases[][5] = {/* width, height, spitch, dpitch, offset */
+                             {4, 1000, 4, 36, 0},      {16, 333, 16, 48, 0},    {4000, 77, 4000, 4096, 0},
+                             {32768, 64, 32768, 131072, 0}, {7, 100, 7, 31, 1}, {24, 50, 24, 40, 8},
+                             {1, 1, 1, 1, 0},          {1002, 9, 1002, 2006, 2}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const size_t w = cases[i][0], h = cases[i][1], sp = cases[i][2], dp = cases[i][3], off = cases[i][4];
+    const size_t sbytes = sp * h + off, dbytes = dp * h + off;
+    uint8_t *hs = malloc(sbytes), *hd = malloc(dbytes), *ds, *dd;
+    for (size_t x = 0; x < sbytes; x++) hs[x] = (uint8_t)dtrMix64(x);
+    memset(hd, 0xa5, dbytes);
+    CUDA_OK(cudaMalloc((void**)&ds, sbytes));
+    CUDA_OK(cudaMalloc((void**)&dd, dbytes));
+    CUDA_OK(cudaMemcpy(ds, hs, sbytes, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(dd, hd, dbytes, cudaMemcpyHostToDevice));
+    CUDA_OK(dtrCopy2dLaunch(dd + off, dp, ds + off, sp, w, h, 0));
+    CUDA_OK(cudaMemcpy(hd, dd, dbytes, cudaMemcpyDeviceToHost));
+    size_t bad = 0;
+    for (size_t x = 0; x < dbytes; x++) {
+      const size_t r = x < off ? (size_t)-1 : (x - off) / dp, c = x < off ? 0 : (x - off) % dp;
+      const uint8_t want = (r < h && c < w) ? hs[off + r * sp + c] : 0xa5;
+      bad += hd[x] != want;
+    }
+    EXPECT(bad == 0, "copy2d width %zu height %zu pitches %zu/%zu offset %zu: %zu bytes wrong", w, h, sp, dp, off, bad);
+    cudaFree(ds);
+    cudaFree(dd);
+    free(hs);
+    free(hd);
+  }
+}
+
 int main(int argc, char** argv) {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
@@ -170,6 +202,7 @@ int main(int argc, char** argv) {
   }
   const int quick = argc > 1 && !strcmp(argv[1], "--quick");
   testStageLayout();
+  testCopy2d();
   testVariants();
   testTuples();
   if (!quick) {
