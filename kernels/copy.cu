@@ -11,6 +11,17 @@ __global__ void copy16Kernel(uint4* __restrict__ dst, const uint4* __restrict__ 
     dst[i] = src[i];
 }
 
+/* Four independent loads in flight per thread, then four stores. */
+__global__ void copy16x4Kernel(uint4* __restrict__ dst, const uint4* __restrict__ src, uint64_t n) {
+  const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+  uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  for (; i + 3 * stride < n; i += 4 * stride) {
+    uint4 a = src[i], b = src[i + stride], c = src[i + 2 * stride], d = src[i + 3 * stride];
+    dst[i] = a, dst[i + stride] = b, dst[i + 2 * stride] = c, dst[i + 3 * stride] = d;
+  }
+  for (; i < n; i += stride) dst[i] = src[i];
+}
+
 __global__ void copy1Kernel(uint8_t* __restrict__ dst, const uint8_t* __restrict__ src, uint64_t n) {
   for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (uint64_t)gridDim.x * blockDim.x)
     dst[i] = src[i];
@@ -66,7 +77,7 @@ extern "C" cudaError_t dtrCopy2dLaunch(void* dst, size_t dpitch, const void* src
   return copy2d<uint8_t>(dst, dpitch, src, spitch, width, height, stream, d.sms);
 }
 
-extern "C" cudaError_t dtrCopyLaunch(void* dst, const void* src, size_t bytes, cudaStream_t stream) {
+extern "C" cudaError_t dtrCopyLaunch(void* dst, const void* src, size_t bytes, int unroll, cudaStream_t stream) {
   DeviceInfo d;
   cudaError_t err = deviceInfo(&d);
   if (err != cudaSuccess) return err;
@@ -85,7 +96,10 @@ extern "C" cudaError_t dtrCopyLaunch(void* dst, const void* src, size_t bytes, c
   const size_t tail = bytes - head - body * 16;
   const unsigned blocks = (unsigned)d.sms * 4, threads = 512;
   if (head) copy1Kernel<<<body ? 1 : blocks, body ? 32 : threads, 0, stream>>>(out, in, head);
-  if (body)
+  if (body && unroll == 4)
+    copy16x4Kernel<<<blocks, threads, 0, stream>>>(reinterpret_cast<uint4*>(out + head),
+                                                   reinterpret_cast<const uint4*>(in + head), body);
+  else if (body)
     copy16Kernel<<<blocks, threads, 0, stream>>>(reinterpret_cast<uint4*>(out + head),
                                                  reinterpret_cast<const uint4*>(in + head), body);
   if (tail) copy1Kernel<<<blocks, threads, 0, stream>>>(out + head + body * 16, in + head + body * 16, tail);

@@ -35,10 +35,10 @@ int dtrTransposeSupported(dtrKernel_t kernel, const dtrTransposeArgs* args);
 cudaError_t dtrTransposeLaunch(dtrKernel_t kernel, const dtrTransposeArgs* args, cudaStream_t stream,
                                dtrKernel_t* ran);
 
-/* Shape knobs of the vector kernels (defaults 0 and 8): boxes per TMA stage (0 or 1: one, 2: two,
- * for elements of 2 bytes or more) and the width, in tiles, of the column groups in which the
- * persistent kernels take their tiles. Process-wide; set before launching. */
-void dtrKernelTuningSet(int tma_boxes, int tile_group);
+/* Knobs of the kernels (defaults 0, 8, 0): boxes per TMA stage (1: one; 0 or 2: two for elements of
+ * 2 bytes or more), the width in tiles of the column groups in which the kernels take their tiles,
+ * and evict-first (streaming) loads and stores in the element-wise kernel. Process-wide. */
+void dtrKernelTuningSet(int tma_boxes, int tile_group, int streaming);
 
 /* A CUDA driver function (CUDA 12.0 ABI) through the runtime, so that nothing links libcuda and the
  * binaries load where there is no driver. NULL where the driver lacks it or is absent. */
@@ -49,8 +49,9 @@ void* dtrDriverEntryPoint(const char* name);
 cudaError_t dtrCopy2dLaunch(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                             cudaStream_t stream);
 
-/* Grid-stride copy with 16-byte accesses (1-byte ones on an unaligned head or tail). */
-cudaError_t dtrCopyLaunch(void* dst, const void* src, size_t bytes, cudaStream_t stream);
+/* Grid-stride copy with 16-byte accesses (1-byte ones on an unaligned head or tail); `unroll` 1 or 4
+ * independent 16-byte loads per thread before the stores. */
+cudaError_t dtrCopyLaunch(void* dst, const void* src, size_t bytes, int unroll, cudaStream_t stream);
 
 /*
  * Verification pattern (pattern.h): `slab` holds `rows` rows of `cols` entries, its first row being

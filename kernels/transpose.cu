@@ -42,8 +42,8 @@ static int tmaEligible(const dtrTransposeArgs* a) {
   return vectorEligible(a) && (uint64_t)a->rows * a->entry_bytes >= DTR_CHUNK && tmaAvailable();
 }
 
-extern "C" void dtrKernelTuningSet(int tma_boxes, int tile_group) {
-  TmaTuning t = {tma_boxes, tile_group > 0 ? tile_group : 1};
+extern "C" void dtrKernelTuningSet(int tma_boxes, int tile_group, int streaming) {
+  TmaTuning t = {tma_boxes, tile_group > 0 ? tile_group : 1, streaming};
   setTmaTuning(t);
 }
 

@@ -174,7 +174,19 @@ struct WordTile {
   static constexpr int pitch = T + (sizeof(W) < 4 ? 4 / (int)sizeof(W) : 1);
 };
 
-template <typename W>
+/* Loads and stores that may bypass caching: the data is touched once (ld/st .cs, evict first). */
+template <typename W, bool Streaming>
+__device__ __forceinline__ W loadWord(const W* p) {
+  if constexpr (Streaming) return __ldcs(p);
+  else return *p;
+}
+template <typename W, bool Streaming>
+__device__ __forceinline__ void storeWord(W* p, W v) {
+  if constexpr (Streaming) __stcs(p, v);
+  else *p = v;
+}
+
+template <typename W, bool Streaming>
 __global__ void __launch_bounds__(kTile * kTileRowsPerPass) simtWordKernel(const W* __restrict__ src, int64_t lds,
                                                                         W* __restrict__ dst, int64_t ldd,
                                                                         int64_t rows, int64_t cols, uint32_t tilesX,
@@ -192,7 +204,7 @@ __global__ void __launch_bounds__(kTile * kTileRowsPerPass) simtWordKernel(const
 #pragma unroll
       for (int j = 0; j < C; j++) {
         const int64_t r = row0 + threadIdx.y + i * kTileRowsPerPass, c = col0 + threadIdx.x + j * kTile;
-        if (r < rows && c < cols) v[i][j] = src[r * lds + c];
+        if (r < rows && c < cols) v[i][j] = loadWord<W, Streaming>(src + r * lds + c);
       }
 #pragma unroll
     for (int i = 0; i < R; i++)
@@ -204,7 +216,8 @@ __global__ void __launch_bounds__(kTile * kTileRowsPerPass) simtWordKernel(const
 #pragma unroll
       for (int j = 0; j < C; j++) {
         const int64_t c = col0 + threadIdx.y + i * kTileRowsPerPass, r = row0 + threadIdx.x + j * kTile;
-        if (r < rows && c < cols) dst[c * ldd + r] = tile[(threadIdx.x + j * kTile) * P + threadIdx.y + i * kTileRowsPerPass];
+        if (r < rows && c < cols)
+          storeWord<W, Streaming>(dst + c * ldd + r, tile[(threadIdx.x + j * kTile) * P + threadIdx.y + i * kTileRowsPerPass]);
       }
     __syncthreads();
   }
@@ -244,13 +257,14 @@ static cudaError_t launchSimtTyped(const dtrTransposeArgs* a, cudaStream_t strea
   }
   if (k == 1) {
     constexpr int T = WordTile<W>::T;
+    const TmaTuning tune = getTmaTuning();
+    auto kernel = tune.streaming ? simtWordKernel<W, true> : simtWordKernel<W, false>;
     const uint32_t tilesX = (uint32_t)((a->cols + T - 1) / T), tilesY = (uint32_t)((a->rows + T - 1) / T);
     int perSm = 0;
-    if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, simtWordKernel<W>, kTile * kTileRowsPerPass, 0)))
-      return err;
+    if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kTile * kTileRowsPerPass, 0))) return err;
     const uint64_t resident = (uint64_t)(perSm > 0 ? perSm : 1) * d.sms, tiles = (uint64_t)tilesX * tilesY;
-    simtWordKernel<W><<<(unsigned)(tiles < resident ? tiles : resident), dim3(kTile, kTileRowsPerPass), 0, stream>>>(
-        src, a->lds, dst, a->ldd, a->rows, a->cols, tilesX, tilesY, (uint32_t)getTmaTuning().tileGroup);
+    kernel<<<(unsigned)(tiles < resident ? tiles : resident), dim3(kTile, kTileRowsPerPass), 0, stream>>>(
+        src, a->lds, dst, a->ldd, a->rows, a->cols, tilesX, tilesY, (uint32_t)tune.tileGroup);
     return cudaGetLastError();
   }
   const size_t smem = (size_t)kTile * (kTile + 1) * k * sizeof(W);

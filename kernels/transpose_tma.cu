@@ -186,7 +186,7 @@ static cudaError_t encodeMap(CUtensorMap* map, const void* base, uint64_t rowByt
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-static TmaTuning tuning = {0, 8};
+static TmaTuning tuning = {0, 8, 0};
 
 template <int S, int CS, int NB>
 static cudaError_t launchTmaTyped(const dtrTransposeArgs* a, cudaStream_t stream) {

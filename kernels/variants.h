@@ -25,6 +25,7 @@ bool tmaAvailable();
 struct TmaTuning {
   int boxes;
   int tileGroup;
+  int streaming; /* evict-first loads and stores in the element-wise kernel */
 };
 void setTmaTuning(const TmaTuning& t);
 TmaTuning getTmaTuning();

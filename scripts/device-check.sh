@@ -2,6 +2,9 @@
 # On a GPU machine, in one go: build, run the GPU tests on 1..all GPUs, benchmark the local kernels
 # and the distributed transpose, and print a short table last. Stages: tests, kernels, dist (all by
 # default). Full logs go to DTR_LOG_DIR (default build/device-check).
+# Knobs: DTR_NP_LIST (rank counts of the sweeps; default 1, 2 and all GPUs), DTR_MINBYTES,
+# DTR_MAXBYTES, DTR_STEP (the sweep), DTR_DIST_TYPES (types besides fp32), DTR_BENCH_ARGS
+# (transpose-bench), DTR_TEST_REGEX (which GPU tests; default all), DTR_TEST_TIMEOUT.
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
 stages=${*:-tests kernels dist}
@@ -19,7 +22,7 @@ status=0
 for stage in $stages; do
   case $stage in
     tests)
-      (cd "$DTR_BUILD" && ctest --output-on-failure -L gpu --timeout ${DTR_TEST_TIMEOUT:-300}) >"$logs/gpu-tests.log" 2>&1 || status=1
+      (cd "$DTR_BUILD" && ctest --output-on-failure -L gpu -R "${DTR_TEST_REGEX:-.}" --timeout ${DTR_TEST_TIMEOUT:-300}) >"$logs/gpu-tests.log" 2>&1 || status=1
       grep -E "tests passed|Passed|Failed|Skipped|SKIP|wrong entries|refused|huge case" "$logs/gpu-tests.log" | sed 's/^/  /' | tee -a "$summary"
       ;;
     kernels)
@@ -27,8 +30,8 @@ for stage in $stages; do
       cat "$logs/transpose-bench.txt" >>"$summary"
       ;;
     dist)
-      for np in $(seq 1 "$gpus"); do
-        [ "$np" -eq 1 ] || [ "$np" -eq 2 ] || [ "$np" -eq "$gpus" ] || continue
+      for np in ${DTR_NP_LIST:-$(printf '%s\n' 1 2 "$gpus" | sort -un)}; do
+        [ "$np" -le "$gpus" ] || continue
         for dt in fp32 ${DTR_DIST_TYPES:-}; do
           mpirun -np "$np" "$DTR_BUILD/disttranspose" -b ${DTR_MINBYTES:-1M} -e ${DTR_MAXBYTES:-1G} -f ${DTR_STEP:-4} -d "$dt" \
             -J "$logs/sweep-$np-$dt.json" >"$logs/sweep-$np-$dt.txt" 2>&1 || status=1

@@ -105,7 +105,7 @@ static dtrResult_t ncclCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, allocWorkspace(plan, s)), res, fail);
   DTRCHECKGOTO(dtrNcclCommAcquire(plan->comm.comm, plan->device, &s->nccl), res, fail);
-  dtrKernelTuningSet(dtrEnvParamsGet()->tma_boxes, dtrEnvParamsGet()->tile_group);
+  dtrKernelTuningSet(dtrEnvParamsGet()->tma_boxes, dtrEnvParamsGet()->tile_group, dtrEnvParamsGet()->streaming);
   DTRCHECKGOTO(dtrTuneKernel(plan, config->kernel, &plan->kernel), res, fail);
   plan->state = s;
   return dtrSuccess;

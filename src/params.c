@@ -50,5 +50,6 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   readInt("DTR_TUNE_ITERS", 0, 1000, &params.tune_iters);
   readInt("DTR_TMA_BOXES", 0, 2, &params.tma_boxes);
   readInt("DTR_TILE_GROUP", 1, 1 << 20, &params.tile_group);
+  readInt("DTR_STREAMING", 0, 1, &params.streaming);
   return &params;
 }

@@ -9,6 +9,7 @@
  *                    2 bytes or more)
  *   DTR_TILE_GROUP   width in tiles of the column groups the persistent kernels take tiles in
  *                    (default 8; 1: row by row)
+ *   DTR_STREAMING    1: evict-first loads and stores in the element-wise kernel (default 0)
  */
 #ifndef DTR_PARAMS_H
 #define DTR_PARAMS_H
@@ -21,6 +22,7 @@ typedef struct {
   int tune_iters;
   int tma_boxes;
   int tile_group;
+  int streaming;
   int bad;               /* a variable was set to a value it cannot take */
   char bad_message[256];
 } dtrEnvParams;

@@ -24,7 +24,7 @@
     }                                                                                           \
   } while (0)
 
-typedef enum { OpMemcpy, OpCopy16, OpTranspose } OpKind;
+typedef enum { OpMemcpy, OpCopy16, OpCopy16x4, OpTranspose } OpKind;
 
 typedef struct {
   OpKind kind;
@@ -33,30 +33,32 @@ typedef struct {
   size_t bytes;
 } Op;
 
-/* A kernel and its shape knobs (dtrKernelTuningSet): boxes per TMA stage, tile-order group. */
+/* A kernel and its knobs (dtrKernelTuningSet): boxes per TMA stage, tile-order group, streaming. */
 typedef struct {
   dtrKernel_t kernel;
-  int boxes, group;
+  int boxes, group, streaming;
   char label[48];
 } Variant;
 
-/* "tma:2:8" = tma with 2 boxes per stage and groups of 8 tiles; "simt" = simt with the defaults. */
+/* "tma:2:8" = tma with 2 boxes per stage and groups of 8 tiles; "simt:0:8:1" = simt, streaming. */
 static int parseVariant(const char* s, Variant* v) {
   char name[32];
-  int boxes = 0, group = 8;
-  int n = sscanf(s, "%31[^:]:%d:%d", name, &boxes, &group);
+  int boxes = 0, group = 8, streaming = 0;
+  int n = sscanf(s, "%31[^:]:%d:%d:%d", name, &boxes, &group, &streaming);
   if (n < 1 || dtrParseKernel(name, &v->kernel) || v->kernel == dtrKernelAuto) return -1;
   v->boxes = boxes;
   v->group = group;
+  v->streaming = streaming;
   if (n == 1) snprintf(v->label, sizeof v->label, "%s", name);
-  else snprintf(v->label, sizeof v->label, "%s:%d:%d", name, boxes, group);
+  else snprintf(v->label, sizeof v->label, "%s", s);
   return 0;
 }
 
 static void launch(const Op* op) {
   switch (op->kind) {
     case OpMemcpy: CUDA_OK(cudaMemcpyAsync(op->args.dst, op->args.src, op->bytes, cudaMemcpyDeviceToDevice, 0)); break;
-    case OpCopy16: CUDA_OK(dtrCopyLaunch(op->args.dst, op->args.src, op->bytes, 0)); break;
+    case OpCopy16: CUDA_OK(dtrCopyLaunch(op->args.dst, op->args.src, op->bytes, 1, 0)); break;
+    case OpCopy16x4: CUDA_OK(dtrCopyLaunch(op->args.dst, op->args.src, op->bytes, 4, 0)); break;
     default: CUDA_OK(dtrTransposeLaunch(op->kernel, &op->args, 0, NULL));
   }
 }
@@ -154,7 +156,8 @@ int main(int argc, char** argv) {
   CUDA_OK(cudaGetDeviceProperties(&prop, dev));
   printf("# transpose-bench on %s (%d SMs, L2 %d MiB): %.0f MiB per buffer, median of %d after %d warm-up\n", prop.name,
          prop.multiProcessorCount, prop.l2CacheSize >> 20, bytes / 1048576.0, iters, warmup);
-  printf("# GB/s count bytes read + written; %%copy is against the faster of cudaMemcpy and the 16-byte copy kernel\n");
+  printf("# GB/s count bytes read + written; %%copy is against the fastest of cudaMemcpy and the 16-byte copy\n"
+         "# kernels (one and four loads in flight per thread; copy16 shows the faster)\n");
   printf("# %4s %6s %7s %7s | %9s %9s | %12s %10s %9s %6s %6s\n", "elem", "shape", "rows", "cols", "memcpy", "copy16",
          "kernel", "time(us)", "GB/s", "%copy", "wrong");
 
@@ -176,13 +179,16 @@ int main(int argc, char** argv) {
       Op op = {OpMemcpy, dtrKernelAuto, {src, cols, dst, rows, rows, cols, e}, n};
       const float memcpyMs = timeOp(&op, warmup, iters);
       op.kind = OpCopy16;
-      const float copyMs = timeOp(&op, warmup, iters);
+      const float copyMs1 = timeOp(&op, warmup, iters);
+      op.kind = OpCopy16x4;
+      const float copyMs4 = timeOp(&op, warmup, iters);
+      const float copyMs = copyMs1 < copyMs4 ? copyMs1 : copyMs4;
       const double memcpyGBs = 2.0 * n / (memcpyMs * 1e6), copyGBs = 2.0 * n / (copyMs * 1e6);
       const double ceiling = memcpyGBs > copyGBs ? memcpyGBs : copyGBs;
       for (int k = 0; k < nk; k++) {
         op.kind = OpTranspose;
         op.kernel = variants[k].kernel;
-        dtrKernelTuningSet(variants[k].boxes, variants[k].group);
+        dtrKernelTuningSet(variants[k].boxes, variants[k].group, variants[k].streaming);
         if (!dtrTransposeSupported(op.kernel, &op.args)) {
           printf("  %4zu %6s %7lld %7lld | %9.0f %9.0f | %12s %10s %9s %6s %6s\n", e, shapeName(shape), (long long)rows,
                  (long long)cols, memcpyGBs, copyGBs, variants[k].label, "-", "-", "-", "n/a");
