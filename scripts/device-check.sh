@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine, in one go: build, run the GPU tests on 1..all GPUs, benchmark the local kernels
 # and the distributed transpose, and print a short table last. Stages: tests, kernels, dist (all by
-# default). Full logs go to DTR_LOG_DIR (default build/device-check).
+# default; also: sanitize). Full logs go to DTR_LOG_DIR (default build/device-check).
 # Knobs: DTR_NP_LIST (rank counts of the sweeps; default 1, 2 and all GPUs), DTR_MINBYTES,
 # DTR_MAXBYTES, DTR_STEP (the sweep), DTR_DIST_TYPES (types besides fp32), DTR_BENCH_ARGS
 # (transpose-bench), DTR_TEST_REGEX (which GPU tests; default all), DTR_TEST_TIMEOUT.
@@ -24,6 +24,14 @@ for stage in $stages; do
     tests)
       (cd "$DTR_BUILD" && ctest --output-on-failure -L gpu -R "${DTR_TEST_REGEX:-.}" --timeout ${DTR_TEST_TIMEOUT:-300}) >"$logs/gpu-tests.log" 2>&1 || status=1
       grep -E "tests passed|Passed|Failed|Skipped|SKIP|wrong entries|refused|huge case" "$logs/gpu-tests.log" | sed 's/^/  /' | tee -a "$summary"
+      ;;
+    sanitize)
+      # compute-sanitizer on small cases: memory errors, shared-memory races, barrier misuse.
+      for tool in memcheck racecheck synccheck; do
+        compute-sanitizer --tool "$tool" --error-exitcode 9 "$DTR_BUILD/tests/test_gpu_kernels" --small \
+          >"$logs/sanitize-$tool.log" 2>&1 && r=clean || { r="FAILED"; status=1; }
+        note "  compute-sanitizer $tool: $r ($(grep -E 'ERROR SUMMARY' "$logs/sanitize-$tool.log" | tail -n1))"
+      done
       ;;
     kernels)
       "$DTR_BUILD/transpose-bench" ${DTR_BENCH_ARGS:-} >"$logs/transpose-bench.txt" 2>&1 || status=1

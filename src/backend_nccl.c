@@ -3,8 +3,8 @@
  *
  *   pack      each peer's block of A, transposed into its contiguous send segment
  *   exchange  one NCCL group of ncclSend/ncclRecv
- *   unpack    each received segment copied into its column block of B (a 2-D copy kernel: the
- *             runtime's cudaMemcpy2DAsync measured at less than half of it on these strides)
+ *   unpack    each received segment copied into its column block of B, by a 2-D copy kernel (with
+ *             cudaMemcpy2DAsync instead, 1 GiB per rank of fp32 on 4 H200s took 3.91 ms, not 3.40)
  *   self      the rank's own block transposed straight from A into B, on a side stream that forks
  *             from and joins the caller's, so it overlaps the packs and the exchange
  *
