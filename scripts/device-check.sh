@@ -30,7 +30,7 @@ for stage in $stages; do
       for tool in memcheck racecheck synccheck; do
         compute-sanitizer --tool "$tool" --error-exitcode 9 "$DTR_BUILD/tests/test_gpu_kernels" --small \
           >"$logs/sanitize-$tool.log" 2>&1 && r=clean || { r="FAILED"; status=1; }
-        note "  compute-sanitizer $tool: $r ($(grep -E 'ERROR SUMMARY' "$logs/sanitize-$tool.log" | tail -n1))"
+        note "  compute-sanitizer $tool: $r ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize-$tool.log" | tail -n1))"
       done
       ;;
     kernels)
