@@ -42,25 +42,26 @@ __device__ __forceinline__ void mbarArriveCluster(uint32_t bar, uint32_t cta) {
       : "memory");
 }
 
+/* Spins until the barrier's phase with `parity` completes. Cluster: acquire at cluster scope, for
+ * barriers that other CTAs of the cluster arrive on. */
+template <bool Cluster = false>
 __device__ __forceinline__ void mbarWait(uint32_t bar, uint32_t parity) {
-  asm volatile(
-      "{\n\t.reg .pred done;\n"
-      "WAIT_%=:\n\t"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
-      "@!done bra WAIT_%=;\n\t}" ::"r"(bar),
-      "r"(parity)
-      : "memory");
-}
-
-/* Cluster-scope acquire, for barriers that other CTAs of the cluster arrive on. */
-__device__ __forceinline__ void mbarWaitCluster(uint32_t bar, uint32_t parity) {
-  asm volatile(
-      "{\n\t.reg .pred done;\n"
-      "WAIT_%=:\n\t"
-      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n\t"
-      "@!done bra WAIT_%=;\n\t}" ::"r"(bar),
-      "r"(parity)
-      : "memory");
+  if constexpr (Cluster)
+    asm volatile(
+        "{\n\t.reg .pred done;\n"
+        "WAIT_%=:\n\t"
+        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, [%0], %1;\n\t"
+        "@!done bra WAIT_%=;\n\t}" ::"r"(bar),
+        "r"(parity)
+        : "memory");
+  else
+    asm volatile(
+        "{\n\t.reg .pred done;\n"
+        "WAIT_%=:\n\t"
+        "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n\t"
+        "@!done bra WAIT_%=;\n\t}" ::"r"(bar),
+        "r"(parity)
+        : "memory");
 }
 
 __device__ __forceinline__ void prefetchTensorMap(const CUtensorMap* map) {

@@ -95,8 +95,7 @@ __global__ void __launch_bounds__(kThreads) tmaTransposeKernel(const __grid_cons
         const uint32_t st = it % stages, ph = (it / stages) & 1;
         uint32_t tx, ty;
         dtrTileOrder(t, p.tilesX, p.tilesY, p.group, &tx, &ty);
-        if (CS > 1) mbarWaitCluster(empty(st), ph ^ 1);
-        else mbarWait(empty(st), ph ^ 1);
+        mbarWait<(CS > 1)>(empty(st), ph ^ 1);
         mbarArriveExpectTx(full(st), L.stageBytes);
         const int32_t y = (int32_t)(ty * L.tileRows);
         const uint32_t stage = smemAddr(stageBase + st * L.stageBytes);

@@ -92,27 +92,23 @@ static dtrResult_t cpuExecute(dtrPlan_t plan, const void* in, void* out, cudaStr
   (void)stream;
   CpuState* s = plan->state;
   const dtrGeometry* g = &plan->geo;
-  const dtrExchangeLayout* l = &plan->layout;
   const int r = plan->comm.rank, p = plan->comm.nranks;
   const size_t e = g->entry_bytes;
-  const int64_t nIn = dtrInRows(g, r).count, nOut = dtrOutRows(g, r).count;
   const char* a = in;
   char* b = out;
   for (int q = 0; q < p; q++) {
-    if (q == r || !l->send_count[q]) continue;
-    dtrHostTranspose(a + (size_t)dtrBlockOffsetInA(g, q) * e, g->cols, s->send + (size_t)l->send_offset[q] * e, nIn,
-                     nIn, dtrOutRows(g, q).count, e);
+    const dtrBlock k = dtrPackBlock(g, &plan->layout, r, q);
+    if (k.rows && k.cols)
+      dtrHostTranspose(a + k.src_offset * e, k.src_ld, s->send + k.dst_offset * e, k.dst_ld, k.rows, k.cols, e);
   }
-  if (nIn && nOut)
-    dtrHostTranspose(a + (size_t)dtrBlockOffsetInA(g, r) * e, g->cols, b + (size_t)dtrBlockOffsetInB(g, r) * e,
-                     g->rows, nIn, nOut, e);
+  const dtrBlock self = dtrSelfBlock(g, r);
+  if (self.rows && self.cols)
+    dtrHostTranspose(a + self.src_offset * e, self.src_ld, b + self.dst_offset * e, self.dst_ld, self.rows, self.cols, e);
   MPICHECK(MPI_Alltoallv(s->send, s->scount, s->sdispl, s->entry, s->recv, s->rcount, s->rdispl, s->entry,
                          plan->comm.comm));
   for (int q = 0; q < p; q++) {
-    if (q == r || !l->recv_count[q]) continue;
-    const int64_t width = dtrInRows(g, q).count;
-    dtrHostCopy2d(s->recv + (size_t)l->recv_offset[q] * e, width, b + (size_t)dtrBlockOffsetInB(g, q) * e, g->rows,
-                  nOut, width, e);
+    const dtrBlock k = dtrUnpackBlock(g, &plan->layout, r, q);
+    if (k.rows && k.cols) dtrHostCopy2d(s->recv + k.src_offset * e, k.src_ld, b + k.dst_offset * e, k.dst_ld, k.rows, k.cols, e);
   }
   return dtrSuccess;
 }

@@ -157,9 +157,9 @@ static dtrResult_t ncclCheckBuffers(dtrPlan_t plan, const void* in, void* out) {
   return dtrSuccess;
 }
 
-static dtrResult_t launchTranspose(dtrPlan_t plan, const char* src, int64_t lds, char* dst, int64_t ldd, int64_t rows,
-                                   int64_t cols, cudaStream_t stream) {
-  const dtrTransposeArgs args = {src, lds, dst, ldd, rows, cols, plan->geo.entry_bytes};
+static dtrResult_t launchTranspose(dtrPlan_t plan, const char* src, char* dst, dtrBlock k, cudaStream_t stream) {
+  const size_t e = plan->geo.entry_bytes;
+  const dtrTransposeArgs args = {src + k.src_offset * e, k.src_ld, dst + k.dst_offset * e, k.dst_ld, k.rows, k.cols, e};
   CUDACHECK(dtrTransposeLaunch(plan->kernel, &args, stream, NULL));
   return dtrSuccess;
 }
@@ -170,27 +170,25 @@ static dtrResult_t ncclExecute(dtrPlan_t plan, const void* in, void* out, cudaSt
   const dtrExchangeLayout* l = &plan->layout;
   const int r = plan->comm.rank, p = plan->comm.nranks;
   const size_t e = g->entry_bytes;
-  const int64_t nIn = dtrInRows(g, r).count, nOut = dtrOutRows(g, r).count;
   const char* a = in;
   char* b = out;
   dtrResult_t res = dtrSuccess;
   CUDACHECK(cudaSetDevice(plan->device));
 
-  if (nIn && nOut) {
+  const dtrBlock self = dtrSelfBlock(g, r);
+  const int hasSelf = self.rows && self.cols;
+  if (hasSelf) {
     CUDACHECK(cudaEventRecord(s->fork, stream));
     CUDACHECK(cudaStreamWaitEvent(s->side, s->fork, 0));
-    DTRCHECK(launchTranspose(plan, a + (size_t)dtrBlockOffsetInA(g, r) * e, g->cols,
-                             b + (size_t)dtrBlockOffsetInB(g, r) * e, g->rows, nIn, nOut, s->side));
+    DTRCHECK(launchTranspose(plan, a, b, self, s->side));
     CUDACHECK(cudaEventRecord(s->join, s->side));
   }
   for (int q = 0; q < p; q++) {
-    if (q == r || !l->send_count[q]) continue;
-    DTRCHECK(launchTranspose(plan, a + (size_t)dtrBlockOffsetInA(g, q) * e, g->cols,
-                             s->send + (size_t)l->send_offset[q] * e, nIn, nIn, dtrOutRows(g, q).count, stream));
+    const dtrBlock k = dtrPackBlock(g, l, r, q);
+    if (k.rows && k.cols) DTRCHECK(launchTranspose(plan, a, s->send, k, stream));
   }
   NCCLCHECK(ncclGroupStart());
   for (int q = 0; q < p; q++) {
-    if (q == r) continue;
     if (l->send_count[q])
       NCCLCHECKGOTO(ncclSend(s->send + (size_t)l->send_offset[q] * e, (size_t)l->send_count[q] * e, ncclUint8, q,
                              s->nccl, stream), res, group);
@@ -202,12 +200,12 @@ group:
   NCCLCHECK(ncclGroupEnd());
   if (res != dtrSuccess) return res;
   for (int q = 0; q < p; q++) {
-    if (q == r || !l->recv_count[q]) continue;
-    const size_t width = (size_t)dtrInRows(g, q).count * e;
-    CUDACHECK(dtrCopy2dLaunch(b + (size_t)dtrBlockOffsetInB(g, q) * e, (size_t)g->rows * e,
-                              s->recv + (size_t)l->recv_offset[q] * e, width, width, (size_t)nOut, stream));
+    const dtrBlock k = dtrUnpackBlock(g, l, r, q);
+    if (k.rows && k.cols)
+      CUDACHECK(dtrCopy2dLaunch(b + k.dst_offset * e, (size_t)k.dst_ld * e, s->recv + k.src_offset * e,
+                                (size_t)k.src_ld * e, (size_t)k.cols * e, (size_t)k.rows, stream));
   }
-  if (nIn && nOut) CUDACHECK(cudaStreamWaitEvent(stream, s->join, 0));
+  if (hasSelf) CUDACHECK(cudaStreamWaitEvent(stream, s->join, 0));
   return dtrSuccess;
 }
 

@@ -18,6 +18,26 @@ void dtrExchangeLayoutFill(const dtrGeometry* g, int rank, dtrExchangeLayout* la
   layout->recv_total = recv;
 }
 
+dtrBlock dtrPackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int p) {
+  const int64_t nIn = dtrInRows(g, r).count;
+  dtrBlock b = {dtrOutRows(g, p).start, g->cols, l->send_offset[p], nIn, nIn, dtrOutRows(g, p).count};
+  if (p == r) b.rows = b.cols = 0;
+  return b;
+}
+
+dtrBlock dtrSelfBlock(const dtrGeometry* g, int r) {
+  dtrBlock b = {dtrOutRows(g, r).start, g->cols, dtrInRows(g, r).start, g->rows, dtrInRows(g, r).count,
+                dtrOutRows(g, r).count};
+  return b;
+}
+
+dtrBlock dtrUnpackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q) {
+  const int64_t width = dtrInRows(g, q).count;
+  dtrBlock b = {l->recv_offset[q], width, dtrInRows(g, q).start, g->rows, dtrOutRows(g, r).count, width};
+  if (q == r) b.rows = b.cols = 0;
+  return b;
+}
+
 int dtrGeometryOverflows(int64_t rows, int64_t cols, size_t entry_bytes) {
   /* The whole matrix must be addressable in bytes by int64: every local offset then is too. */
   if (rows <= 0 || cols <= 0 || entry_bytes == 0) return 1;

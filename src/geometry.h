@@ -58,10 +58,24 @@ typedef struct {
 /* Fills a layout whose four arrays the caller provides (nranks each). */
 void dtrExchangeLayoutFill(const dtrGeometry* g, int rank, dtrExchangeLayout* layout);
 
-/* Offset (entries) of block (r, p)'s first entry inside A's local slab on rank r. */
-static inline int64_t dtrBlockOffsetInA(const dtrGeometry* g, int p) { return dtrOutRows(g, p).start; }
-/* Offset (entries) of the columns that came from rank q inside B's local slab. */
-static inline int64_t dtrBlockOffsetInB(const dtrGeometry* g, int q) { return dtrInRows(g, q).start; }
+/*
+ * One local step of rank r, as a block of `rows` x `cols` entries read at src_offset with pitch
+ * src_ld and written at dst_offset with pitch dst_ld (offsets and pitches in entries). A pack and
+ * the self block are transposed (the result is cols x rows); an unpack is a plain copy. Empty
+ * blocks have rows or cols 0.
+ */
+typedef struct {
+  int64_t src_offset, src_ld;
+  int64_t dst_offset, dst_ld;
+  int64_t rows, cols;
+} dtrBlock;
+
+/* A's block for peer p, into r's send segment for p (p != r). */
+dtrBlock dtrPackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int p);
+/* A's block for r itself, straight into B. */
+dtrBlock dtrSelfBlock(const dtrGeometry* g, int r);
+/* The segment received from q, into B's columns of q (q != r). */
+dtrBlock dtrUnpackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q);
 
 /* 0 when rows * cols * entry_bytes and every local buffer fit in int64 / size_t. */
 int dtrGeometryOverflows(int64_t rows, int64_t cols, size_t entry_bytes);

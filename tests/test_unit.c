@@ -60,6 +60,20 @@ static void testExchangeLayout(void) {
           off += l[r].send_count[q];
         }
         EXPECT(off == l[r].send_total, "send total");
+        /* The blocks each backend moves add up to the segments, and the self block is the rest. */
+        int64_t packed = 0, unpacked = 0;
+        for (int q = 0; q < p; q++) {
+          dtrBlock k = dtrPackBlock(&g, &l[r], r, q), u = dtrUnpackBlock(&g, &l[r], r, q);
+          EXPECT(k.rows * k.cols == l[r].send_count[q] && k.dst_offset == l[r].send_offset[q], "pack block %d->%d", r, q);
+          EXPECT(u.rows * u.cols == l[r].recv_count[q] && u.src_offset == l[r].recv_offset[q], "unpack block %d<-%d", r, q);
+          EXPECT(q == r || (k.src_offset == dtrOutRows(&g, q).start && u.dst_offset == dtrInRows(&g, q).start),
+                 "block offsets %d/%d", r, q);
+          packed += k.rows * k.cols;
+          unpacked += u.rows * u.cols;
+        }
+        dtrBlock self = dtrSelfBlock(&g, r);
+        EXPECT(packed == l[r].send_total && unpacked == l[r].recv_total, "block totals");
+        EXPECT(self.rows * self.cols == dtrInRows(&g, r).count * dtrOutRows(&g, r).count, "self block");
         EXPECT(l[r].send_count[r] == 0 && l[r].recv_count[r] == 0, "self block must not be sent");
         total += l[r].send_total + dtrInRows(&g, r).count * dtrOutRows(&g, r).count;
       }
