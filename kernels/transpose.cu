@@ -27,6 +27,43 @@ cudaError_t deviceInfo(DeviceInfo* info) {
   return cudaSuccess;
 }
 
+struct Occupancy {
+  const void* kernel;
+  int threads, dev, clusterDim, value;
+  size_t smem;
+};
+
+/* A handful of kernels and shapes per process: a short list searched linearly is enough. */
+static Occupancy occupancy[256];
+static int occupancyCount = 0;
+
+static cudaError_t cachedOccupancy(const void* kernel, int threads, size_t smem, const cudaLaunchConfig_t* cfg,
+                                   int* value) {
+  int dev;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return err;
+  const int clusterDim = cfg ? (int)cfg->attrs[0].val.clusterDim.x : 0;
+  for (int i = 0; i < occupancyCount; i++) {
+    const Occupancy& o = occupancy[i];
+    if (o.kernel == kernel && o.threads == threads && o.smem == smem && o.dev == dev && o.clusterDim == clusterDim) {
+      *value = o.value;
+      return cudaSuccess;
+    }
+  }
+  err = cfg ? cudaOccupancyMaxActiveClusters(value, kernel, cfg)
+            : cudaOccupancyMaxActiveBlocksPerMultiprocessor(value, kernel, threads, smem);
+  if (err == cudaSuccess && occupancyCount < 256) occupancy[occupancyCount++] = {kernel, threads, dev, clusterDim, *value, smem};
+  return err;
+}
+
+cudaError_t residentBlocks(const void* kernel, int threads, size_t smem, int* perSm) {
+  return cachedOccupancy(kernel, threads, smem, nullptr, perSm);
+}
+
+cudaError_t residentClusters(const void* kernel, const cudaLaunchConfig_t* cfg, int* clusters) {
+  return cachedOccupancy(kernel, (int)cfg->blockDim.x, cfg->dynamicSmemBytes, cfg, clusters);
+}
+
 }  // namespace dtr
 
 using namespace dtr;

@@ -110,7 +110,7 @@ static cudaError_t launchSimt16Typed(const dtrTransposeArgs* a, cudaStream_t str
     configuredFor = dev;
   }
   int perSm = 0;
-  if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, simt16Kernel<S>, kSimt16Threads, smem))) return err;
+  if ((err = residentBlocks((const void*)simt16Kernel<S>, kSimt16Threads, smem, &perSm))) return err;
   const uint64_t resident = (uint64_t)(perSm > 0 ? perSm : 1) * d.sms;
   const unsigned grid = (unsigned)(tiles < resident ? tiles : resident);
   simt16Kernel<S><<<grid, kSimt16Threads, smem, stream>>>(
@@ -261,7 +261,7 @@ static cudaError_t launchSimtTyped(const dtrTransposeArgs* a, cudaStream_t strea
     auto kernel = tune.streaming ? simtWordKernel<W, true> : simtWordKernel<W, false>;
     const uint32_t tilesX = (uint32_t)((a->cols + T - 1) / T), tilesY = (uint32_t)((a->rows + T - 1) / T);
     int perSm = 0;
-    if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kTile * kTileRowsPerPass, 0))) return err;
+    if ((err = residentBlocks((const void*)kernel, kTile * kTileRowsPerPass, 0, &perSm))) return err;
     const uint64_t resident = (uint64_t)(perSm > 0 ? perSm : 1) * d.sms, tiles = (uint64_t)tilesX * tilesY;
     kernel<<<(unsigned)(tiles < resident ? tiles : resident), dim3(kTile, kTileRowsPerPass), 0, stream>>>(
         src, a->lds, dst, a->ldd, a->rows, a->cols, tilesX, tilesY, (uint32_t)tune.tileGroup);
@@ -270,7 +270,7 @@ static cudaError_t launchSimtTyped(const dtrTransposeArgs* a, cudaStream_t strea
   const size_t smem = (size_t)kTile * (kTile + 1) * k * sizeof(W);
   const uint64_t tilesX = (a->cols + kTile - 1) / kTile, tiles = tilesX * ((a->rows + kTile - 1) / kTile);
   int perSm = 0;
-  if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, simtTileKernel<W>, kTile * kTileRowsPerPass, smem)))
+  if ((err = residentBlocks((const void*)simtTileKernel<W>, kTile * kTileRowsPerPass, smem, &perSm)))
     return err;
   const uint64_t resident = (uint64_t)(perSm > 0 ? perSm : 1) * d.sms;
   const unsigned grid = (unsigned)(tiles < resident ? tiles : resident);

@@ -242,12 +242,12 @@ static cudaError_t launchTmaTyped(const dtrTransposeArgs* a, cudaStream_t stream
     cfg.numAttrs = 1;
     cfg.gridDim = dim3(CS * d.sms);
     int clusters = 0;
-    if ((err = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg))) return err;
+    if ((err = residentClusters((const void*)kernel, &cfg, &clusters))) return err;
     if (clusters < 1) return cudaErrorInvalidConfiguration;
     grid = (uint64_t)(tiles < (uint64_t)clusters ? tiles : (uint64_t)clusters) * CS;
   } else {
     int perSm = 0;
-    if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kThreads, L.smemBytes))) return err;
+    if ((err = residentBlocks((const void*)kernel, kThreads, L.smemBytes, &perSm))) return err;
     if (perSm < 1) return cudaErrorInvalidConfiguration;
     const uint64_t resident = (uint64_t)perSm * d.sms;
     grid = tiles < resident ? tiles : resident;

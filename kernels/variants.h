@@ -17,6 +17,12 @@ struct DeviceInfo {
 /* Cached per device; queried on first use of each device. */
 cudaError_t deviceInfo(DeviceInfo* info);
 
+/* Resident blocks per multiprocessor (clusters per device when cfg has a cluster dimension) for a
+ * kernel, block size and shared memory: asked once per device and kept, since the query costs
+ * microseconds on every launch otherwise. */
+cudaError_t residentBlocks(const void* kernel, int threads, size_t smem, int* perSm);
+cudaError_t residentClusters(const void* kernel, const cudaLaunchConfig_t* cfg, int* clusters);
+
 /* Whether the driver offers cuTensorMapEncodeTiled and the device is a Hopper (sm_90) or later. */
 bool tmaAvailable();
 
