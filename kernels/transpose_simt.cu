@@ -164,13 +164,14 @@ __global__ void __launch_bounds__(kTile * kTileRowsPerPass) simtTileKernel(const
 }
 
 /*
- * Entries of one word W (any pitch, any alignment of W): 64 x 64 tiles for words under 8 bytes,
- * 32 x 32 above, every thread's loads issued before the first shared store. Rows of the shared
+ * Entries of one word W (any pitch, any alignment of W): 128 x 128 tiles for 1- and 2-byte words,
+ * 64 x 64 for 4-byte, 32 x 32 above, every thread's loads issued before the first shared store. Rows of the shared
  * tile are padded to an odd number of 4-byte banks, so a warp reading a column hits 32 banks.
  */
 template <typename W>
 struct WordTile {
-  static constexpr int T = sizeof(W) >= 8 ? 32 : 64;
+  /* A warp's row access spans 128 bytes for 1-byte words, 64..128 bytes otherwise. */
+  static constexpr int T = sizeof(W) <= 2 ? 128 : (sizeof(W) >= 8 ? 32 : 64);
   static constexpr int pitch = T + (sizeof(W) < 4 ? 4 / (int)sizeof(W) : 1);
 };
 
