@@ -3,7 +3,9 @@
 # backend where there is no GPU). Arguments go to disttranspose (see --help).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
-dtr_build >/dev/null
+log=$(mktemp)
+dtr_build >"$log" 2>&1 || { tail -n 40 "$log" >&2; rm -f "$log"; exit 1; }
+rm -f "$log"
 gpus=$(dtr_gpu_count)
 if [ "${gpus:-0}" -gt 0 ]; then
   np=${DTR_NP:-$gpus}
