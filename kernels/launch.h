@@ -50,7 +50,8 @@ cudaError_t dtrCopy2dLaunch(void* dst, size_t dpitch, const void* src, size_t sp
                             cudaStream_t stream);
 
 /* Grid-stride copy with 16-byte accesses (1-byte ones on an unaligned head or tail); `unroll` 1 or 4
- * independent 16-byte loads per thread before the stores. */
+ * independent 16-byte loads per thread before the stores, or 0: TMA bulk copies through shared
+ * memory, one CTA per multiprocessor. */
 cudaError_t dtrCopyLaunch(void* dst, const void* src, size_t bytes, int unroll, cudaStream_t stream);
 
 /*

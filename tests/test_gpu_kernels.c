@@ -166,6 +166,29 @@ static void testStageLayout(void) {
   }
 }
 
+/* The benchmark's copy ceilings: every mode, sizes around the chunk and vector boundaries. */
+static void testCopy(void) {
+  const size_t sizes[] = {1, 15, 16, 4096, 32768 * 5 + 48, 32768 * 300 + 7, (size_t)64 << 20};
+  const int modes[] = {0, 1, 4};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    for (int m = 0; m < 3; m++) {
+      const size_t n = sizes[i];
+      uint8_t *h = malloc(n), *back = malloc(n), *a, *b;
+      for (size_t x = 0; x < n; x++) h[x] = (uint8_t)dtrMix64(x + 3 * m);
+      CUDA_OK(cudaMalloc((void**)&a, n));
+      CUDA_OK(cudaMalloc((void**)&b, n));
+      CUDA_OK(cudaMemcpy(a, h, n, cudaMemcpyHostToDevice));
+      CUDA_OK(cudaMemset(b, 0, n));
+      CUDA_OK(dtrCopyLaunch(b, a, n, modes[m], 0));
+      CUDA_OK(cudaMemcpy(back, b, n, cudaMemcpyDeviceToHost));
+      EXPECT(memcmp(h, back, n) == 0, "copy mode %d of %zu bytes differs", modes[m], n);
+      cudaFree(a);
+      cudaFree(b);
+      free(h);
+      free(back);
+    }
+}
+
 /* The 2-D copy of the unpack: every word width, narrow and wide rows, bytes outside untouched. */
 static void testCopy2d(void) {
   const size_t cases[][5] = {/* width, height, spitch, dpitch, offset */
@@ -208,6 +231,7 @@ int main(int argc, char** argv) {
   small = argc > 1 && !strcmp(argv[1], "--small");
   const int quick = small || (argc > 1 && !strcmp(argv[1], "--quick"));
   testStageLayout();
+  testCopy();
   testCopy2d();
   testVariants();
   testTuples();

@@ -24,7 +24,7 @@
     }                                                                                           \
   } while (0)
 
-typedef enum { OpMemcpy, OpCopy16, OpCopy16x4, OpTranspose } OpKind;
+typedef enum { OpMemcpy, OpCopy16, OpCopy16x4, OpCopyBulk, OpTranspose } OpKind;
 
 typedef struct {
   OpKind kind;
@@ -59,6 +59,7 @@ static void launch(const Op* op) {
     case OpMemcpy: CUDA_OK(cudaMemcpyAsync(op->args.dst, op->args.src, op->bytes, cudaMemcpyDeviceToDevice, 0)); break;
     case OpCopy16: CUDA_OK(dtrCopyLaunch(op->args.dst, op->args.src, op->bytes, 1, 0)); break;
     case OpCopy16x4: CUDA_OK(dtrCopyLaunch(op->args.dst, op->args.src, op->bytes, 4, 0)); break;
+    case OpCopyBulk: CUDA_OK(dtrCopyLaunch(op->args.dst, op->args.src, op->bytes, 0, 0)); break;
     default: CUDA_OK(dtrTransposeLaunch(op->kernel, &op->args, 0, NULL));
   }
 }
@@ -156,8 +157,8 @@ int main(int argc, char** argv) {
   CUDA_OK(cudaGetDeviceProperties(&prop, dev));
   printf("# transpose-bench on %s (%d SMs, L2 %d MiB): %.0f MiB per buffer, median of %d after %d warm-up\n", prop.name,
          prop.multiProcessorCount, prop.l2CacheSize >> 20, bytes / 1048576.0, iters, warmup);
-  printf("# GB/s count bytes read + written; %%copy is against the fastest of cudaMemcpy and the 16-byte copy\n"
-         "# kernels (one and four loads in flight per thread; copy16 shows the faster)\n");
+  printf("# GB/s count bytes read + written; %%copy is against the fastest of cudaMemcpy and our copy kernels\n"
+         "# (16-byte loads, one or four in flight per thread; TMA bulk copies): copy16 shows the fastest\n");
   printf("# %4s %6s %7s %7s | %9s %9s | %12s %10s %9s %6s %6s\n", "elem", "shape", "rows", "cols", "memcpy", "copy16",
          "kernel", "time(us)", "GB/s", "%copy", "wrong");
 
@@ -182,7 +183,13 @@ int main(int argc, char** argv) {
       const float copyMs1 = timeOp(&op, warmup, iters);
       op.kind = OpCopy16x4;
       const float copyMs4 = timeOp(&op, warmup, iters);
-      const float copyMs = copyMs1 < copyMs4 ? copyMs1 : copyMs4;
+      op.kind = OpCopyBulk;
+      const float copyMsBulk = timeOp(&op, warmup, iters);
+      float copyMs = copyMs1 < copyMs4 ? copyMs1 : copyMs4;
+      if (copyMsBulk < copyMs) copyMs = copyMsBulk;
+      if (shape == 0)
+        printf("# copies of %zu bytes: copy16 %.0f, copy16x4 %.0f, TMA bulk %.0f GB/s\n", n, 2.0 * n / (copyMs1 * 1e6),
+               2.0 * n / (copyMs4 * 1e6), 2.0 * n / (copyMsBulk * 1e6));
       const double memcpyGBs = 2.0 * n / (memcpyMs * 1e6), copyGBs = 2.0 * n / (copyMs * 1e6);
       const double ceiling = memcpyGBs > copyGBs ? memcpyGBs : copyGBs;
       for (int k = 0; k < nk; k++) {
