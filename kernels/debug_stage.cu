@@ -4,6 +4,7 @@
 
 #include "launch.h"
 #include "tile_transpose.cuh"
+#include "variants.h"
 
 namespace dtr {
 
@@ -26,7 +27,7 @@ template <int S>
 static cudaError_t launchDebug(const void* stage, void* result, cudaStream_t stream) {
   constexpr uint32_t T = (S == 1) ? 256 : 128;
   const int smem = 1024 + 2 * T * 128;
-  cudaError_t err = cudaFuncSetAttribute(debugStageKernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  cudaError_t err = allowDynamicSmem((const void*)debugStageKernel<S>, smem);
   if (err != cudaSuccess) return err;
   debugStageKernel<S><<<1, 128, smem, stream>>>(static_cast<const uint8_t*>(stage), static_cast<uint8_t*>(result));
   return cudaGetLastError();

@@ -56,6 +56,26 @@ static cudaError_t cachedOccupancy(const void* kernel, int threads, size_t smem,
   return err;
 }
 
+/* The opt-in above 48 KB is per kernel and device; asked once for each pair. */
+cudaError_t allowDynamicSmem(const void* kernel, int bytes) {
+  static struct {
+    const void* kernel;
+    int dev, bytes;
+  } done[256];
+  static int count = 0;
+  int dev;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return err;
+  for (int i = 0; i < count; i++)
+    if (done[i].kernel == kernel && done[i].dev == dev && done[i].bytes >= bytes) return cudaSuccess;
+  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (err == cudaSuccess && count < 256) done[count++] = {kernel, dev, bytes};
+  return err;
+}
+
+static KernelTuning tuning = {0, 8, 0};
+KernelTuning kernelTuning() { return tuning; }
+
 cudaError_t residentBlocks(const void* kernel, int threads, size_t smem, int* perSm) {
   return cachedOccupancy(kernel, threads, smem, nullptr, perSm);
 }
@@ -80,8 +100,7 @@ static int tmaEligible(const dtrTransposeArgs* a) {
 }
 
 extern "C" void dtrKernelTuningSet(int tma_boxes, int tile_group, int streaming) {
-  TmaTuning t = {tma_boxes, tile_group > 0 ? tile_group : 1, streaming};
-  setTmaTuning(t);
+  tuning = {tma_boxes, tile_group > 0 ? tile_group : 1, streaming};
 }
 
 extern "C" int dtrTransposeSupported(dtrKernel_t kernel, const dtrTransposeArgs* a) {

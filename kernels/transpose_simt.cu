@@ -101,21 +101,14 @@ static cudaError_t launchSimt16Typed(const dtrTransposeArgs* a, cudaStream_t str
   const uint32_t tilesX = (uint32_t)((a->cols + box - 1) / box), tilesY = (uint32_t)((a->rows + T - 1) / T);
   const uint64_t tiles = (uint64_t)tilesX * tilesY;
   const size_t smem = 1024 + 2 * T * 128;
-  static int configuredFor = -1; /* the attribute is per device */
-  int dev;
-  cudaGetDevice(&dev);
-  if (configuredFor != dev) {
-    if ((err = cudaFuncSetAttribute(simt16Kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)))
-      return err;
-    configuredFor = dev;
-  }
+  if ((err = allowDynamicSmem((const void*)simt16Kernel<S>, (int)smem))) return err;
   int perSm = 0;
   if ((err = residentBlocks((const void*)simt16Kernel<S>, kSimt16Threads, smem, &perSm))) return err;
   const uint64_t resident = (uint64_t)(perSm > 0 ? perSm : 1) * d.sms;
   const unsigned grid = (unsigned)(tiles < resident ? tiles : resident);
   simt16Kernel<S><<<grid, kSimt16Threads, smem, stream>>>(
       static_cast<const uint8_t*>(a->src), a->lds * S, static_cast<uint8_t*>(a->dst), a->ldd * S, a->rows, a->cols,
-      tilesX, tilesY, (uint32_t)getTmaTuning().tileGroup);
+      tilesX, tilesY, (uint32_t)kernelTuning().tileGroup);
   return cudaGetLastError();
 }
 
@@ -258,7 +251,7 @@ static cudaError_t launchSimtTyped(const dtrTransposeArgs* a, cudaStream_t strea
   }
   if (k == 1) {
     constexpr int T = WordTile<W>::T;
-    const TmaTuning tune = getTmaTuning();
+    const KernelTuning tune = kernelTuning();
     auto kernel = tune.streaming ? simtWordKernel<W, true> : simtWordKernel<W, false>;
     const uint32_t tilesX = (uint32_t)((a->cols + T - 1) / T), tilesY = (uint32_t)((a->rows + T - 1) / T);
     int perSm = 0;

@@ -185,8 +185,6 @@ static cudaError_t encodeMap(CUtensorMap* map, const void* base, uint64_t rowByt
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
-static TmaTuning tuning = {0, 8, 0};
-
 template <int S, int CS, int NB>
 static cudaError_t launchTmaTyped(const dtrTransposeArgs* a, cudaStream_t stream) {
   if (CS > 1 && !dtrMulticastClusterFits(S, CS)) return cudaErrorInvalidValue;
@@ -208,7 +206,7 @@ static cudaError_t launchTmaTyped(const dtrTransposeArgs* a, cudaStream_t stream
   const uint64_t colsPerTile = (uint64_t)NB * dtrBoxElems(S);
   p.tilesX = (uint32_t)((a->cols + colsPerTile - 1) / colsPerTile);
   p.tilesY = (uint32_t)((a->rows + L.tileRows - 1) / L.tileRows);
-  p.group = tuning.tileGroup;
+  p.group = kernelTuning().tileGroup;
   p.stages = stages;
   const uint64_t tiles = (uint64_t)p.tilesX * p.tilesY;
 
@@ -219,13 +217,7 @@ static cudaError_t launchTmaTyped(const dtrTransposeArgs* a, cudaStream_t stream
     return err;
 
   auto kernel = tmaTransposeKernel<S, CS, NB>;
-  static int configuredFor = -1;  /* the attribute is per device */
-  int dev;
-  cudaGetDevice(&dev);
-  if (configuredFor != dev) {
-    if ((err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, d.smemOptin))) return err;
-    configuredFor = dev;
-  }
+  if ((err = allowDynamicSmem((const void*)kernel, d.smemOptin))) return err;
 
   cudaLaunchConfig_t cfg = {};
   cudaLaunchAttribute attr[1];
@@ -261,7 +253,7 @@ static cudaError_t launchTmaTyped(const dtrTransposeArgs* a, cudaStream_t stream
  * largest stage that leaves room for a ring. */
 template <int S>
 static cudaError_t launchTmaPlain(const dtrTransposeArgs* a, cudaStream_t stream) {
-  if (S > 1 && tuning.boxes != 1) return launchTmaTyped<S, 1, 2>(a, stream);
+  if (S > 1 && kernelTuning().boxes != 1) return launchTmaTyped<S, 1, 2>(a, stream);
   return launchTmaTyped<S, 1, 1>(a, stream);
 }
 
@@ -285,8 +277,5 @@ cudaError_t launchTma(const dtrTransposeArgs* a, int cluster, cudaStream_t strea
     default: return cudaErrorInvalidValue;
   }
 }
-
-void setTmaTuning(const TmaTuning& t) { tuning = t; }
-TmaTuning getTmaTuning() { return tuning; }
 
 }  // namespace dtr

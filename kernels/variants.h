@@ -26,15 +26,18 @@ cudaError_t residentClusters(const void* kernel, const cudaLaunchConfig_t* cfg, 
 /* Whether the driver offers cuTensorMapEncodeTiled and the device is a Hopper (sm_90) or later. */
 bool tmaAvailable();
 
-/* Shape knobs of the vector kernels: boxes per TMA stage (1 or 2; 0: the default for the element
- * size) and the tile-order group width (dtrTileOrder). */
-struct TmaTuning {
+/* The kernels' knobs (dtrKernelTuningSet): boxes per TMA stage (1 or 2; 0: the default for the
+ * element size), the tile-order group width (dtrTileOrder), evict-first loads and stores in the
+ * element-wise kernel. */
+struct KernelTuning {
   int boxes;
   int tileGroup;
-  int streaming; /* evict-first loads and stores in the element-wise kernel */
+  int streaming;
 };
-void setTmaTuning(const TmaTuning& t);
-TmaTuning getTmaTuning();
+KernelTuning kernelTuning();
+
+/* Lets `kernel` have `bytes` of dynamic shared memory on the current device (once per device). */
+cudaError_t allowDynamicSmem(const void* kernel, int bytes);
 
 /* Each assumes its eligibility was checked (tile_layout.h's rules). cluster = 1 for plain TMA. */
 cudaError_t launchTma(const dtrTransposeArgs* a, int cluster, cudaStream_t stream);

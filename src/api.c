@@ -71,13 +71,8 @@ static dtrResult_t resolveBackend(dtrPlan_t plan, dtrBackend_t asked) {
   dtrBackend_t b = asked;
   if (b == dtrBackendAuto) b = dtrEnvParamsGet()->backend;
   if (b == dtrBackendAuto) {
-    int count = 0, everyone = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) {
-      count = 0;
-      (void)cudaGetLastError();
-    }
-    int have = count > 0;
-    MPICHECK(MPI_Allreduce(&have, &everyone, 1, MPI_INT, MPI_MIN, plan->comm.comm));
+    int everyone = 0;
+    DTRCHECK(dtrEveryRankHasGpu(plan->comm.comm, &everyone));
     b = everyone ? dtrBackendNccl : dtrBackendCpu;
   }
   plan->backend = b;

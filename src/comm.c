@@ -29,6 +29,17 @@ void dtrCommFree(dtrComm* c) {
   if (c->comm != MPI_COMM_NULL) MPI_Comm_free(&c->comm);
 }
 
+dtrResult_t dtrEveryRankHasGpu(MPI_Comm comm, int* all) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError(); /* no driver or no device: this rank has none */
+    count = 0;
+  }
+  int have = count > 0;
+  MPICHECK(MPI_Allreduce(&have, all, 1, MPI_INT, MPI_MIN, comm));
+  return dtrSuccess;
+}
+
 #define DTR_MSG_MAX 512
 
 dtrResult_t dtrAgree(MPI_Comm comm, dtrResult_t local) {

@@ -27,6 +27,9 @@ void dtrCommFree(dtrComm* c);
  */
 dtrResult_t dtrAgree(MPI_Comm comm, dtrResult_t local);
 
+/* Collective: *all = 1 when every rank of comm sees at least one CUDA device. */
+dtrResult_t dtrEveryRankHasGpu(MPI_Comm comm, int* all);
+
 /*
  * Collective: checks that `n` values are equal on every rank. On a difference it fails with
  * dtrMismatch naming the first differing value (names[i]) and its range over the ranks.

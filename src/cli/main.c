@@ -4,24 +4,13 @@
 #include <stdlib.h>
 
 #include "bench.h"
+#include "comm.h"
 #include "options.h"
 #include "params.h"
 #include "report.h"
 
 #define DEFAULT_GPU_BYTES ((uint64_t)1 << 30)
 #define DEFAULT_CPU_BYTES ((uint64_t)32 << 20)
-
-/* Every rank sees at least one GPU. */
-static int gpusEverywhere(void) {
-  int count = 0, have, all = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    (void)cudaGetLastError();
-    count = 0;
-  }
-  have = count > 0;
-  MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  return all;
-}
 
 /* The square matrix closest to `bytes` per rank. */
 static int64_t squareSide(uint64_t bytes, int nranks, size_t entry) {
@@ -48,7 +37,8 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  const int gpus = gpusEverywhere();
+  int gpus = 0;
+  dtrEveryRankHasGpu(MPI_COMM_WORLD, &gpus);
   dtrBackend_t likely = o.backend != dtrBackendAuto ? o.backend : dtrEnvParamsGet()->backend;
   if (likely == dtrBackendAuto) likely = gpus ? dtrBackendNccl : dtrBackendCpu;
   const size_t entry = dtrDataTypeSize(o.type) * (size_t)o.howmany;

@@ -1,5 +1,7 @@
 #include "report.h"
 
+#include "comm.h"
+
 #include <mpi.h>
 #include <nccl.h>
 #include <stdlib.h>
@@ -15,11 +17,10 @@ void dtrReportHeader(const dtrCliOptions* o, int gpus) {
   char host[64] = "";
   gethostname(host, sizeof host - 1);
   char mine[LINE];
-  MPI_Comm local;
-  int lrank = 0;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
-  MPI_Comm_rank(local, &lrank);
-  MPI_Comm_free(&local);
+  dtrComm c;
+  if (dtrCommInit(MPI_COMM_WORLD, &c) != dtrSuccess) c.local_rank = 0, c.nhosts = 0;
+  const int lrank = c.local_rank, hosts = c.nhosts;
+  dtrCommFree(&c);
   if (gpus) {
     struct cudaDeviceProp prop;
     char bus[32] = "?";
@@ -39,8 +40,6 @@ void dtrReportHeader(const dtrCliOptions* o, int gpus) {
   }
   char* all = rank == 0 ? malloc((size_t)nranks * LINE) : NULL;
   MPI_Gather(mine, LINE, MPI_CHAR, all, LINE, MPI_CHAR, 0, MPI_COMM_WORLD);
-  int leader = lrank == 0, hosts = 0;
-  MPI_Allreduce(&leader, &hosts, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank != 0) return;
   int nv = 0;
   ncclGetVersion(&nv);
