@@ -1,4 +1,9 @@
-/* A plain grid-stride copy with 16-byte accesses: the bandwidth ceiling the transposes are judged by. */
+/*
+ * Copies with 16-byte accesses: the bandwidth ceiling the transposes are judged by. The fastest on an
+ * H200 gives every block of 256 threads one 4 KB piece (one load and one store per thread) and lets
+ * the block scheduler hand out the pieces: 4267 GB/s for 1 GiB, above cudaMemcpyAsync's 4226, where
+ * the same kernel with a persistent grid-stride loop reached 3903 (copy-study).
+ */
 #include <stdint.h>
 
 #include "launch.h"
@@ -72,32 +77,32 @@ __global__ void copy1Kernel(uint8_t* __restrict__ dst, const uint8_t* __restrict
 
 /*
  * height rows of `width` words W from a pitch of spitch into a pitch of dpitch (pitches in words).
- * A row gets `lanes` threads (a power of two up to the block), so narrow rows share a block.
+ * A row gets `lanes` threads (a power of two up to the block), so narrow rows share a block; block
+ * (x, y) copies word x * lanes + lane of its rows, one word per thread and row, so that, as in the
+ * copy above, blocks are small and the block scheduler hands them out (grid.y loops past 65535).
  */
 template <typename W>
 __global__ void copy2dKernel(W* __restrict__ dst, uint64_t dpitch, const W* __restrict__ src, uint64_t spitch,
                              uint64_t width, uint64_t height, uint32_t lanes) {
-  const uint32_t rowsPerBlock = blockDim.x / lanes, lane = threadIdx.x % lanes;
-  for (uint64_t r = (uint64_t)blockIdx.x * rowsPerBlock + threadIdx.x / lanes; r < height;
-       r += (uint64_t)gridDim.x * rowsPerBlock) {
-    const W* s = src + r * spitch;
-    W* d = dst + r * dpitch;
-    for (uint64_t x = lane; x < width; x += lanes) d[x] = s[x];
-  }
+  const uint32_t rowsPerBlock = blockDim.x / lanes;
+  const uint64_t x = (uint64_t)blockIdx.x * lanes + threadIdx.x % lanes;
+  if (x >= width) return;
+  for (uint64_t r = (uint64_t)blockIdx.y * rowsPerBlock + threadIdx.x / lanes; r < height;
+       r += (uint64_t)gridDim.y * rowsPerBlock)
+    dst[r * dpitch + x] = src[r * spitch + x];
 }
 
 template <typename W>
 static cudaError_t copy2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                          cudaStream_t stream, int sms) {
+                          cudaStream_t stream) {
   const uint64_t w = width / sizeof(W);
   uint32_t lanes = 1;
   while (lanes < 256 && lanes < w) lanes *= 2;
   const uint32_t threads = 256, rowsPerBlock = threads / lanes;
-  uint64_t blocks = (height + rowsPerBlock - 1) / rowsPerBlock;
-  if (blocks > (uint64_t)sms * 8) blocks = (uint64_t)sms * 8;
-  copy2dKernel<W><<<(unsigned)blocks, threads, 0, stream>>>(static_cast<W*>(dst), dpitch / sizeof(W),
-                                                            static_cast<const W*>(src), spitch / sizeof(W), w, height,
-                                                            lanes);
+  const uint64_t bx = (w + lanes - 1) / lanes, by = (height + rowsPerBlock - 1) / rowsPerBlock;
+  const dim3 grid((unsigned)(bx < 0x7fffffffu ? bx : 0x7fffffffu), (unsigned)(by < 65535 ? by : 65535));
+  copy2dKernel<W><<<grid, threads, 0, stream>>>(static_cast<W*>(dst), dpitch / sizeof(W), static_cast<const W*>(src),
+                                                spitch / sizeof(W), w, height, lanes);
   return cudaGetLastError();
 }
 
@@ -108,16 +113,13 @@ using namespace dtr;
 extern "C" cudaError_t dtrCopy2dLaunch(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                                        size_t height, cudaStream_t stream) {
   if (!width || !height) return cudaSuccess;
-  DeviceInfo d;
-  cudaError_t err = deviceInfo(&d);
-  if (err != cudaSuccess) return err;
   /* The widest word that every row start and the width allow. */
   const uint64_t align = (uint64_t)(uintptr_t)dst | (uint64_t)(uintptr_t)src | dpitch | spitch | width;
-  if (!(align & 15)) return copy2d<uint4>(dst, dpitch, src, spitch, width, height, stream, d.sms);
-  if (!(align & 7)) return copy2d<uint64_t>(dst, dpitch, src, spitch, width, height, stream, d.sms);
-  if (!(align & 3)) return copy2d<uint32_t>(dst, dpitch, src, spitch, width, height, stream, d.sms);
-  if (!(align & 1)) return copy2d<uint16_t>(dst, dpitch, src, spitch, width, height, stream, d.sms);
-  return copy2d<uint8_t>(dst, dpitch, src, spitch, width, height, stream, d.sms);
+  if (!(align & 15)) return copy2d<uint4>(dst, dpitch, src, spitch, width, height, stream);
+  if (!(align & 7)) return copy2d<uint64_t>(dst, dpitch, src, spitch, width, height, stream);
+  if (!(align & 3)) return copy2d<uint32_t>(dst, dpitch, src, spitch, width, height, stream);
+  if (!(align & 1)) return copy2d<uint16_t>(dst, dpitch, src, spitch, width, height, stream);
+  return copy2d<uint8_t>(dst, dpitch, src, spitch, width, height, stream);
 }
 
 extern "C" cudaError_t dtrCopyLaunch(void* dst, const void* src, size_t bytes, int unroll, cudaStream_t stream) {
@@ -150,9 +152,11 @@ extern "C" cudaError_t dtrCopyLaunch(void* dst, const void* src, size_t bytes, i
   } else if (body && unroll == 4)
     copy16x4Kernel<<<blocks, threads, 0, stream>>>(reinterpret_cast<uint4*>(out + head),
                                                    reinterpret_cast<const uint4*>(in + head), body);
-  else if (body)
-    copy16Kernel<<<blocks, threads, 0, stream>>>(reinterpret_cast<uint4*>(out + head),
-                                                 reinterpret_cast<const uint4*>(in + head), body);
+  else if (body) {
+    const uint64_t pieces = (body + 255) / 256;
+    copy16Kernel<<<(unsigned)(pieces < 0x7fffffffu ? pieces : 0x7fffffffu), 256, 0, stream>>>(
+        reinterpret_cast<uint4*>(out + head), reinterpret_cast<const uint4*>(in + head), body);
+  }
   if (tail) copy1Kernel<<<blocks, threads, 0, stream>>>(out + head + body * 16, in + head + body * 16, tail);
   return cudaGetLastError();
 }

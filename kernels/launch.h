@@ -35,10 +35,11 @@ int dtrTransposeSupported(dtrKernel_t kernel, const dtrTransposeArgs* args);
 cudaError_t dtrTransposeLaunch(dtrKernel_t kernel, const dtrTransposeArgs* args, cudaStream_t stream,
                                dtrKernel_t* ran);
 
-/* Knobs of the kernels (defaults 0, 8, 0): boxes per TMA stage (1: one; 0 or 2: two for elements of
- * 2 bytes or more), the width in tiles of the column groups in which the kernels take their tiles,
- * and evict-first (streaming) loads and stores in the element-wise kernel. Process-wide. */
-void dtrKernelTuningSet(int tma_boxes, int tile_group, int streaming);
+/* Knobs of the kernels: boxes per TMA stage (1 or 2), the width in tiles of the column groups in which
+ * the kernels take their tiles, evict-first (streaming) loads and stores in the element-wise kernel,
+ * and tiles per block (n: a grid of about tiles / n blocks; -1: persistent, as many blocks as fit at
+ * once). 0 leaves a knob at the value measured best for the kernel and entry size. Process-wide. */
+void dtrKernelTuningSet(int tma_boxes, int tile_group, int streaming, int tiles_per_cta);
 
 /* A CUDA driver function (CUDA 12.0 ABI) through the runtime, so that nothing links libcuda and the
  * binaries load where there is no driver. NULL where the driver lacks it or is absent. */
@@ -49,9 +50,10 @@ void* dtrDriverEntryPoint(const char* name);
 cudaError_t dtrCopy2dLaunch(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                             cudaStream_t stream);
 
-/* Grid-stride copy with 16-byte accesses (1-byte ones on an unaligned head or tail); `unroll` 1 or 4
- * independent 16-byte loads per thread before the stores, or 0: TMA bulk copies through shared
- * memory, one CTA per multiprocessor. */
+/* Copy with 16-byte accesses (1-byte ones on an unaligned head or tail). `unroll` 1: one load and one
+ * store per thread, a block of 256 threads per 4 KB; 4: four independent loads per thread before
+ * the stores, a persistent grid-stride loop; 0: TMA bulk copies through shared memory, one CTA per
+ * multiprocessor. */
 cudaError_t dtrCopyLaunch(void* dst, const void* src, size_t bytes, int unroll, cudaStream_t stream);
 
 /*

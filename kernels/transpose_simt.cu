@@ -104,11 +104,11 @@ static cudaError_t launchSimt16Typed(const dtrTransposeArgs* a, cudaStream_t str
   if ((err = allowDynamicSmem((const void*)simt16Kernel<S>, (int)smem))) return err;
   int perSm = 0;
   if ((err = residentBlocks((const void*)simt16Kernel<S>, kSimt16Threads, smem, &perSm))) return err;
-  const uint64_t resident = (uint64_t)(perSm > 0 ? perSm : 1) * d.sms;
-  const unsigned grid = (unsigned)(tiles < resident ? tiles : resident);
+  const KernelTuning tune = tuningFor(dtrKernelSimt16, S);
+  const unsigned grid = tileGrid(tiles, (uint64_t)perSm * d.sms, tune.tilesPerCta);
   simt16Kernel<S><<<grid, kSimt16Threads, smem, stream>>>(
       static_cast<const uint8_t*>(a->src), a->lds * S, static_cast<uint8_t*>(a->dst), a->ldd * S, a->rows, a->cols,
-      tilesX, tilesY, (uint32_t)kernelTuning().tileGroup);
+      tilesX, tilesY, (uint32_t)tune.tileGroup);
   return cudaGetLastError();
 }
 
@@ -230,6 +230,21 @@ __global__ void simtDirectKernel(const W* __restrict__ src, int64_t ldsW, W* __r
   }
 }
 
+template <typename W, bool Streaming>
+static cudaError_t launchWord(const dtrTransposeArgs* a, cudaStream_t stream, const DeviceInfo& d,
+                              const KernelTuning& tune) {
+  constexpr int T = WordTile<W>::T;
+  auto kernel = simtWordKernel<W, Streaming>;
+  const uint32_t tilesX = (uint32_t)((a->cols + T - 1) / T), tilesY = (uint32_t)((a->rows + T - 1) / T);
+  int perSm = 0;
+  cudaError_t err = residentBlocks((const void*)kernel, kTile * kTileRowsPerPass, 0, &perSm);
+  if (err) return err;
+  kernel<<<tileGrid((uint64_t)tilesX * tilesY, (uint64_t)perSm * d.sms, tune.tilesPerCta),
+           dim3(kTile, kTileRowsPerPass), 0, stream>>>(static_cast<const W*>(a->src), a->lds, static_cast<W*>(a->dst), a->ldd, a->rows, a->cols, tilesX,
+                     tilesY, (uint32_t)tune.tileGroup);
+  return cudaGetLastError();
+}
+
 template <typename W>
 static cudaError_t launchSimtTyped(const dtrTransposeArgs* a, cudaStream_t stream) {
   DeviceInfo d;
@@ -250,24 +265,17 @@ static cudaError_t launchSimtTyped(const dtrTransposeArgs* a, cudaStream_t strea
     return cudaGetLastError();
   }
   if (k == 1) {
-    constexpr int T = WordTile<W>::T;
-    const KernelTuning tune = kernelTuning();
-    auto kernel = tune.streaming ? simtWordKernel<W, true> : simtWordKernel<W, false>;
-    const uint32_t tilesX = (uint32_t)((a->cols + T - 1) / T), tilesY = (uint32_t)((a->rows + T - 1) / T);
-    int perSm = 0;
-    if ((err = residentBlocks((const void*)kernel, kTile * kTileRowsPerPass, 0, &perSm))) return err;
-    const uint64_t resident = (uint64_t)(perSm > 0 ? perSm : 1) * d.sms, tiles = (uint64_t)tilesX * tilesY;
-    kernel<<<(unsigned)(tiles < resident ? tiles : resident), dim3(kTile, kTileRowsPerPass), 0, stream>>>(
-        src, a->lds, dst, a->ldd, a->rows, a->cols, tilesX, tilesY, (uint32_t)tune.tileGroup);
-    return cudaGetLastError();
+    const KernelTuning tune = tuningFor(dtrKernelSimt, sizeof(W));
+    if (tune.streaming) return launchWord<W, true>(a, stream, d, tune);
+    return launchWord<W, false>(a, stream, d, tune);
   }
   const size_t smem = (size_t)kTile * (kTile + 1) * k * sizeof(W);
   const uint64_t tilesX = (a->cols + kTile - 1) / kTile, tiles = tilesX * ((a->rows + kTile - 1) / kTile);
   int perSm = 0;
   if ((err = residentBlocks((const void*)simtTileKernel<W>, kTile * kTileRowsPerPass, smem, &perSm)))
     return err;
-  const uint64_t resident = (uint64_t)(perSm > 0 ? perSm : 1) * d.sms;
-  const unsigned grid = (unsigned)(tiles < resident ? tiles : resident);
+  /* Tuples stay persistent: the one-tile-per-block grid was measured on single words only. */
+  const unsigned grid = tileGrid(tiles, (uint64_t)perSm * d.sms, kPersistent);
   simtTileKernel<W><<<grid, dim3(kTile, kTileRowsPerPass), smem, stream>>>(src, ldsW, dst, lddW, a->rows, a->cols, k,
                                                                           tilesX, tiles);
   return cudaGetLastError();

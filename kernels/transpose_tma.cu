@@ -30,19 +30,23 @@ constexpr int kThreads = kConsumers + 32;
 constexpr int kMaxStages = 4;
 
 struct TmaLayout {
-  uint32_t tileRows, stageBytes, resultBytes, regionBytes, stages, smemBytes;
+  uint32_t tileRows, stageBytes, resultBytes, regionBytes, stages, results, smemBytes;
 };
 
-/* A stage holds nb column boxes (nb = cs with clusters); each CTA keeps a 1/cs share of its rows. */
-__host__ __device__ inline TmaLayout tmaLayout(uint32_t s, uint32_t cs, uint32_t nb, uint32_t stages) {
+/* A stage holds nb column boxes (nb = cs with clusters); each CTA keeps a 1/cs share of its rows.
+ * Two result buffers let a tile's store overlap the next tile's transpose; a block that takes one
+ * tile needs one. */
+__host__ __device__ inline TmaLayout tmaLayout(uint32_t s, uint32_t cs, uint32_t nb, uint32_t stages,
+                                               uint32_t results) {
   TmaLayout l;
   l.tileRows = dtrTileRows(s);
   l.stageBytes = nb * l.tileRows * DTR_SWIZZLE_SPAN;
   l.resultBytes = l.stageBytes / cs;
   l.regionBytes = nb * dtrBoxElems(s) * DTR_SWIZZLE_SPAN;
   l.stages = stages;
+  l.results = results;
   /* 1024 bytes of slack to align the base for the swizzle, then the barriers. */
-  l.smemBytes = 1024 + stages * l.stageBytes + 2 * l.resultBytes + 2 * stages * 8;
+  l.smemBytes = 1024 + stages * l.stageBytes + results * l.resultBytes + 2 * stages * 8;
   return l;
 }
 
@@ -51,7 +55,7 @@ struct TmaParams {
   uint64_t lddBytes;
   uint32_t rows, cols;  /* of the source */
   uint32_t rowsFull;    /* source rows whose result bytes fill whole 16-byte chunks: the map's extent */
-  uint32_t tilesX, tilesY, group, stages;
+  uint32_t tilesX, tilesY, group, stages, results;
 };
 
 template <int S, int CS, int NB>
@@ -61,13 +65,13 @@ __global__ void __launch_bounds__(kThreads) tmaTransposeKernel(const __grid_cons
   static_assert(CS == 1 || NB == CS, "with clusters, each CTA loads one box of the stage");
   extern __shared__ uint8_t smemRaw[];
   uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smemRaw) + 1023) & ~uintptr_t(1023));
-  const TmaLayout L = tmaLayout(S, CS, NB, p.stages);
+  const TmaLayout L = tmaLayout(S, CS, NB, p.stages, p.results);
   constexpr uint32_t m = 16 / S, colsPerTile = NB * (128 / S);
   const uint32_t na = L.tileRows / (m * CS); /* micro-rows of this CTA's share */
   const uint32_t stages = p.stages;
   uint8_t* stageBase = smem;
   uint8_t* resultBase = smem + stages * L.stageBytes;
-  const uint32_t barBase = smemAddr(resultBase + 2 * L.resultBytes);
+  const uint32_t barBase = smemAddr(resultBase + L.results * L.resultBytes);
   auto full = [&](uint32_t i) { return barBase + 8 * i; };
   auto empty = [&](uint32_t i) { return barBase + 8 * (stages + i); };
 
@@ -117,9 +121,12 @@ __global__ void __launch_bounds__(kThreads) tmaTransposeKernel(const __grid_cons
       const uint32_t st = it % stages, ph = (it / stages) & 1;
       uint32_t tx, ty;
       dtrTileOrder(t, p.tilesX, p.tilesY, p.group, &tx, &ty);
-      uint8_t* result = resultBase + (it & 1) * L.resultBytes;
-      /* The result buffer was last stored two tiles ago: that store must have read it. */
-      if (tid == 0) bulkWaitRead<1>();
+      uint8_t* result = resultBase + (it % L.results) * L.resultBytes;
+      /* The result buffer was last stored `results` tiles ago: that store must have read it. */
+      if (tid == 0) {
+        if (L.results == 2) bulkWaitRead<1>();
+        else bulkWaitRead<0>();
+      }
       namedBarrierSync(1, kConsumers);
       mbarWait(full(st), ph);
       transposeShare<S>(stageBase + st * L.stageBytes, result, L.tileRows, na, q * na, NB, tid, kConsumers);
@@ -191,10 +198,14 @@ static cudaError_t launchTmaTyped(const dtrTransposeArgs* a, cudaStream_t stream
   DeviceInfo d;
   cudaError_t err = deviceInfo(&d);
   if (err != cudaSuccess) return err;
-  /* Deepest ring (up to kMaxStages) that fits in the shared memory one block may have. */
-  uint32_t stages = kMaxStages;
-  while (stages > 1 && tmaLayout(S, CS, NB, stages).smemBytes > (uint32_t)d.smemOptin) stages--;
-  const TmaLayout L = tmaLayout(S, CS, NB, stages);
+  /* Deepest ring (up to kMaxStages) that fits in the shared memory one block may have; a block that
+   * takes only a few tiles needs no deeper ring than that, and smaller blocks fit more per SM. */
+  const KernelTuning tune = tuningFor(CS == 1 ? dtrKernelTma : CS == 2 ? dtrKernelTmaMc2 : dtrKernelTmaMc4, S);
+  const int tpc = tune.tilesPerCta;
+  uint32_t stages = tpc > 0 && tpc < kMaxStages ? (uint32_t)tpc : kMaxStages;
+  const uint32_t results = tpc == 1 ? 1 : 2;
+  while (stages > 1 && tmaLayout(S, CS, NB, stages, results).smemBytes > (uint32_t)d.smemOptin) stages--;
+  const TmaLayout L = tmaLayout(S, CS, NB, stages, results);
   if (L.smemBytes > (uint32_t)d.smemOptin) return cudaErrorInvalidConfiguration;
 
   TmaParams p;
@@ -206,8 +217,9 @@ static cudaError_t launchTmaTyped(const dtrTransposeArgs* a, cudaStream_t stream
   const uint64_t colsPerTile = (uint64_t)NB * dtrBoxElems(S);
   p.tilesX = (uint32_t)((a->cols + colsPerTile - 1) / colsPerTile);
   p.tilesY = (uint32_t)((a->rows + L.tileRows - 1) / L.tileRows);
-  p.group = kernelTuning().tileGroup;
+  p.group = tune.tileGroup;
   p.stages = stages;
+  p.results = results;
   const uint64_t tiles = (uint64_t)p.tilesX * p.tilesY;
 
   CUtensorMap srcMap, dstMap;
@@ -236,24 +248,22 @@ static cudaError_t launchTmaTyped(const dtrTransposeArgs* a, cudaStream_t stream
     int clusters = 0;
     if ((err = residentClusters((const void*)kernel, &cfg, &clusters))) return err;
     if (clusters < 1) return cudaErrorInvalidConfiguration;
-    grid = (uint64_t)(tiles < (uint64_t)clusters ? tiles : (uint64_t)clusters) * CS;
+    grid = (uint64_t)tileGrid(tiles, (uint64_t)clusters, tpc) * CS;
   } else {
     int perSm = 0;
     if ((err = residentBlocks((const void*)kernel, kThreads, L.smemBytes, &perSm))) return err;
     if (perSm < 1) return cudaErrorInvalidConfiguration;
-    const uint64_t resident = (uint64_t)perSm * d.sms;
-    grid = tiles < resident ? tiles : resident;
+    grid = tileGrid(tiles, (uint64_t)perSm * d.sms, tpc);
   }
   cfg.gridDim = dim3((unsigned)grid);
   return cudaLaunchKernelEx(&cfg, kernel, srcMap, dstMap, p);
 }
 
-/* Two boxes per stage give longer reads along source rows (measured on an H200: 2 to 4 points of
- * copy bandwidth over one box for 2- to 16-byte elements); one-byte elements already use the
- * largest stage that leaves room for a ring. */
+/* Boxes per stage as tuningFor says (two give longer reads along source rows); one-byte elements
+ * always take one: their box is already the largest stage that leaves room for a ring. */
 template <int S>
 static cudaError_t launchTmaPlain(const dtrTransposeArgs* a, cudaStream_t stream) {
-  if (S > 1 && kernelTuning().boxes != 1) return launchTmaTyped<S, 1, 2>(a, stream);
+  if (S > 1 && tuningFor(dtrKernelTma, S).boxes == 2) return launchTmaTyped<S, 1, 2>(a, stream);
   return launchTmaTyped<S, 1, 1>(a, stream);
 }
 

@@ -26,15 +26,25 @@ cudaError_t residentClusters(const void* kernel, const cudaLaunchConfig_t* cfg, 
 /* Whether the driver offers cuTensorMapEncodeTiled and the device is a Hopper (sm_90) or later. */
 bool tmaAvailable();
 
-/* The kernels' knobs (dtrKernelTuningSet): boxes per TMA stage (1 or 2; 0: the default for the
- * element size), the tile-order group width (dtrTileOrder), evict-first loads and stores in the
- * element-wise kernel. */
+/* The knobs of one launch: boxes per TMA stage (1 or 2), the tile-order group width (dtrTileOrder),
+ * evict-first loads and stores in the element-wise kernel, and tiles per block (kPersistent: as many
+ * blocks as fit at once, each looping over tiles). */
 struct KernelTuning {
   int boxes;
   int tileGroup;
   int streaming;
+  int tilesPerCta;
 };
-KernelTuning kernelTuning();
+constexpr int kPersistent = -1;
+
+/* What dtrKernelTuningSet asked for, each knob left at 0 replaced by the value measured best for
+ * this kernel and entry size. */
+KernelTuning tuningFor(dtrKernel_t kernel, size_t entryBytes);
+
+/* The grid for `tiles` tiles when `resident` blocks fit on the device at once: at most `resident`
+ * when persistent, else about tilesPerCta tiles per block. Every tile kernel strides its tiles by
+ * gridDim, so either serves. */
+unsigned tileGrid(uint64_t tiles, uint64_t resident, int tilesPerCta);
 
 /* Lets `kernel` have `bytes` of dynamic shared memory on the current device (once per device). */
 cudaError_t allowDynamicSmem(const void* kernel, int bytes);

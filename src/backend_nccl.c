@@ -105,7 +105,8 @@ static dtrResult_t ncclCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, allocWorkspace(plan, s)), res, fail);
   DTRCHECKGOTO(dtrNcclCommAcquire(plan->comm.comm, plan->device, &s->nccl), res, fail);
-  dtrKernelTuningSet(dtrEnvParamsGet()->tma_boxes, dtrEnvParamsGet()->tile_group, dtrEnvParamsGet()->streaming);
+  const dtrEnvParams* env = dtrEnvParamsGet();
+  dtrKernelTuningSet(env->tma_boxes, env->tile_group, env->streaming, env->tiles_per_cta);
   DTRCHECKGOTO(dtrTuneKernel(plan, config->kernel, &plan->kernel), res, fail);
   plan->state = s;
   return dtrSuccess;

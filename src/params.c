@@ -36,8 +36,10 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   params.backend = dtrBackendAuto;
   params.kernel = dtrKernelAuto;
   params.tune_iters = 3;
-  params.tma_boxes = 0; /* two boxes (the launcher's default) measured fastest on an H200 */
-  params.tile_group = 8;
+  /* 0: the kernels' own defaults, measured per kernel and element size. */
+  params.tma_boxes = 0;
+  params.tile_group = 0;
+  params.tiles_per_cta = 0;
   const char* v;
   if ((v = getenv("DTR_BACKEND")) && *v) {
     if (dtrParseBackend(v, &params.backend)) bad("DTR_BACKEND", v, dtrBackendChoices());
@@ -49,7 +51,8 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   }
   readInt("DTR_TUNE_ITERS", 0, 1000, &params.tune_iters);
   readInt("DTR_TMA_BOXES", 0, 2, &params.tma_boxes);
-  readInt("DTR_TILE_GROUP", 1, 1 << 20, &params.tile_group);
+  readInt("DTR_TILE_GROUP", 0, 1 << 20, &params.tile_group);
   readInt("DTR_STREAMING", 0, 1, &params.streaming);
+  readInt("DTR_TILES_PER_CTA", -1, 1 << 20, &params.tiles_per_cta);
   return &params;
 }

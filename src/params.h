@@ -5,11 +5,13 @@
  *   DTR_KERNEL       auto|simt|simt16|tma|tma-mc2|tma-mc4   replaces a config's dtrKernelAuto
  *   DTR_TUNE_ITERS   timed runs per candidate kernel at plan time (default 3; 0: no measurement,
  *                    take the first eligible of tma, simt16, simt)
- *   DTR_TMA_BOXES    column boxes per TMA stage, 1 or 2 (default 0: two where the element is
- *                    2 bytes or more)
- *   DTR_TILE_GROUP   width in tiles of the column groups the persistent kernels take tiles in
- *                    (default 8; 1: row by row)
+ *   DTR_TMA_BOXES    column boxes per TMA stage, 1 or 2
+ *   DTR_TILE_GROUP   width in tiles of the column groups the kernels take tiles in (1: column by
+ *                    column)
  *   DTR_STREAMING    1: evict-first loads and stores in the element-wise kernel (default 0)
+ *   DTR_TILES_PER_CTA  tiles each block of a transpose kernel takes (-1: persistent blocks, as many
+ *                    as fit at once)
+ * For the last four, 0 (the default) leaves each kernel at what was measured best for it.
  */
 #ifndef DTR_PARAMS_H
 #define DTR_PARAMS_H
@@ -23,6 +25,7 @@ typedef struct {
   int tma_boxes;
   int tile_group;
   int streaming;
+  int tiles_per_cta;
   int bad;               /* a variable was set to a value it cannot take */
   char bad_message[256];
 } dtrEnvParams;

@@ -233,7 +233,14 @@ int main(int argc, char** argv) {
   testStageLayout();
   testCopy();
   testCopy2d();
-  testVariants();
+  /* Every variant with its measured defaults (one or two tiles per block), persistent blocks, and
+   * three tiles per block (a TMA ring of three stages that wraps, tiles strided by the grid). */
+  const int tilesPerCta[] = {0, -1, 3};
+  for (int i = 0; i < 3; i++) {
+    dtrKernelTuningSet(0, 0, 0, tilesPerCta[i]);
+    testVariants();
+  }
+  dtrKernelTuningSet(0, 0, 0, 0);
   testTuples();
   if (!quick) {
     testHuge(dtrKernelTma);

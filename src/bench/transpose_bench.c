@@ -33,22 +33,25 @@ typedef struct {
   size_t bytes;
 } Op;
 
-/* A kernel and its knobs (dtrKernelTuningSet): boxes per TMA stage, tile-order group, streaming. */
+/* A kernel and its knobs (dtrKernelTuningSet): boxes per TMA stage, tile-order group, streaming,
+ * tiles per block. */
 typedef struct {
   dtrKernel_t kernel;
-  int boxes, group, streaming;
+  int boxes, group, streaming, tpc;
   char label[48];
 } Variant;
 
-/* "tma:2:8" = tma with 2 boxes per stage and groups of 8 tiles; "simt:0:8:1" = simt, streaming. */
+/* "tma:2:8" = tma with 2 boxes per stage and groups of 8 tiles; "simt:0:8:1" = simt, streaming;
+ * "simt:0:8:0:1" = simt, one tile per block. */
 static int parseVariant(const char* s, Variant* v) {
   char name[32];
-  int boxes = 0, group = 8, streaming = 0;
-  int n = sscanf(s, "%31[^:]:%d:%d:%d", name, &boxes, &group, &streaming);
+  int boxes = 0, group = 0, streaming = 0, tpc = 0;
+  int n = sscanf(s, "%31[^:]:%d:%d:%d:%d", name, &boxes, &group, &streaming, &tpc);
   if (n < 1 || dtrParseKernel(name, &v->kernel) || v->kernel == dtrKernelAuto) return -1;
   v->boxes = boxes;
   v->group = group;
   v->streaming = streaming;
+  v->tpc = tpc;
   if (n == 1) snprintf(v->label, sizeof v->label, "%s", name);
   else snprintf(v->label, sizeof v->label, "%s", s);
   return 0;
@@ -133,7 +136,8 @@ int main(int argc, char** argv) {
       case 'k': snprintf(kernelsArg, sizeof kernelsArg, "%s", optarg); break;
       default:
         printf("Usage: transpose-bench [-n iters] [-w warmup] [-s MiB per buffer] [-e 1,2,4,8,16]\n"
-               "                       [-k variant,...]  variant: kernel[:boxes:group], kernel one of %s\n",
+               "                       [-k variant,...]  variant: kernel[:boxes:group:streaming:tiles-per-block],\n"
+               "                       kernel one of %s\n",
                dtrKernelChoices());
         return c == 'h' ? 0 : 2;
     }
@@ -158,7 +162,8 @@ int main(int argc, char** argv) {
   printf("# transpose-bench on %s (%d SMs, L2 %d MiB): %.0f MiB per buffer, median of %d after %d warm-up\n", prop.name,
          prop.multiProcessorCount, prop.l2CacheSize >> 20, bytes / 1048576.0, iters, warmup);
   printf("# GB/s count bytes read + written; %%copy is against the fastest of cudaMemcpy and our copy kernels\n"
-         "# (16-byte loads, one or four in flight per thread; TMA bulk copies): copy16 shows the fastest\n");
+         "# (16-byte loads: one per thread and a block per 4 KB, or four per thread in a persistent loop;\n"
+         "# TMA bulk copies): the copy16 column shows the fastest of ours\n");
   printf("# %4s %6s %7s %7s | %9s %9s | %12s %10s %9s %6s %6s\n", "elem", "shape", "rows", "cols", "memcpy", "copy16",
          "kernel", "time(us)", "GB/s", "%copy", "wrong");
 
@@ -195,7 +200,7 @@ int main(int argc, char** argv) {
       for (int k = 0; k < nk; k++) {
         op.kind = OpTranspose;
         op.kernel = variants[k].kernel;
-        dtrKernelTuningSet(variants[k].boxes, variants[k].group, variants[k].streaming);
+        dtrKernelTuningSet(variants[k].boxes, variants[k].group, variants[k].streaming, variants[k].tpc);
         if (!dtrTransposeSupported(op.kernel, &op.args)) {
           printf("  %4zu %6s %7lld %7lld | %9.0f %9.0f | %12s %10s %9s %6s %6s\n", e, shapeName(shape), (long long)rows,
                  (long long)cols, memcpyGBs, copyGBs, variants[k].label, "-", "-", "-", "n/a");
