@@ -66,16 +66,22 @@ typedef enum {
   dtrKernelAuto = 0,
   dtrKernelSimt = 1,    /* element-wise shared-memory tiles: any pitch, any alignment */
   dtrKernelSimt16 = 2,  /* 16-byte vector accesses through a swizzled tile */
-  dtrKernelTma = 3,     /* TMA loads/stores, 128-byte swizzle, mbarrier ring, persistent CTAs */
+  dtrKernelTma = 3,     /* TMA loads/stores, 128-byte swizzle, mbarrier ring */
   dtrKernelTmaMc2 = 4,  /* TMA with .multicast::cluster loads, clusters of 2 CTAs */
   dtrKernelTmaMc4 = 5,  /* the same, clusters of 4 CTAs */
   dtrNumKernels
 } dtrKernel_t;
 
+/* Most pipeline stages a plan may have (dtrConfig_t.stages). */
+#define DTR_MAX_STAGES 64
+
 typedef struct {
   dtrBackend_t backend; /* default dtrBackendAuto (env DTR_BACKEND overrides auto) */
   dtrKernel_t kernel;   /* default dtrKernelAuto (env DTR_KERNEL overrides auto) */
   int device;           /* CUDA device of this rank; -1 (default): the node-local rank */
+  int stages;           /* pipeline stages: the exchange cut into this many rounds, each round's
+                           packs, messages and unpacks overlapping the next and previous ones;
+                           1: no pipeline; 0 (default): by size (env DTR_STAGES overrides 0) */
 } dtrConfig_t;
 
 /* What a rank owns and must allocate. Sizes in bytes; counts in rows of A or of B. */
@@ -112,6 +118,7 @@ dtrResult_t dtrPlanDestroy(dtrPlan_t plan);
 dtrResult_t dtrPlanGetBackend(dtrPlan_t plan, dtrBackend_t* backend);
 dtrResult_t dtrPlanGetKernel(dtrPlan_t plan, dtrKernel_t* kernel);
 dtrResult_t dtrPlanGetDevice(dtrPlan_t plan, int* device);
+dtrResult_t dtrPlanGetStages(dtrPlan_t plan, int* stages);
 
 const char* dtrGetErrorString(dtrResult_t result);
 /* The message of the last failed call on this thread, naming the problem (and the rank it came

@@ -1,7 +1,9 @@
 /*
  * CPU backend: host buffers, the same pack / exchange / unpack as the NCCL backend, with the
  * cache-blocked host transpose and MPI_Alltoallv. It runs the distributed algorithm where there
- * is no GPU, and it is what the CPU tests exercise under mpiexec.
+ * is no GPU, and it is what the CPU tests exercise under mpiexec. With several pipeline stages it
+ * runs them one after the other (MPI_Alltoallv blocks, so they overlap nothing here), which checks
+ * the stage geometry the NCCL backend overlaps.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -43,12 +45,6 @@ static dtrResult_t cpuCreateLocal(dtrPlan_t plan, CpuState** out) {
     return dtrSetError(dtrInvalidArgument,
                        "the CPU backend exchanges at most %d entries per rank (MPI int counts); this plan needs %lld",
                        INT_MAX, (long long)(l->send_total > l->recv_total ? l->send_total : l->recv_total));
-  for (int q = 0; q < p; q++) {
-    s->scount[q] = (int)l->send_count[q];
-    s->sdispl[q] = (int)l->send_offset[q];
-    s->rcount[q] = (int)l->recv_count[q];
-    s->rdispl[q] = (int)l->recv_offset[q];
-  }
   const size_t e = plan->geo.entry_bytes;
   if (l->send_total && !(s->send = malloc((size_t)l->send_total * e)))
     return dtrSetError(dtrOutOfMemory, "cannot allocate %zu bytes of host send workspace", (size_t)l->send_total * e);
@@ -94,21 +90,32 @@ static dtrResult_t cpuExecute(dtrPlan_t plan, const void* in, void* out, cudaStr
   const dtrGeometry* g = &plan->geo;
   const int r = plan->comm.rank, p = plan->comm.nranks;
   const size_t e = g->entry_bytes;
+  const dtrExchangeLayout* l = &plan->layout;
+  const int n = plan->stages;
   const char* a = in;
   char* b = out;
-  for (int q = 0; q < p; q++) {
-    const dtrBlock k = dtrPackBlock(g, &plan->layout, r, q);
-    if (k.rows && k.cols)
-      dtrHostTranspose(a + k.src_offset * e, k.src_ld, s->send + k.dst_offset * e, k.dst_ld, k.rows, k.cols, e);
-  }
   const dtrBlock self = dtrSelfBlock(g, r);
   if (self.rows && self.cols)
     dtrHostTranspose(a + self.src_offset * e, self.src_ld, b + self.dst_offset * e, self.dst_ld, self.rows, self.cols, e);
-  MPICHECK(MPI_Alltoallv(s->send, s->scount, s->sdispl, s->entry, s->recv, s->rcount, s->rdispl, s->entry,
-                         plan->comm.comm));
-  for (int q = 0; q < p; q++) {
-    const dtrBlock k = dtrUnpackBlock(g, &plan->layout, r, q);
-    if (k.rows && k.cols) dtrHostCopy2d(s->recv + k.src_offset * e, k.src_ld, b + k.dst_offset * e, k.dst_ld, k.rows, k.cols, e);
+  for (int st = 0; st < n; st++) {
+    for (int q = 0; q < p; q++) {
+      const dtrBlock k = dtrPackStage(g, l, r, q, n, st);
+      if (k.rows && k.cols)
+        dtrHostTranspose(a + k.src_offset * e, k.src_ld, s->send + k.dst_offset * e, k.dst_ld, k.rows, k.cols, e);
+      /* Counts and displacements fit in int: create checked the totals. */
+      const dtrRange sp = dtrSendStage(g, l, r, q, n, st), rp = dtrRecvStage(g, l, r, q, n, st);
+      s->scount[q] = (int)sp.count;
+      s->sdispl[q] = (int)sp.start;
+      s->rcount[q] = (int)rp.count;
+      s->rdispl[q] = (int)rp.start;
+    }
+    MPICHECK(MPI_Alltoallv(s->send, s->scount, s->sdispl, s->entry, s->recv, s->rcount, s->rdispl, s->entry,
+                           plan->comm.comm));
+    for (int q = 0; q < p; q++) {
+      const dtrBlock k = dtrUnpackStage(g, l, r, q, n, st);
+      if (k.rows && k.cols)
+        dtrHostCopy2d(s->recv + k.src_offset * e, k.src_ld, b + k.dst_offset * e, k.dst_ld, k.rows, k.cols, e);
+    }
   }
   return dtrSuccess;
 }

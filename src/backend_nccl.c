@@ -8,7 +8,12 @@
  *   self      the rank's own block transposed straight from A into B, on a side stream that forks
  *             from and joins the caller's, so it overlaps the packs and the exchange
  *
- * The workspace, the side stream and its events are made at plan time; execute allocates nothing
+ * With several pipeline stages (plan->stages, geometry.h's dtr*Stage) the exchange runs in rounds
+ * on a communication stream: round s's messages wait only for round s's packs, and round s's
+ * unpacks only for its messages, so on the caller's stream the packs of round s + 1 and the unpacks
+ * of round s - 1 run while round s is on the wire.
+ *
+ * The workspace, the streams and their events are made at plan time; execute allocates nothing
  * and never waits on the host, so it can be captured into a CUDA graph.
  */
 #include <nccl.h>
@@ -29,6 +34,9 @@ typedef struct {
   char* recv;
   cudaStream_t side;
   cudaEvent_t fork, join;
+  cudaStream_t comm;                 /* the rounds' messages, when there are several stages */
+  cudaEvent_t packed[DTR_MAX_STAGES];  /* round s's packs are done (recorded on the caller's stream) */
+  cudaEvent_t arrived[DTR_MAX_STAGES]; /* round s's messages are done (on the communication stream) */
 } NcclState;
 
 /* Which GPU this rank takes, and whether it can: checked on every rank before NCCL is touched. */
@@ -77,6 +85,11 @@ static void ncclStateFree(NcclState* s) {
   if (s->fork) cudaEventDestroy(s->fork);
   if (s->join) cudaEventDestroy(s->join);
   if (s->side) cudaStreamDestroy(s->side);
+  for (int i = 0; i < DTR_MAX_STAGES; i++) {
+    if (s->packed[i]) cudaEventDestroy(s->packed[i]);
+    if (s->arrived[i]) cudaEventDestroy(s->arrived[i]);
+  }
+  if (s->comm) cudaStreamDestroy(s->comm);
   cudaFree(s->send);
   cudaFree(s->recv);
   free(s);
@@ -95,6 +108,17 @@ static dtrResult_t allocWorkspace(dtrPlan_t plan, NcclState* s) {
   CUDACHECK(cudaStreamCreateWithFlags(&s->side, cudaStreamNonBlocking));
   CUDACHECK(cudaEventCreateWithFlags(&s->fork, cudaEventDisableTiming));
   CUDACHECK(cudaEventCreateWithFlags(&s->join, cudaEventDisableTiming));
+  if (plan->stages > 1) {
+    /* The highest priority: the block scheduler then starts NCCL's blocks ahead of the rest of a
+     * pack or unpack that is already queued, instead of after it. */
+    int lowest = 0, highest = 0;
+    CUDACHECK(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
+    CUDACHECK(cudaStreamCreateWithPriority(&s->comm, cudaStreamNonBlocking, highest));
+    for (int i = 0; i < plan->stages; i++) {
+      CUDACHECK(cudaEventCreateWithFlags(&s->packed[i], cudaEventDisableTiming));
+      CUDACHECK(cudaEventCreateWithFlags(&s->arrived[i], cudaEventDisableTiming));
+    }
+  }
   return dtrSuccess;
 }
 
@@ -165,15 +189,52 @@ static dtrResult_t launchTranspose(dtrPlan_t plan, const char* src, char* dst, d
   return dtrSuccess;
 }
 
+/* Round st's messages: one NCCL group of every non-empty piece to and from each peer. */
+static dtrResult_t exchangeStage(dtrPlan_t plan, int st, cudaStream_t comm) {
+  NcclState* s = plan->state;
+  const dtrGeometry* g = &plan->geo;
+  const dtrExchangeLayout* l = &plan->layout;
+  const int r = plan->comm.rank, n = plan->stages;
+  const size_t e = g->entry_bytes;
+  dtrResult_t res = dtrSuccess;
+  NCCLCHECK(ncclGroupStart());
+  for (int q = 0; q < plan->comm.nranks; q++) {
+    const dtrRange sp = dtrSendStage(g, l, r, q, n, st), rp = dtrRecvStage(g, l, r, q, n, st);
+    if (sp.count)
+      NCCLCHECKGOTO(ncclSend(s->send + (size_t)sp.start * e, (size_t)sp.count * e, ncclUint8, q, s->nccl, comm), res,
+                    group);
+    if (rp.count)
+      NCCLCHECKGOTO(ncclRecv(s->recv + (size_t)rp.start * e, (size_t)rp.count * e, ncclUint8, q, s->nccl, comm), res,
+                    group);
+  }
+group:
+  NCCLCHECK(ncclGroupEnd());
+  return res;
+}
+
+/* Round st's received pieces into B, on the caller's stream once they have arrived. */
+static dtrResult_t unpackStage(dtrPlan_t plan, char* b, int st, cudaStream_t stream) {
+  NcclState* s = plan->state;
+  const dtrGeometry* g = &plan->geo;
+  const int r = plan->comm.rank, n = plan->stages;
+  const size_t e = g->entry_bytes;
+  if (n > 1) CUDACHECK(cudaStreamWaitEvent(stream, s->arrived[st], 0));
+  for (int q = 0; q < plan->comm.nranks; q++) {
+    const dtrBlock k = dtrUnpackStage(g, &plan->layout, r, q, n, st);
+    if (k.rows && k.cols)
+      CUDACHECK(dtrCopy2dLaunch(b + k.dst_offset * e, (size_t)k.dst_ld * e, s->recv + k.src_offset * e,
+                                (size_t)k.src_ld * e, (size_t)k.cols * e, (size_t)k.rows, stream));
+  }
+  return dtrSuccess;
+}
+
 static dtrResult_t ncclExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream) {
   NcclState* s = plan->state;
   const dtrGeometry* g = &plan->geo;
   const dtrExchangeLayout* l = &plan->layout;
   const int r = plan->comm.rank, p = plan->comm.nranks;
-  const size_t e = g->entry_bytes;
   const char* a = in;
   char* b = out;
-  dtrResult_t res = dtrSuccess;
   CUDACHECK(cudaSetDevice(plan->device));
 
   const dtrBlock self = dtrSelfBlock(g, r);
@@ -184,28 +245,23 @@ static dtrResult_t ncclExecute(dtrPlan_t plan, const void* in, void* out, cudaSt
     DTRCHECK(launchTranspose(plan, a, b, self, s->side));
     CUDACHECK(cudaEventRecord(s->join, s->side));
   }
-  for (int q = 0; q < p; q++) {
-    const dtrBlock k = dtrPackBlock(g, l, r, q);
-    if (k.rows && k.cols) DTRCHECK(launchTranspose(plan, a, s->send, k, stream));
+  /* One stage: everything on the caller's stream. Several: messages on the communication stream. */
+  const int n = plan->stages;
+  cudaStream_t comm = n > 1 ? s->comm : stream;
+  for (int st = 0; st < n; st++) {
+    for (int q = 0; q < p; q++) {
+      const dtrBlock k = dtrPackStage(g, l, r, q, n, st);
+      if (k.rows && k.cols) DTRCHECK(launchTranspose(plan, a, s->send, k, stream));
+    }
+    if (n > 1) {
+      CUDACHECK(cudaEventRecord(s->packed[st], stream));
+      CUDACHECK(cudaStreamWaitEvent(comm, s->packed[st], 0));
+    }
+    DTRCHECK(exchangeStage(plan, st, comm));
+    if (n > 1) CUDACHECK(cudaEventRecord(s->arrived[st], comm));
+    if (st > 0) DTRCHECK(unpackStage(plan, b, st - 1, stream));
   }
-  NCCLCHECK(ncclGroupStart());
-  for (int q = 0; q < p; q++) {
-    if (l->send_count[q])
-      NCCLCHECKGOTO(ncclSend(s->send + (size_t)l->send_offset[q] * e, (size_t)l->send_count[q] * e, ncclUint8, q,
-                             s->nccl, stream), res, group);
-    if (l->recv_count[q])
-      NCCLCHECKGOTO(ncclRecv(s->recv + (size_t)l->recv_offset[q] * e, (size_t)l->recv_count[q] * e, ncclUint8, q,
-                             s->nccl, stream), res, group);
-  }
-group:
-  NCCLCHECK(ncclGroupEnd());
-  if (res != dtrSuccess) return res;
-  for (int q = 0; q < p; q++) {
-    const dtrBlock k = dtrUnpackBlock(g, l, r, q);
-    if (k.rows && k.cols)
-      CUDACHECK(dtrCopy2dLaunch(b + k.dst_offset * e, (size_t)k.dst_ld * e, s->recv + k.src_offset * e,
-                                (size_t)k.src_ld * e, (size_t)k.cols * e, (size_t)k.rows, stream));
-  }
+  DTRCHECK(unpackStage(plan, b, n - 1, stream));
   if (hasSelf) CUDACHECK(cudaStreamWaitEvent(stream, s->join, 0));
   return dtrSuccess;
 }

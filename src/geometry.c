@@ -38,6 +38,43 @@ dtrBlock dtrUnpackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r,
   return b;
 }
 
+dtrBlock dtrPackStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int p, int stages, int s) {
+  dtrBlock b = dtrPackBlock(g, l, r, p);
+  /* The pack's columns are the segment's rows (rows of B). */
+  const dtrRange piece = dtrSplit(b.cols, stages, s);
+  b.src_offset += piece.start;
+  b.dst_offset += piece.start * b.dst_ld;
+  b.cols = piece.count;
+  return b;
+}
+
+dtrBlock dtrUnpackStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q, int stages, int s) {
+  dtrBlock b = dtrUnpackBlock(g, l, r, q);
+  const dtrRange piece = dtrSplit(b.rows, stages, s);
+  b.src_offset += piece.start * b.src_ld;
+  b.dst_offset += piece.start * b.dst_ld;
+  b.rows = piece.count;
+  return b;
+}
+
+dtrRange dtrSendStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int p, int stages, int s) {
+  const dtrBlock b = dtrPackStage(g, l, r, p, stages, s);
+  const dtrRange piece = {b.dst_offset, b.rows * b.cols};
+  return piece;
+}
+
+dtrRange dtrRecvStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q, int stages, int s) {
+  const dtrBlock b = dtrUnpackStage(g, l, r, q, stages, s);
+  const dtrRange piece = {b.src_offset, b.rows * b.cols};
+  return piece;
+}
+
+int dtrPiecesAligned(const dtrGeometry* g, size_t align) {
+  for (int r = 0; r < g->nranks; r++)
+    if (((size_t)dtrInRows(g, r).count * g->entry_bytes) % align) return 0;
+  return 1;
+}
+
 int dtrGeometryOverflows(int64_t rows, int64_t cols, size_t entry_bytes) {
   /* The whole matrix must be addressable in bytes by int64: every local offset then is too. */
   if (rows <= 0 || cols <= 0 || entry_bytes == 0) return 1;

@@ -77,6 +77,22 @@ dtrBlock dtrSelfBlock(const dtrGeometry* g, int r);
 /* The segment received from q, into B's columns of q (q != r). */
 dtrBlock dtrUnpackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q);
 
+/*
+ * Pipeline stages: stage s of `stages` moves, of every segment, the rows of B that
+ * dtrSplit(rows of the segment, stages, s) gives, a contiguous piece of the segment. The pack of
+ * that piece reads those columns of A's block; the unpack writes those rows of B. Sender and
+ * receiver cut a segment the same way, so their message sizes match. stages = 1: the whole blocks.
+ */
+dtrBlock dtrPackStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int p, int stages, int s);
+dtrBlock dtrUnpackStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q, int stages, int s);
+/* The piece of r's send segment for p (of its receive segment from q) in stage s, in entries. */
+dtrRange dtrSendStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int p, int stages, int s);
+dtrRange dtrRecvStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q, int stages, int s);
+
+/* Whether every segment and every stage piece starts on a multiple of `align` bytes in the send and
+ * receive buffers: they are sums of multiples of each rank's A rows times the entry size. */
+int dtrPiecesAligned(const dtrGeometry* g, size_t align);
+
 /* 0 when rows * cols * entry_bytes and every local buffer fit in int64 / size_t. */
 int dtrGeometryOverflows(int64_t rows, int64_t cols, size_t entry_bytes);
 

@@ -54,5 +54,6 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   readInt("DTR_TILE_GROUP", 0, 1 << 20, &params.tile_group);
   readInt("DTR_STREAMING", 0, 1, &params.streaming);
   readInt("DTR_TILES_PER_CTA", -1, 1 << 20, &params.tiles_per_cta);
+  readInt("DTR_STAGES", 0, DTR_MAX_STAGES, &params.stages);
   return &params;
 }

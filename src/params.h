@@ -3,6 +3,7 @@
  *   DTR_DEBUG        WARN|INFO|TRACE|NONE   log level (read by debug.c)
  *   DTR_BACKEND      auto|nccl|cpu          replaces a config's dtrBackendAuto
  *   DTR_KERNEL       auto|simt|simt16|tma|tma-mc2|tma-mc4   replaces a config's dtrKernelAuto
+ *   DTR_STAGES       pipeline stages of the exchange; replaces a config's 0 (by size)
  *   DTR_TUNE_ITERS   timed runs per candidate kernel at plan time (default 3; 0: no measurement,
  *                    take the first eligible of tma, simt16, simt)
  *   DTR_TMA_BOXES    column boxes per TMA stage, 1 or 2
@@ -26,6 +27,7 @@ typedef struct {
   int tile_group;
   int streaming;
   int tiles_per_cta;
+  int stages;
   int bad;               /* a variable was set to a value it cannot take */
   char bad_message[256];
 } dtrEnvParams;

@@ -8,6 +8,10 @@
 
 typedef struct dtrBackendOps dtrBackendOps;
 
+/* The rule for pipeline stages when nothing asks for a number (measured on 2 H200s: see README). */
+#define DTR_PIPELINE_MIN_BYTES (2.0 * 1073741824)
+#define DTR_PIPELINE_STAGES 2
+
 struct dtrPlan {
   dtrComm comm;
   dtrGeometry geo;
@@ -16,6 +20,7 @@ struct dtrPlan {
   dtrBackend_t backend;  /* resolved: never Auto */
   dtrKernel_t kernel;    /* resolved for the packs: never Auto on the NCCL backend */
   int device;            /* -1 on the CPU backend */
+  int stages;            /* pipeline stages of the exchange (geometry.h's dtr*Stage), >= 1 */
   dtrExchangeLayout layout;
   const dtrBackendOps* ops;
   void* state;           /* the backend's own */

@@ -32,14 +32,17 @@ static float timeKernel(dtrKernel_t kernel, const dtrTransposeArgs* args, int it
   return t[iters / 2];
 }
 
-/* The largest block this rank transposes (a pack, or the self block when it has no peers). */
+/* The largest block this rank transposes in one launch: a pack of one pipeline stage (the first
+ * piece is the largest), or the self block when it has no peers. */
 static void packShape(dtrPlan_t plan, int64_t* rows, int64_t* cols) {
   const dtrGeometry* g = &plan->geo;
   const int r = plan->comm.rank;
   *rows = dtrInRows(g, r).count;
   *cols = 0;
-  for (int p = 0; p < g->nranks; p++)
-    if (dtrOutRows(g, p).count > *cols) *cols = dtrOutRows(g, p).count;
+  for (int p = 0; p < g->nranks; p++) {
+    const int64_t c = p == r ? dtrOutRows(g, p).count : dtrSplit(dtrOutRows(g, p).count, plan->stages, 0).count;
+    if (c > *cols) *cols = c;
+  }
 }
 
 static dtrResult_t measure(dtrPlan_t plan, dtrKernel_t* best) {

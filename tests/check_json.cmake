@@ -1,6 +1,6 @@
 # The CLI's --json file holds one object per row with the fields the issue names.
 file(READ "${FILE}" json)
-foreach(key rows cols dtype howmany ranks backend kernel bytes_per_rank time_us alltoall_us algbw_GBps busbw_GBps wrong)
+foreach(key rows cols dtype howmany ranks backend kernel stages bytes_per_rank time_us alltoall_us algbw_GBps busbw_GBps wrong)
   string(JSON n LENGTH "${json}")
   if(n LESS 1)
     message(FATAL_ERROR "${FILE}: no rows")

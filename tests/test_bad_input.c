@@ -55,6 +55,10 @@ static void badPlans(void) {
     if (rank == 0) mixed.backend = dtrBackendNccl;
     expectAll(dtrPlanCreate(&plan, 10, 5, dtrFloat32, 1, MPI_COMM_WORLD, &mixed), dtrMismatch, "backend",
               "backends differ");
+    mixed = cfg;
+    mixed.stages = rank == nranks - 1 ? 3 : 2;
+    expectAll(dtrPlanCreate(&plan, 10, 5, dtrFloat32, 1, MPI_COMM_WORLD, &mixed), dtrMismatch, "stages",
+              "stages differ");
   }
   dtrConfig_t bad = cfg;
   bad.backend = (dtrBackend_t)9;
@@ -62,6 +66,11 @@ static void badPlans(void) {
   bad = cfg;
   bad.kernel = (dtrKernel_t)-3;
   expectAll(dtrPlanCreate(&plan, 5, 5, dtrFloat32, 1, MPI_COMM_WORLD, &bad), dtrInvalidArgument, "kernel", "bad kernel");
+  bad = cfg;
+  bad.stages = DTR_MAX_STAGES + 1;
+  expectAll(dtrPlanCreate(&plan, 5, 5, dtrFloat32, 1, MPI_COMM_WORLD, &bad), dtrInvalidArgument, "stages", "too many stages");
+  bad.stages = -1;
+  expectAll(dtrPlanCreate(&plan, 5, 5, dtrFloat32, 1, MPI_COMM_WORLD, &bad), dtrInvalidArgument, "stages", "negative stages");
   bad = cfg;
   bad.device = -7;
   expectAll(dtrPlanCreate(&plan, 5, 5, dtrFloat32, 1, MPI_COMM_WORLD, &bad), dtrInvalidArgument, "device", "bad device");

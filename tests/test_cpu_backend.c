@@ -7,10 +7,11 @@
 #include "pattern_host.h"
 #include "transpose_cases.h"
 
-static uint64_t runCase(int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany, int repeats) {
+static uint64_t runCase(int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany, int repeats, int stages) {
   dtrConfig_t cfg;
   dtrConfigInit(&cfg);
   cfg.backend = dtrBackendCpu;
+  cfg.stages = stages;
   dtrPlan_t plan;
   dtrResult_t res = dtrPlanCreate(&plan, rows, cols, type, howmany, MPI_COMM_WORLD, &cfg);
   EXPECT(res == dtrSuccess, "plan %lldx%lld %s x%lld: %s", (long long)rows, (long long)cols, dtrDataTypeName(type),
@@ -52,7 +53,9 @@ int main(int argc, char** argv) {
   for (int s = 0; s < nshapes; s++)
     for (int t = 0; t < dtrNumTypes; t++)
       for (int h = 0; h < 2; h++) {
-        uint64_t w = runCase(shapes[s].rows, shapes[s].cols, (dtrDataType_t)t, howmanys[h], 2), all = 0;
+        /* Pipeline stages 1 (none), 2, 3 and 64 (more than most segments have rows) in turn. */
+        const int stages[] = {0, 2, 3, 64};
+        uint64_t w = runCase(shapes[s].rows, shapes[s].cols, (dtrDataType_t)t, howmanys[h], 2, stages[(s + t) % 4]), all = 0;
         MPI_Allreduce(&w, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
         if (all && rank == 0)
           fprintf(stderr, "FAIL %lld x %lld %s howmany %lld: %llu wrong entries\n", (long long)shapes[s].rows,
@@ -62,7 +65,7 @@ int main(int argc, char** argv) {
         cases++;
       }
   /* A wide entry (howmany 37 of c128: 592 bytes) on an uneven split. */
-  uint64_t w = runCase(23, 19, dtrComplex128, 37, 1), all = 0;
+  uint64_t w = runCase(23, 19, dtrComplex128, 37, 1, 5), all = 0;
   MPI_Allreduce(&w, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   wrongTotal += all;
   int failures = dtrTestFailures, anyFailures = 0;

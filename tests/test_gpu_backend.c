@@ -1,6 +1,7 @@
 /*
  * The NCCL backend under mpiexec, one GPU per rank: every shape and type and each kernel variant,
- * verified on the GPU bit for bit; a CUDA-graph capture of execute; device-buffer checks. With more
+ * with and without pipeline stages, verified on the GPU bit for bit; CUDA-graph captures of
+ * execute (one stage and three); device-buffer checks. With more
  * ranks on a node than GPUs it checks instead that every rank fails cleanly.
  */
 #include <stdlib.h>
@@ -53,11 +54,13 @@ static dtrResult_t runGraph(void* p) {
   return cudaGraphLaunch(c->graph, stream) == cudaSuccess ? dtrSuccess : dtrCudaError;
 }
 
-static uint64_t runCase(int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany, dtrKernel_t kernel, int graph) {
+static uint64_t runCase(int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany, dtrKernel_t kernel, int graph,
+                        int stages) {
   dtrConfig_t cfg;
   dtrConfigInit(&cfg);
   cfg.backend = dtrBackendNccl;
   cfg.kernel = kernel;
+  cfg.stages = stages;
   Ctx c = {0};
   dtrResult_t res = dtrPlanCreate(&c.plan, rows, cols, type, howmany, MPI_COMM_WORLD, &cfg);
   EXPECT(res == dtrSuccess, "plan %lldx%lld %s: %s", (long long)rows, (long long)cols, dtrDataTypeName(type), dtrGetLastError());
@@ -156,11 +159,14 @@ int main(int argc, char** argv) {
     const int n = dtrTestShapes(nranks, shapes);
     uint64_t wrong = 0;
     int cases = 0;
-    /* Every type on every shape; howmany 3 on every third shape. */
+    /* Every type on every shape; howmany 3 on every third shape; pipeline stages by size (1 at
+     * these sizes), 2, 3 or 7 in turn, graphs of shape 8 with one stage and three. */
+    const int stageChoices[] = {0, 2, 3, 7};
     for (int s = 0; s < n; s++)
       for (int t = 0; t < dtrNumTypes; t++)
         for (int h = 1; h <= (s % 3 == 0 ? 3 : 1); h += 2) {
-          uint64_t w = sumRanks(runCase(shapes[s].rows, shapes[s].cols, (dtrDataType_t)t, h, dtrKernelAuto, s == 8));
+          const int stages = s == 8 ? (t % 2 ? 3 : 1) : stageChoices[(s + t + h) % 4];
+          uint64_t w = sumRanks(runCase(shapes[s].rows, shapes[s].cols, (dtrDataType_t)t, h, dtrKernelAuto, s == 8, stages));
           if (w && rank == 0)
             fprintf(stderr, "FAIL %lldx%lld %s x%d: %llu wrong\n", (long long)shapes[s].rows, (long long)shapes[s].cols,
                     dtrDataTypeName((dtrDataType_t)t), h, (unsigned long long)w);
@@ -174,7 +180,7 @@ int main(int argc, char** argv) {
         const dtrDataType_t t = forcedTypes[ti];
         const int64_t sh[][2] = {{1000, 1003}, {512 * nranks, 384 * nranks}};
         for (int i = 0; i < 2; i++) {
-          uint64_t w = sumRanks(runCase(sh[i][0], sh[i][1], t, 1, (dtrKernel_t)k, 0));
+          uint64_t w = sumRanks(runCase(sh[i][0], sh[i][1], t, 1, (dtrKernel_t)k, 0, 1 + 3 * i));
           if (w && rank == 0)
             fprintf(stderr, "FAIL kernel %s %lldx%lld %s: %llu wrong\n", dtrKernelName((dtrKernel_t)k), (long long)sh[i][0],
                     (long long)sh[i][1], dtrDataTypeName(t), (unsigned long long)w);

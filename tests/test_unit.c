@@ -77,11 +77,45 @@ static void testExchangeLayout(void) {
         EXPECT(l[r].send_count[r] == 0 && l[r].recv_count[r] == 0, "self block must not be sent");
         total += l[r].send_total + dtrInRows(&g, r).count * dtrOutRows(&g, r).count;
       }
+      /* Pipeline stages: the pieces of a segment follow each other and fill it, each pack and
+       * unpack piece covers its piece, and sender and receiver agree on every message's size. */
+      const int stageCounts[] = {1, 2, 3, 5, 64};
+      for (int si = 0; si < 5; si++) {
+        const int n = stageCounts[si];
+        for (int r = 0; r < p; r++)
+          for (int q = 0; q < p; q++) {
+            int64_t sendAt = l[r].send_offset[q], recvAt = l[r].recv_offset[q], cols = 0, rows = 0;
+            const dtrBlock whole = dtrPackBlock(&g, &l[r], r, q);
+            for (int st = 0; st < n; st++) {
+              const dtrRange sp = dtrSendStage(&g, &l[r], r, q, n, st), rp = dtrRecvStage(&g, &l[r], r, q, n, st);
+              const dtrBlock k = dtrPackStage(&g, &l[r], r, q, n, st), u = dtrUnpackStage(&g, &l[r], r, q, n, st);
+              EXPECT(sp.start == sendAt && rp.start == recvAt, "shape %zu p=%d stages %d: piece %d of %d->%d not in order", s,
+                     p, n, st, r, q);
+              EXPECT(sp.count == dtrRecvStage(&g, &l[q], q, r, n, st).count,
+                     "shape %zu p=%d stages %d: stage %d sends %lld from %d to %d, which expects %lld", s, p, n, st,
+                     (long long)sp.count, r, q, (long long)dtrRecvStage(&g, &l[q], q, r, n, st).count);
+              EXPECT(k.rows * k.cols == sp.count && k.dst_offset == sp.start && k.rows == whole.rows &&
+                         k.src_offset == whole.src_offset + cols,
+                     "pack piece %d of %d->%d", st, r, q);
+              EXPECT(u.rows * u.cols == rp.count && u.src_offset == rp.start &&
+                         (u.rows == 0 || u.dst_offset == dtrUnpackBlock(&g, &l[r], r, q).dst_offset + rows * g.rows),
+                     "unpack piece %d of %d<-%d", st, r, q);
+              sendAt += sp.count;
+              recvAt += rp.count;
+              cols += k.cols;
+              rows += u.rows;
+            }
+            EXPECT(sendAt == l[r].send_offset[q] + l[r].send_count[q] && recvAt == l[r].recv_offset[q] + l[r].recv_count[q],
+                   "shape %zu p=%d stages %d: pieces of %d<->%d do not fill the segments", s, p, n, r, q);
+          }
+      }
       EXPECT(total == g.rows * g.cols, "shape %zu p=%d: blocks cover %lld of %lld entries", s, p, (long long)total,
              (long long)(g.rows * g.cols));
       free(st);
       free(l);
     }
+  const dtrGeometry even = {64, 10, 4, 4}, odd = {66, 10, 4, 4}, wide = {66, 10, 16, 4};
+  EXPECT(dtrPiecesAligned(&even, 16) && !dtrPiecesAligned(&odd, 16) && dtrPiecesAligned(&wide, 16), "piece alignment");
   EXPECT(dtrGeometryOverflows(1, 1, 16) == 0, "1x1 overflows");
   EXPECT(dtrGeometryOverflows((int64_t)1 << 40, (int64_t)1 << 40, 8) == 1, "2^80 entries accepted");
   EXPECT(dtrGeometryOverflows((int64_t)1 << 31, (int64_t)1 << 31, 16) == 1, "2^66 bytes accepted");
@@ -115,6 +149,9 @@ static void testOptions(void) {
   EXPECT(parse("--dtype float128", &o, err) && strstr(err, "--dtype") && strstr(err, "float128"), "bad dtype: %s", err);
   EXPECT(parse("--backend mpi", &o, err) && strstr(err, "--backend"), "bad backend: %s", err);
   EXPECT(parse("--kernel fast", &o, err) && strstr(err, "--kernel"), "bad kernel: %s", err);
+  EXPECT(parse("--stages 0", &o, err) && strstr(err, "--stages"), "zero stages: %s", err);
+  EXPECT(parse("-S 65", &o, err) && strstr(err, "--stages"), "65 stages: %s", err);
+  EXPECT(!parse("-S 3", &o, err) && o.stages == 3, "three stages: %s", err);
   EXPECT(parse("--rows 0", &o, err) && strstr(err, "--rows"), "zero rows: %s", err);
   EXPECT(parse("--rows -3", &o, err) && strstr(err, "--rows"), "negative rows: %s", err);
   EXPECT(parse("--cols 12Q", &o, err) && strstr(err, "--cols"), "bad suffix: %s", err);

@@ -170,8 +170,19 @@ int main(int argc, char** argv) {
   /* One block per chunk, not persistent. */
   {
     auto grid = [&](int threads, int u) { return (unsigned)((n + (uint64_t)threads * u - 1) / ((uint64_t)threads * u)); };
-    report("chunks  U1  256 thr, one block per chunk",
-           medianMs([&] { chunkCopy<1, 0, 0><<<grid(256, 1), 256>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
+    for (int threads : {64, 128, 256, 512, 1024}) {
+      snprintf(label, sizeof label, "chunks  U1 %4d thr, one block per chunk", threads);
+      report(label, medianMs([&] { chunkCopy<1, 0, 0><<<grid(threads, 1), threads>>>(dst, src, n); }, warmup, iters),
+             2.0 * bytes);
+    }
+    report("chunks  U2  128 thr, one block per chunk",
+           medianMs([&] { chunkCopy<2, 0, 0><<<grid(128, 2), 128>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
+    report("chunks  U2  256 thr, one block per chunk",
+           medianMs([&] { chunkCopy<2, 0, 0><<<grid(256, 2), 256>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
+    report("chunks  U1  256 thr, .cs loads + .cs stores",
+           medianMs([&] { chunkCopy<1, 2, 1><<<grid(256, 1), 256>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
+    report("chunks  U1  256 thr, no_allocate stores",
+           medianMs([&] { chunkCopy<1, 0, 2><<<grid(256, 1), 256>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
     report("chunks  U4  256 thr, one block per chunk",
            medianMs([&] { chunkCopy<4, 0, 0><<<grid(256, 4), 256>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
     report("chunks  U8  128 thr, one block per chunk",

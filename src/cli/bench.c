@@ -152,12 +152,14 @@ dtrResult_t dtrBenchRun(const dtrCliOptions* o, int64_t rows, int64_t cols, dtrB
   cfg.backend = o->backend;
   cfg.kernel = o->kernel;
   cfg.device = o->device;
+  cfg.stages = o->stages;
   dtrPlan_t plan = NULL;
   DTRCHECK(dtrPlanCreate(&plan, rows, cols, o->type, o->howmany, MPI_COMM_WORLD, &cfg));
   dtrLocalSize_t ls;
   dtrLocalSize(rows, cols, o->type, o->howmany, MPI_COMM_WORLD, -1, &ls);
   dtrPlanGetBackend(plan, &r->backend);
   dtrPlanGetKernel(plan, &r->kernel);
+  dtrPlanGetStages(plan, &r->stages);
 
   Buffers m = {0};
   m.gpu = (r->backend == dtrBackendNccl);

@@ -14,6 +14,7 @@ typedef struct {
   int64_t howmany;
   dtrBackend_t backend;
   dtrKernel_t kernel;
+  int stages;
   int nranks;
   double bytes_per_rank; /* rows * cols * entry / ranks */
   double time_us;        /* median over iterations of the slowest rank */

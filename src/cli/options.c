@@ -69,6 +69,7 @@ void dtrCliUsage(FILE* f) {
           "  -m, --howmany N       contiguous elements per entry (default 1)\n"
           "  -B, --backend B       %s (default auto: nccl with GPUs, else cpu)\n"
           "  -k, --kernel K        %s (default auto: measured at plan time)\n"
+          "  -S, --stages N        pipeline stages of the exchange, 1..%d (default: by size)\n"
           "  -G, --device D        GPU of this rank (default: node-local rank)\n"
           "  -n, --iters N         timed iterations (default 20)\n"
           "  -w, --warmup N        untimed iterations first (default 5)\n"
@@ -78,8 +79,8 @@ void dtrCliUsage(FILE* f) {
           "With no size given: one square matrix of 1 GiB per rank on GPUs, 32 MiB per rank on the CPU.\n"
           "Columns: time is the median over iterations of the slowest rank; algbw = bytes/rank / time;\n"
           "busbw = algbw * (P-1)/P; a2a is the bare all-to-all of the same bytes per rank, ratio = time / a2a.\n"
-          "Environment: DTR_DEBUG=WARN|INFO|TRACE, DTR_BACKEND, DTR_KERNEL, DTR_TUNE_ITERS.\n",
-          dtrDataTypeChoices(), dtrBackendChoices(), dtrKernelChoices());
+          "Environment: DTR_DEBUG=WARN|INFO|TRACE, DTR_BACKEND, DTR_KERNEL, DTR_STAGES, DTR_TUNE_ITERS.\n",
+          dtrDataTypeChoices(), dtrBackendChoices(), dtrKernelChoices(), DTR_MAX_STAGES);
 }
 
 int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errlen) {
@@ -91,14 +92,15 @@ int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errle
       {"kernel", required_argument, 0, 'k'},     {"device", required_argument, 0, 'G'},
       {"iters", required_argument, 0, 'n'},      {"warmup", required_argument, 0, 'w'},
       {"check", required_argument, 0, 'C'},      {"json", required_argument, 0, 'J'},
-      {"help", no_argument, 0, 'h'},             {0, 0, 0, 0}};
+      {"stages", required_argument, 0, 'S'},     {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
   dtrCliDefaults(o);
   opterr = 0;
   optind = 1;
   int c;
   uint64_t u;
   long l;
-  while ((c = getopt_long(argc, argv, ":r:c:b:e:f:d:m:B:k:G:n:w:C:J:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":r:c:b:e:f:d:m:B:k:S:G:n:w:C:J:h", longopts, NULL)) != -1) {
     switch (c) {
       case 'r':
       case 'c':
@@ -152,6 +154,13 @@ int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errle
           snprintf(err, errlen, "--kernel '%s': unknown kernel; expected %s", optarg, dtrKernelChoices());
           return -1;
         }
+        break;
+      case 'S':
+        if (parseInt(optarg, 1, DTR_MAX_STAGES, &l)) {
+          snprintf(err, errlen, "--stages '%s': expected a whole number from 1 to %d", optarg, DTR_MAX_STAGES);
+          return -1;
+        }
+        o->stages = (int)l;
         break;
       case 'G':
         if (parseInt(optarg, -1, 1023, &l)) {

@@ -15,6 +15,7 @@ typedef struct {
   int64_t howmany;
   dtrBackend_t backend;
   dtrKernel_t kernel;
+  int stages;  /* 0: the plan's choice */
   int device;                  /* -1: node-local rank */
   int iters, warmup, check;
   uint64_t minbytes, maxbytes; /* bytes per rank of the sweep; 0: the default size */

@@ -64,10 +64,10 @@ void dtrReportTableHead(void) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank) return;
-  printf("#\n# %13s %9s %9s %5s %7s %7s %7s | %10s %8s %8s | %10s %6s | %7s\n", "bytes/rank", "rows", "cols", "type",
-         "howmany", "backend", "kernel", "time(us)", "algbw", "busbw", "a2a(us)", "ratio", "#wrong");
-  printf("# %13s %9s %9s %5s %7s %7s %7s | %10s %8s %8s | %10s %6s | %7s\n", "", "", "", "", "", "", "", "", "(GB/s)",
-         "(GB/s)", "", "", "");
+  printf("#\n# %13s %9s %9s %5s %7s %7s %7s %6s | %10s %8s %8s | %10s %6s | %7s\n", "bytes/rank", "rows", "cols",
+         "type", "howmany", "backend", "kernel", "stages", "time(us)", "algbw", "busbw", "a2a(us)", "ratio", "#wrong");
+  printf("# %13s %9s %9s %5s %7s %7s %7s %6s | %10s %8s %8s | %10s %6s | %7s\n", "", "", "", "", "", "", "", "", "",
+         "(GB/s)", "(GB/s)", "", "", "");
   fflush(stdout);
 }
 
@@ -78,10 +78,10 @@ void dtrReportRow(const dtrBenchResult* r) {
   char wrong[24];
   if (r->checked) snprintf(wrong, sizeof wrong, "%llu", (unsigned long long)r->wrong);
   else snprintf(wrong, sizeof wrong, "N/A");
-  printf("  %13.0f %9lld %9lld %5s %7lld %7s %7s | %10.1f %8.2f %8.2f | %10.1f %6.2f | %7s\n", r->bytes_per_rank,
+  printf("  %13.0f %9lld %9lld %5s %7lld %7s %7s %6d | %10.1f %8.2f %8.2f | %10.1f %6.2f | %7s\n", r->bytes_per_rank,
          (long long)r->rows, (long long)r->cols, dtrDataTypeName(r->type), (long long)r->howmany,
-         dtrBackendName(r->backend), r->backend == dtrBackendNccl ? dtrKernelName(r->kernel) : "host", r->time_us,
-         r->algbw, r->busbw, r->a2a_us, r->ratio, wrong);
+         dtrBackendName(r->backend), r->backend == dtrBackendNccl ? dtrKernelName(r->kernel) : "host", r->stages,
+         r->time_us, r->algbw, r->busbw, r->a2a_us, r->ratio, wrong);
   fflush(stdout);
 }
 
@@ -95,10 +95,10 @@ int dtrReportJson(const char* path, const dtrBenchResult* rows, int n) {
     if (r->checked) snprintf(wrong, sizeof wrong, "%llu", (unsigned long long)r->wrong);
     fprintf(f,
             "  {\"rows\": %lld, \"cols\": %lld, \"dtype\": \"%s\", \"howmany\": %lld, \"ranks\": %d, "
-            "\"backend\": \"%s\", \"kernel\": \"%s\", \"bytes_per_rank\": %.0f, \"time_us\": %.3f, "
+            "\"backend\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, \"bytes_per_rank\": %.0f, \"time_us\": %.3f, "
             "\"alltoall_us\": %.3f, \"ratio\": %.4f, \"algbw_GBps\": %.3f, \"busbw_GBps\": %.3f, \"wrong\": %s}%s\n",
             (long long)r->rows, (long long)r->cols, dtrDataTypeName(r->type), (long long)r->howmany, r->nranks,
-            dtrBackendName(r->backend), r->backend == dtrBackendNccl ? dtrKernelName(r->kernel) : "host",
+            dtrBackendName(r->backend), r->backend == dtrBackendNccl ? dtrKernelName(r->kernel) : "host", r->stages,
             r->bytes_per_rank, r->time_us, r->a2a_us, r->ratio, r->algbw, r->busbw,
             wrong, i + 1 < n ? "," : "");
   }
