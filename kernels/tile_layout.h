@@ -93,10 +93,11 @@ DTR_HD int dtrVectorEligible(uint64_t src, uint64_t lds_bytes, uint64_t dst, uin
 }
 
 /*
- * The order in which a persistent grid takes tiles. Tiles go in column groups `group` tiles wide:
- * across a group first, then down it, then to the next group. The CTAs in flight at once then
- * cover a patch that is wide in the source (long reads along its rows) and tall in the source,
- * i.e. wide in the result (long writes along its rows), rather than one thin band of either.
+ * The order in which a grid takes tiles. Tiles go in column groups `group` tiles wide: across a
+ * group first, then down it, then to the next group. The CTAs in flight at once then cover a patch
+ * that is wide in the source (long reads along its rows) and tall in the source, i.e. wide in the
+ * result (long writes along its rows), rather than one thin band of either. With blocks of one
+ * tile, group 1 (down one column of tiles: each result row written as one long run) measured best.
  */
 DTR_HD void dtrTileOrder(uint64_t t, uint32_t tilesX, uint32_t tilesY, uint32_t group, uint32_t* tx, uint32_t* ty) {
   const uint32_t gx = group < tilesX ? (group ? group : 1) : tilesX;

@@ -1,10 +1,13 @@
 /*
  * TMA tile transpose, plain (CS = 1) and with .multicast::cluster loads (CS = 2 or 4).
  *
- * Persistent CTAs of 5 warps. Warp 4's first lane is the producer: it fills a ring of shared-memory
- * stages with TMA loads that complete on the stage's "full" mbarrier. Warps 0-3 consume: they
- * transpose a stage through registers (tile_transpose.cuh) into one of two result buffers and
- * release the stage on its "empty" mbarrier; one thread then stores the result with TMA.
+ * CTAs of 5 warps, each taking tiles t, t + grid, ... (one or two in all by default, or as many as
+ * a persistent grid needs). Warp 4's first lane is the producer: it fills a ring of shared-memory
+ * stages (as deep as the CTA has tiles, up to four) with TMA loads that complete on the stage's
+ * "full" mbarrier. Warps 0-3 consume: they transpose a stage through registers
+ * (tile_transpose.cuh) into a result buffer (two when the CTA has more than one tile, so that a
+ * store overlaps the next transpose) and release the stage on its "empty" mbarrier; one thread
+ * then stores the result with TMA.
  *
  * With clusters, a stage holds CS column boxes; CTA q of the cluster loads box q and multicasts it
  * to every CTA, and each CTA transposes and stores its 1/CS share of the rows of all boxes. A
