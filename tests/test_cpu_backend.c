@@ -17,6 +17,15 @@ static uint64_t runCase(int64_t rows, int64_t cols, dtrDataType_t type, int64_t 
   EXPECT(res == dtrSuccess, "plan %lldx%lld %s x%lld: %s", (long long)rows, (long long)cols, dtrDataTypeName(type),
          (long long)howmany, dtrGetLastError());
   if (res != dtrSuccess) return 1;
+  /* What the plan resolved: the CPU backend, no GPU, the stages asked for (one when left to it). */
+  dtrBackend_t backend;
+  dtrKernel_t kernel;
+  int device = 0, got = 0;
+  EXPECT(dtrPlanGetBackend(plan, &backend) == dtrSuccess && backend == dtrBackendCpu, "backend");
+  EXPECT(dtrPlanGetKernel(plan, &kernel) == dtrSuccess && kernel == dtrKernelAuto, "kernel");
+  EXPECT(dtrPlanGetDevice(plan, &device) == dtrSuccess && device == -1, "device");
+  EXPECT(dtrPlanGetStages(plan, &got) == dtrSuccess && got == (stages ? stages : 1), "stages %d, asked %d", got, stages);
+  EXPECT(dtrPlanGetStages(plan, NULL) == dtrInvalidArgument, "stages into NULL");
   dtrLocalSize_t ls;
   EXPECT(dtrLocalSize(rows, cols, type, howmany, MPI_COMM_WORLD, -1, &ls) == dtrSuccess, "local size");
   const size_t e = ls.entry_bytes;
