@@ -87,7 +87,7 @@ static dtrResult_t resolveBackend(dtrPlan_t plan, dtrBackend_t asked) {
  * Pipeline stages: the config's, else DTR_STAGES, else by shape. The rule depends only on the
  * global shape, so every rank takes the same. The CPU backend's MPI_Alltoallv blocks, so its stages
  * would overlap nothing: it takes one unless asked. On 2 H200s, two stages cut the ratio to the
- * all-to-all from about 1.5 to 1.3 from 2 GiB per rank up, did nothing at 1 GiB and cost below;
+ * all-to-all from about 1.4 to 1.3 from 2 GiB per rank up, did nothing at 1 GiB and cost below;
  * where the pieces are not 16-byte aligned, NCCL slowed by up to 70 % instead.
  */
 static int resolveStages(dtrPlan_t plan, int asked) {
