@@ -35,9 +35,10 @@ typedef struct {
   char* send;
   char* recv;
   cudaStream_t side;
-  cudaEvent_t fork, join;
-  cudaStream_t comm;                 /* the rounds' messages, when there are several stages */
-  cudaEvent_t packed[DTR_MAX_STAGES];  /* round s's packs are done (recorded on the caller's stream) */
+  cudaEvent_t join;                    /* the self block is done (on the side stream) */
+  cudaStream_t comm;                   /* the messages, where there are peers */
+  cudaEvent_t packed[DTR_MAX_STAGES];  /* round s's packs are done (recorded on the caller's stream);
+                                          packed[0] also forks the side stream */
   cudaEvent_t arrived[DTR_MAX_STAGES]; /* round s's messages are done (on the communication stream) */
 } NcclState;
 
@@ -84,7 +85,6 @@ static dtrResult_t selectDevice(dtrPlan_t plan, const dtrConfig_t* config, int* 
 static void ncclStateFree(NcclState* s) {
   if (!s) return;
   if (s->nccl) dtrNcclCommRelease(s->nccl);
-  if (s->fork) cudaEventDestroy(s->fork);
   if (s->join) cudaEventDestroy(s->join);
   if (s->side) cudaStreamDestroy(s->side);
   for (int i = 0; i < DTR_MAX_STAGES; i++) {
@@ -108,18 +108,17 @@ static dtrResult_t allocWorkspace(dtrPlan_t plan, NcclState* s) {
     return dtrSetError(DTR_CUDA_RESULT(err), "cannot allocate %zu bytes of receive workspace on GPU %d: %s", recvBytes,
                        plan->device, cudaGetErrorString(err));
   CUDACHECK(cudaStreamCreateWithFlags(&s->side, cudaStreamNonBlocking));
-  CUDACHECK(cudaEventCreateWithFlags(&s->fork, cudaEventDisableTiming));
   CUDACHECK(cudaEventCreateWithFlags(&s->join, cudaEventDisableTiming));
+  for (int i = 0; i < plan->stages; i++) {
+    CUDACHECK(cudaEventCreateWithFlags(&s->packed[i], cudaEventDisableTiming));
+    CUDACHECK(cudaEventCreateWithFlags(&s->arrived[i], cudaEventDisableTiming));
+  }
   if (plan->comm.nranks > 1) {
     /* The highest priority: the block scheduler then starts NCCL's blocks ahead of the rest of a
      * pack or unpack that is already queued, instead of after it. */
     int lowest = 0, highest = 0;
     CUDACHECK(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
     CUDACHECK(cudaStreamCreateWithPriority(&s->comm, cudaStreamNonBlocking, highest));
-    for (int i = 0; i < plan->stages; i++) {
-      CUDACHECK(cudaEventCreateWithFlags(&s->packed[i], cudaEventDisableTiming));
-      CUDACHECK(cudaEventCreateWithFlags(&s->arrived[i], cudaEventDisableTiming));
-    }
   }
   return dtrSuccess;
 }
@@ -251,15 +250,12 @@ static dtrResult_t ncclExecute(dtrPlan_t plan, const void* in, void* out, cudaSt
       const dtrBlock k = dtrPackStage(g, l, r, q, n, st);
       if (k.rows && k.cols) DTRCHECK(launchTranspose(plan, a, s->send, k, stream));
     }
-    if (s->comm) {
-      CUDACHECK(cudaEventRecord(s->packed[st], stream));
-      CUDACHECK(cudaStreamWaitEvent(comm, s->packed[st], 0));
-    }
+    CUDACHECK(cudaEventRecord(s->packed[st], stream));
+    if (s->comm) CUDACHECK(cudaStreamWaitEvent(comm, s->packed[st], 0));
     /* The self block forks once the first round is packed: beside the messages, not beside the
      * packs that the first messages wait for. */
     if (st == 0 && hasSelf) {
-      CUDACHECK(cudaEventRecord(s->fork, stream));
-      CUDACHECK(cudaStreamWaitEvent(s->side, s->fork, 0));
+      CUDACHECK(cudaStreamWaitEvent(s->side, s->packed[0], 0));
       DTRCHECK(launchTranspose(plan, a, b, self, s->side));
       CUDACHECK(cudaEventRecord(s->join, s->side));
     }

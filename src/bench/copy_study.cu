@@ -151,6 +151,10 @@ int main(int argc, char** argv) {
     fflush(stdout);
   };
   char label[96];
+  /* One copy kernel (chunkCopy or sliceCopy) on a grid, bytes read plus written. */
+  auto copy = [&](const char* what, void (*kernel)(uint4*, const uint4*, uint64_t), unsigned blocks, int threads) {
+    report(what, medianMs([&] { kernel<<<blocks, threads>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
+  };
 
   report("cudaMemcpyAsync", medianMs([&] { cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice); }, warmup, iters),
          2.0 * bytes);
@@ -164,50 +168,42 @@ int main(int argc, char** argv) {
     for (int k : {1, 2, 4, 8, 32}) {
       if (threads * k > 2048) continue;
       snprintf(label, sizeof label, "stride  U1 %4d thr x %2d/SM", threads, k);
-      report(label, medianMs([&] { chunkCopy<1, 0, 0><<<sms * k, threads>>>(dst, src, n); }, warmup, iters),
-             2.0 * bytes);
+      copy(label, chunkCopy<1, 0, 0>, sms * k, threads);
     }
   /* One block per chunk, not persistent. */
-  {
-    auto grid = [&](int threads, int u) { return (unsigned)((n + (uint64_t)threads * u - 1) / ((uint64_t)threads * u)); };
-    for (int threads : {64, 128, 256, 512, 1024}) {
-      snprintf(label, sizeof label, "chunks  U1 %4d thr, one block per chunk", threads);
-      report(label, medianMs([&] { chunkCopy<1, 0, 0><<<grid(threads, 1), threads>>>(dst, src, n); }, warmup, iters),
-             2.0 * bytes);
-    }
-    report("chunks  U2  128 thr, one block per chunk",
-           medianMs([&] { chunkCopy<2, 0, 0><<<grid(128, 2), 128>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
-    report("chunks  U2  256 thr, one block per chunk",
-           medianMs([&] { chunkCopy<2, 0, 0><<<grid(256, 2), 256>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
-    report("chunks  U1  256 thr, .cs loads + .cs stores",
-           medianMs([&] { chunkCopy<1, 2, 1><<<grid(256, 1), 256>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
-    report("chunks  U1  256 thr, no_allocate stores",
-           medianMs([&] { chunkCopy<1, 0, 2><<<grid(256, 1), 256>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
-    report("chunks  U4  256 thr, one block per chunk",
-           medianMs([&] { chunkCopy<4, 0, 0><<<grid(256, 4), 256>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
-    report("chunks  U8  128 thr, one block per chunk",
-           medianMs([&] { chunkCopy<8, 0, 0><<<grid(128, 8), 128>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
-    report("chunks  U4  256 thr, L2::256B loads",
-           medianMs([&] { chunkCopy<4, 1, 0><<<grid(256, 4), 256>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
-    report("chunks  U4  256 thr, .cs loads + .cs stores",
-           medianMs([&] { chunkCopy<4, 2, 1><<<grid(256, 4), 256>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
-    report("chunks  U4  256 thr, L2::256B + no_allocate st",
-           medianMs([&] { chunkCopy<4, 1, 2><<<grid(256, 4), 256>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
+  auto grid = [&](int threads, int u) { return (unsigned)((n + (uint64_t)threads * u - 1) / ((uint64_t)threads * u)); };
+  for (int threads : {64, 128, 256, 512, 1024}) {
+    snprintf(label, sizeof label, "chunks  U1 %4d thr, one block per chunk", threads);
+    copy(label, chunkCopy<1, 0, 0>, grid(threads, 1), threads);
   }
+  copy("chunks  U2  128 thr, one block per chunk", chunkCopy<2, 0, 0>, grid(128, 2), 128);
+  copy("chunks  U2  256 thr, one block per chunk", chunkCopy<2, 0, 0>, grid(256, 2), 256);
+  copy("chunks  U1  256 thr, .cs loads + .cs stores", chunkCopy<1, 2, 1>, grid(256, 1), 256);
+  copy("chunks  U1  256 thr, no_allocate stores", chunkCopy<1, 0, 2>, grid(256, 1), 256);
+  copy("chunks  U4  256 thr, one block per chunk", chunkCopy<4, 0, 0>, grid(256, 4), 256);
+  copy("chunks  U8  128 thr, one block per chunk", chunkCopy<8, 0, 0>, grid(128, 8), 128);
+  copy("chunks  U4  256 thr, L2::256B loads", chunkCopy<4, 1, 0>, grid(256, 4), 256);
+  copy("chunks  U4  256 thr, .cs loads + .cs stores", chunkCopy<4, 2, 1>, grid(256, 4), 256);
+  copy("chunks  U4  256 thr, L2::256B + no_allocate st", chunkCopy<4, 1, 2>, grid(256, 4), 256);
   /* Persistent, several vectors in flight. */
   for (int k : {2, 4, 8}) {
-    snprintf(label, sizeof label, "persist U4  256 thr x %d/SM", k);
-    report(label, medianMs([&] { chunkCopy<4, 0, 0><<<sms * k, 256>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
-    snprintf(label, sizeof label, "persist U8  256 thr x %d/SM", k);
-    report(label, medianMs([&] { chunkCopy<8, 0, 0><<<sms * k, 256>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
-    snprintf(label, sizeof label, "persist U4  256 thr x %d/SM, L2::256B", k);
-    report(label, medianMs([&] { chunkCopy<4, 1, 0><<<sms * k, 256>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
-    snprintf(label, sizeof label, "persist U4  256 thr x %d/SM, .cs/.cs", k);
-    report(label, medianMs([&] { chunkCopy<4, 2, 1><<<sms * k, 256>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
+    const struct {
+      const char* name;
+      void (*kernel)(uint4*, const uint4*, uint64_t);
+    } persistent[] = {{"U4  256 thr x %d/SM", chunkCopy<4, 0, 0>},
+                      {"U8  256 thr x %d/SM", chunkCopy<8, 0, 0>},
+                      {"U4  256 thr x %d/SM, L2::256B", chunkCopy<4, 1, 0>},
+                      {"U4  256 thr x %d/SM, .cs/.cs", chunkCopy<4, 2, 1>}};
+    for (const auto& v : persistent) {
+      char name[64];
+      snprintf(name, sizeof name, v.name, k);
+      snprintf(label, sizeof label, "persist %s", name);
+      copy(label, v.kernel, sms * k, 256);
+    }
   }
   for (int k : {1, 4}) {
     snprintf(label, sizeof label, "slices  U4  512 thr x %d/SM", k);
-    report(label, medianMs([&] { sliceCopy<4><<<sms * k, 512>>>(dst, src, n); }, warmup, iters), 2.0 * bytes);
+    copy(label, sliceCopy<4>, sms * k, 512);
   }
 
   /* Does cudaMemcpyAsync need the SMs? Hold every SM with a spinning kernel on one stream and copy
