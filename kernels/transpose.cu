@@ -94,8 +94,8 @@ static KernelTuning measuredBest(dtrKernel_t kernel, size_t s) {
       return {0, 8, 0, s == 1 ? kPersistent : 1};
     case dtrKernelSimt16:
       return {0, 8, 0, 1};
-    default: /* simt: 16-byte words take two tiles per block */
-      return {0, 1, 0, s <= 8 ? 1 : 2};
+    default: /* simt: 16-byte words take two tiles per block; bytes groups of 4 (tall shapes) */
+      return {0, s == 1 ? 4 : 1, 0, s <= 8 ? 1 : 2};
   }
 }
 

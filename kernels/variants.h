@@ -53,6 +53,8 @@ cudaError_t allowDynamicSmem(const void* kernel, int bytes);
 cudaError_t launchTma(const dtrTransposeArgs* a, int cluster, cudaStream_t stream);
 cudaError_t launchSimt16(const dtrTransposeArgs* a, cudaStream_t stream);
 cudaError_t launchSimt(const dtrTransposeArgs* a, cudaStream_t stream);
+/* Entries of 1, 2 or 4 bytes at any pitch and alignment (transpose_subword.cu). */
+cudaError_t launchSubword(const dtrTransposeArgs* a, cudaStream_t stream);
 
 }  // namespace dtr
 

@@ -29,22 +29,23 @@ static size_t roundUp(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
 /*
  * Transposes rows x cols entries of e bytes from a pitch of lds into a pitch of ldd, with the
- * pointers offset by `shift` entries, and checks every entry and every padding entry.
+ * pointers `shift` bytes past an allocation of exactly the bytes needed (so a read or write past
+ * either end is one compute-sanitizer sees), and checks every entry and every padding entry.
  */
 static void runCase(dtrKernel_t kernel, int64_t rows, int64_t cols, size_t e, int64_t lds, int64_t ldd, int shift,
                     dtrKernel_t expectRan) {
-  const size_t srcBytes = (size_t)(rows * lds + shift) * e, dstBytes = (size_t)(cols * ldd + shift) * e;
+  const size_t srcBytes = (size_t)(rows * lds) * e + shift, dstBytes = (size_t)(cols * ldd) * e + shift;
   uint8_t* h = malloc(srcBytes > dstBytes ? srcBytes : dstBytes);
   uint8_t *src, *dst;
   CUDA_OK(cudaMalloc((void**)&src, srcBytes));
   CUDA_OK(cudaMalloc((void**)&dst, dstBytes));
   /* Source: pattern entry (i, j) of a matrix with lds columns. Destination: the complement of the
    * expected values everywhere, padding included (entries i >= rows of each result row). */
-  dtrHostPatternFill(h + shift * e, rows, lds, 0, e);
+  dtrHostPatternFill(h + shift, rows, lds, 0, e);
   CUDA_OK(cudaMemcpy(src, h, srcBytes, cudaMemcpyHostToDevice));
-  dtrHostPatternPoison(h + shift * e, cols, ldd, 0, lds, e);
+  dtrHostPatternPoison(h + shift, cols, ldd, 0, lds, e);
   CUDA_OK(cudaMemcpy(dst, h, dstBytes, cudaMemcpyHostToDevice));
-  dtrTransposeArgs args = {src + shift * e, lds, dst + shift * e, ldd, rows, cols, e};
+  dtrTransposeArgs args = {src + shift, lds, dst + shift, ldd, rows, cols, e};
   dtrKernel_t ran;
   CUDA_OK(dtrTransposeLaunch(kernel, &args, 0, &ran));
   CUDA_OK(cudaDeviceSynchronize());
@@ -52,7 +53,7 @@ static void runCase(dtrKernel_t kernel, int64_t rows, int64_t cols, size_t e, in
   uint64_t wrong = 0, padding = 0;
   for (int64_t j = 0; j < cols; j++)
     for (int64_t i = 0; i < ldd; i++) {
-      const uint8_t* p = h + (shift + j * ldd + i) * e;
+      const uint8_t* p = h + shift + (j * ldd + i) * e;
       int ok = 1;
       for (size_t b = 0; b < e; b++) ok &= p[b] == (uint8_t)(i < rows ? dtrPatternByte(i, j, lds, b) : ~dtrPatternByte(i, j, lds, b));
       if (!ok) (i < rows ? wrong++ : padding++);
@@ -89,13 +90,27 @@ static void testVariants(void) {
         /* An odd pitch (for elements under 16 bytes) and an unaligned pointer force the fallback. */
         if (e < 16) {
           runCase(kernels[k], rows, cols, e, cols + 1 + (16 / e) * 2, ldd + 1, 0, dtrKernelSimt);
-          runCase(kernels[k], rows, cols, e, lds, ldd, 1, dtrKernelSimt);
+          runCase(kernels[k], rows, cols, e, lds, ldd, (int)e, dtrKernelSimt);
         }
       }
   /* The variants must really run where they are eligible, on this device. */
   dtrTransposeArgs aligned = {(void*)(uintptr_t)256, 1024, (void*)(uintptr_t)256, 1024, 1024, 1024, 4};
   EXPECT(dtrTransposeSupported(dtrKernelTma, &aligned), "TMA not available on this device");
   EXPECT(dtrTransposeSupported(dtrKernelTmaMc4, &aligned), "TMA multicast not available on this device");
+}
+
+/* Entries of 1, 2 and 4 bytes in the word-wide fallback: every pointer offset within a word on
+ * either side, pitches of every residue, shapes around its 128-row tile. */
+static void testSubword(void) {
+  const size_t sizes[] = {1, 2, 4};
+  const int64_t shapes[][2] = {{1, 1}, {3, 5}, {129, 127}, {128, 256}, {300, 131}, {37, 1000}};
+  for (size_t s = 0; s < 3; s++)
+    for (size_t i = 0; i < (small ? 3u : 6u); i++)
+      for (int shift = 0; shift < 4; shift++)
+        for (int64_t pad = 0; pad < 4; pad++) {
+          const int64_t rows = shapes[i][0], cols = shapes[i][1];
+          runCase(dtrKernelSimt, rows, cols, sizes[s], cols + pad, rows + (pad * 3) % 4, shift, dtrKernelSimt);
+        }
 }
 
 static void testTuples(void) {
@@ -242,7 +257,9 @@ int main(int argc, char** argv) {
   }
   dtrKernelTuningSet(0, 0, 0, 0);
   testTuples();
+  testSubword();
   if (!quick) {
+    testHuge(dtrKernelSimt);
     testHuge(dtrKernelTma);
     testHuge(dtrKernelSimt16);
   }

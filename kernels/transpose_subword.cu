@@ -1,0 +1,274 @@
+/*
+ * SIMT transpose of 1-, 2- and 4-byte entries at any pitch and any pointer alignment, moved as
+ * aligned 4-byte words on the 32-byte sector grid.
+ *
+ * Why: the element-wise kernel moves a 1-byte entry with one load and one store of one byte each,
+ * which makes it instruction-bound at about half of copy bandwidth. And words aligned to a row's
+ * own start would split every request of a misaligned row over two sectors: that made the L2
+ * handle three to four times the sectors and fetch partly written ones back from memory.
+ *
+ * So eight lanes take one row, each lane every eighth word of the sectors that cover it; each load
+ * or store instruction then moves whole sectors, whatever the row's alignment. Funnel shifts with
+ * the words of two other lanes of the group put a source row on the tile's word boundaries in
+ * shared memory, and a result row back on the sector grid. In between, a thread transposes blocks
+ * of 4 x 4 bytes (or 2 x 2 halves) in registers with byte permutes. Words that reach past the
+ * matrix row are read byte by byte, so nothing outside the matrix is read; words that reach past
+ * the tile's part of a result row are written in part, so a neighbour tile's bytes are never
+ * overwritten.
+ *
+ * The tile is 128 source rows x 128 bytes (128 / S entries); each warp loads 16 rows and stores 4
+ * word columns (4 E result rows). Shared rows are 32 words, swizzled by tileSlot so that both the
+ * row-wise stores and the column-wise reads are free of bank conflicts.
+ */
+#include <stdint.h>
+
+#include "launch.h"
+#include "tile_layout.h"
+#include "variants.h"
+
+namespace dtr {
+
+constexpr int kSubwordThreads = 256;
+constexpr int kSubwordRows = 128;      /* source rows per tile: one result row is 128 entries */
+constexpr int kSubwordRowBytes = 128;  /* bytes of a source row per tile: 32 words */
+
+/* The aligned word at p; bytes outside [lo, hi) read as zero and are not touched. */
+__device__ __forceinline__ uint32_t loadWordClipped(const uint8_t* p, uintptr_t lo, uintptr_t hi) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  if (a >= lo && a + 4 <= hi) return *reinterpret_cast<const uint32_t*>(p);
+  uint32_t v = 0;
+#pragma unroll
+  for (int b = 0; b < 4; b++)
+    if (a + b >= lo && a + b < hi) v |= (uint32_t)p[b] << (8 * b);
+  return v;
+}
+
+/* Bytes from..to-1 of the aligned word v at p, as at most one byte and one aligned half. */
+__device__ __forceinline__ void storeWordPart(uint8_t* p, uint32_t v, uint32_t from, uint32_t to) {
+  if (from & 1) {
+    p[from] = (uint8_t)(v >> (8 * from));
+    from++;
+  }
+  if (from + 2 <= to) {
+    *reinterpret_cast<uint16_t*>(p + from) = (uint16_t)(v >> (8 * from));
+    from += 2;
+  }
+  if (from < to) p[from] = (uint8_t)(v >> (8 * from));
+}
+
+/* w[b] holds entries (row b, columns 0..E-1) of an E x E block; on return w[q] holds column q. */
+template <int S>
+__device__ __forceinline__ void transposeBlock(uint32_t (&w)[4 / S]) {
+  if constexpr (S == 1) {
+    const uint32_t t0 = __byte_perm(w[0], w[1], 0x5140), t1 = __byte_perm(w[0], w[1], 0x7362);
+    const uint32_t t2 = __byte_perm(w[2], w[3], 0x5140), t3 = __byte_perm(w[2], w[3], 0x7362);
+    w[0] = __byte_perm(t0, t2, 0x5410);
+    w[1] = __byte_perm(t0, t2, 0x7632);
+    w[2] = __byte_perm(t1, t3, 0x5410);
+    w[3] = __byte_perm(t1, t3, 0x7632);
+  } else if constexpr (S == 2) {
+    const uint32_t a = w[0], b = w[1];
+    w[0] = __byte_perm(a, b, 0x5410);
+    w[1] = __byte_perm(a, b, 0x7632);
+  }
+}
+
+constexpr int kSector = 32; /* bytes of an L2 sector: the unit a load or store request moves */
+
+__device__ __forceinline__ uint32_t sectorOffset(const void* p) {
+  return (uint32_t)(reinterpret_cast<uintptr_t>(p) & (kSector - 1));
+}
+
+template <typename T>
+__device__ __forceinline__ T* alignDownSector(T* p) {
+  return reinterpret_cast<T*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t(kSector - 1));
+}
+
+/* Lane `part` (taken modulo 8) of the calling lane's group of eight. */
+__device__ __forceinline__ uint32_t groupLane(uint32_t lane, uint32_t part) { return (lane & ~7u) | (part & 7); }
+
+/*
+ * Word `word` of tile row r in shared memory. The swizzle puts bits 2-3 of the row (which of the
+ * four rows a load instruction covers) on bank bits 3-4, and the bits of the row that tell the
+ * eight lanes of a result row apart on bank bits 0-2: both the row-wise stores and the column-wise
+ * reads of the transpose then hit 32 distinct banks.
+ */
+template <int S>
+__device__ __forceinline__ uint32_t tileSlot(uint32_t r, uint32_t word) {
+  constexpr int log2E = S == 1 ? 2 : S == 2 ? 1 : 0;
+  return r * 32 + (word ^ (8 * ((r >> 2) & 3) + ((r >> log2E) & 7)));
+}
+
+/*
+ * Loads source rows r (of the tile's rowsLoaded) into shared memory on the tile's word
+ * boundaries; r is the lane's row, and every lane of a group of eight has the same one. Eight
+ * lanes read one row, lane `part` the words 8 i + part of the 32-byte sectors that cover the row's
+ * 128 bytes (a fifth sector when the row does not start on one), so each load instruction takes
+ * whole sectors. Only tiles at the matrix's first or last columns (inside false) check that each
+ * word lies inside its row.
+ */
+template <int S, int Rows>
+__device__ __forceinline__ void loadRows(uint32_t* tile, const uint8_t* src, int64_t ldsBytes, int64_t row0, int64_t col0,
+                                         int64_t cols, int64_t rowsLeft, bool inside, const uint32_t (&r)[Rows],
+                                         const bool (&use)[Rows], uint32_t lane) {
+  const uint32_t part = lane & 7;
+  uint32_t v[Rows][5];
+  /* Every load is issued before the first is used. */
+#pragma unroll
+  for (int s = 0; s < Rows; s++) {
+    const uint8_t* seg = src + (row0 + r[s]) * ldsBytes + col0 * S;
+    const uint8_t* base = alignDownSector(seg) + 4 * part;
+    const bool more = 4 * part < sectorOffset(seg);
+#pragma unroll
+    for (int i = 0; i < 5; i++) v[s][i] = 0;
+    if (use[s] && r[s] < rowsLeft) {
+      if (inside) {
+#pragma unroll
+        for (int i = 0; i < 4; i++) v[s][i] = *reinterpret_cast<const uint32_t*>(base + kSector * i);
+        if (more) v[s][4] = *reinterpret_cast<const uint32_t*>(base + 4 * kSector);
+      } else {
+        const uintptr_t a = reinterpret_cast<uintptr_t>(seg) - (uintptr_t)(col0 * S), b = a + (uintptr_t)(cols * S);
+#pragma unroll
+        for (int i = 0; i < 4; i++) v[s][i] = loadWordClipped(base + kSector * i, a, b);
+        if (more) v[s][4] = loadWordClipped(base + 4 * kSector, a, b);
+      }
+    }
+  }
+  /* The row starts `off` bytes into its first sector, so tile word 8 i + p is sector words
+   * 8 i + p + off / 4 and the one after, shifted by off % 4 bytes. A lane sends what the lane
+   * that needs it asks for: its word i, or i + 1 where the receiver's word lies a sector on. */
+#pragma unroll
+  for (int s = 0; s < Rows; s++) {
+    const uint32_t off = sectorOffset(src + (row0 + r[s]) * ldsBytes + col0 * S), ow = off >> 2, sh = 8 * (off & 3);
+    const uint32_t loLane = groupLane(lane, part + ow), hiLane = groupLane(lane, part + ow + 1);
+    const bool loLate = part < ow, hiLate = part <= ow;
+    const bool aligned = !__any_sync(0xffffffffu, off != 0), shifted = __any_sync(0xffffffffu, sh != 0);
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+      uint32_t value = v[s][i];
+      if (!aligned) {
+        const uint32_t lo = __shfl_sync(0xffffffffu, loLate ? v[s][i + 1] : v[s][i], loLane);
+        const uint32_t hi = shifted ? __shfl_sync(0xffffffffu, hiLate ? v[s][i + 1] : v[s][i], hiLane) : 0;
+        value = __funnelshift_r(lo, hi, sh);
+      }
+      if (use[s]) tile[tileSlot<S>(r[s], 8 * i + part)] = value;
+    }
+  }
+}
+
+template <int S>
+__global__ void __launch_bounds__(kSubwordThreads) subwordKernel(const uint8_t* __restrict__ src, int64_t ldsBytes,
+                                                                 uint8_t* __restrict__ dst, int64_t lddBytes,
+                                                                 int64_t rows, int64_t cols, uint32_t tilesX,
+                                                                 uint32_t tilesY, uint32_t group) {
+  constexpr int E = 4 / S;                 /* entries per word */
+  constexpr int C = kSubwordRowBytes / S;  /* tile columns, in entries */
+  constexpr int N = 16 / E;                /* words of one result row per lane */
+  constexpr int X = kSector / S;           /* source rows past the tile that its sector-aligned stores reach */
+  __shared__ uint32_t tile[(kSubwordRows + X) * 32];
+  const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const uint32_t part = lane & 7, quarter = lane >> 3;
+  /* The rows a lane loads: 16 w + 4 quarter + s, then 128 + 16 (w / 4) + 4 quarter + w % 4 while
+   * below 128 + X. Bits 2-3 of the row tell the four rows of one load instruction apart. */
+  uint32_t mainRows[4], extraRow[1];
+  bool mainUse[4] = {true, true, true, true}, extraUse[1];
+#pragma unroll
+  for (int s = 0; s < 4; s++) mainRows[s] = 16 * warp + 4 * quarter + s;
+  extraRow[0] = kSubwordRows + 16 * (warp >> 2) + 4 * quarter + (warp & 3);
+  extraUse[0] = extraRow[0] < kSubwordRows + X;
+  const uint64_t tiles = (uint64_t)tilesX * tilesY;
+  for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    uint32_t tx, ty;
+    dtrTileOrder(t, tilesX, tilesY, group, &tx, &ty);
+    const int64_t row0 = (int64_t)ty * kSubwordRows, col0 = (int64_t)tx * C;
+    const int64_t rowsLeft = rows - row0, colsIn = cols - col0 < C ? cols - col0 : C;
+    const bool inside = col0 * S >= kSector && (col0 + C) * S + kSector <= cols * S;
+    loadRows<S, 4>(tile, src, ldsBytes, row0, col0, cols, rowsLeft, inside, mainRows, mainUse, lane);
+    if (rowsLeft > kSubwordRows)
+      loadRows<S, 1>(tile, src, ldsBytes, row0, col0, cols, rowsLeft, inside, extraRow, extraUse, lane);
+    __syncthreads();
+    /* Transpose: the lanes of a group take word column j = 8 quarter + w, which is result rows
+     * E j ... E j + E - 1; lane `part` reads the E source rows behind words 8 n + part of those
+     * rows and turns each E x E block into one word of each. n = N is the rows past the tile. */
+    const uint32_t j = 8 * quarter + warp;
+    uint32_t o[E][N + 1];
+#pragma unroll
+    for (int n = 0; n <= N; n++) {
+      uint32_t x[E];
+#pragma unroll
+      for (int e = 0; e < E; e++) x[e] = tile[tileSlot<S>(E * (8 * n + part) + e, j)];
+      transposeBlock<S>(x);
+#pragma unroll
+      for (int q = 0; q < E; q++) o[q][n] = x[q];
+    }
+    /*
+     * Store: a tile writes each result row from the first sector boundary at or after its first
+     * entry to 128 S bytes further (the first tile from the row's start, the last to its end), so
+     * that no sector is written in part by two tiles, which would have the L2 fetch it back from
+     * memory. Eight lanes write one result row, lane `part` words 8 n + part of those sectors:
+     * with the row's window starting d bytes after the tile's first entry, sector word 8 n + p is
+     * tile words 8 n + p + d / 4 and the one after, shifted by d % 4 bytes.
+     */
+    uint8_t* out = dst + (col0 + E * j) * lddBytes + row0 * S;
+    const int64_t restBytes = rowsLeft * S;
+#pragma unroll
+    for (int q = 0; q < E; q++, out += lddBytes) {
+      const int32_t d = (int32_t)((kSector - sectorOffset(out)) & (kSector - 1));
+      const uint32_t dw = d >> 2, sh = 8 * (d & 3);
+      const int32_t from = row0 == 0 ? 0 : d;
+      const int32_t to = (int32_t)(restBytes < d + kSubwordRows * S ? restBytes : d + kSubwordRows * S);
+      const bool whole = to == d + kSubwordRows * S; /* words n >= 0 then all lie inside [from, to) */
+      const uint32_t loLane = groupLane(lane, part + dw), hiLane = groupLane(lane, part + dw + 1);
+      const bool loLate = part < dw, hiLate = part <= dw, shifted = __any_sync(0xffffffffu, sh != 0);
+      const bool mine = (int64_t)(E * j + q) < colsIn;
+      uint8_t* word = out + d + 4 * part;
+      const bool aligned = !__any_sync(0xffffffffu, d != 0);
+      /* n = -1: the bytes before the first sector boundary, which only the first tile writes. */
+#pragma unroll
+      for (int n = -1; n < N; n++) {
+        if (n < 0 && (row0 != 0 || aligned)) continue;
+        uint32_t value = n >= 0 ? o[q][n] : 0;
+        if (!aligned) {
+          const uint32_t lo = __shfl_sync(0xffffffffu, loLate ? o[q][n + 1] : value, loLane);
+          const uint32_t hi = shifted ? __shfl_sync(0xffffffffu, hiLate ? o[q][n + 1] : value, hiLane) : 0;
+          value = __funnelshift_r(lo, hi, sh);
+        }
+        const int32_t pos = d + kSector * n + 4 * (int32_t)part; /* its first byte, from the tile's first entry */
+        if (!mine) continue;
+        if ((n >= 0 && whole) || (pos >= from && pos + 4 <= to)) *reinterpret_cast<uint32_t*>(word + kSector * n) = value;
+        else if (pos + 4 > from && pos < to)
+          storeWordPart(word + kSector * n, value, pos < from ? from - pos : 0, to - pos < 4 ? to - pos : 4);
+      }
+    }
+    __syncthreads();
+  }
+}
+
+template <int S>
+static cudaError_t launchSubwordTyped(const dtrTransposeArgs* a, cudaStream_t stream) {
+  DeviceInfo d;
+  cudaError_t err = deviceInfo(&d);
+  if (err != cudaSuccess) return err;
+  constexpr int C = kSubwordRowBytes / S;
+  const uint32_t tilesX = (uint32_t)((a->cols + C - 1) / C);
+  const uint32_t tilesY = (uint32_t)((a->rows + kSubwordRows - 1) / kSubwordRows);
+  int perSm = 0;
+  if ((err = residentBlocks((const void*)subwordKernel<S>, kSubwordThreads, 0, &perSm))) return err;
+  const KernelTuning tune = tuningFor(dtrKernelSimt, S);
+  const unsigned grid = tileGrid((uint64_t)tilesX * tilesY, (uint64_t)perSm * d.sms, tune.tilesPerCta);
+  subwordKernel<S><<<grid, kSubwordThreads, 0, stream>>>(static_cast<const uint8_t*>(a->src), a->lds * S,
+                                                         static_cast<uint8_t*>(a->dst), a->ldd * S, a->rows,
+                                                         a->cols, tilesX, tilesY, (uint32_t)tune.tileGroup);
+  return cudaGetLastError();
+}
+
+cudaError_t launchSubword(const dtrTransposeArgs* a, cudaStream_t stream) {
+  switch (a->entry_bytes) {
+    case 1: return launchSubwordTyped<1>(a, stream);
+    case 2: return launchSubwordTyped<2>(a, stream);
+    case 4: return launchSubwordTyped<4>(a, stream);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace dtr
