@@ -73,8 +73,6 @@ __device__ __forceinline__ void transposeBlock(uint32_t (&w)[4 / S]) {
   }
 }
 
-constexpr int kSector = 32; /* bytes of an L2 sector: the unit a load or store request moves */
-
 __device__ __forceinline__ uint32_t sectorOffset(const void* p) {
   return (uint32_t)(reinterpret_cast<uintptr_t>(p) & (kSector - 1));
 }

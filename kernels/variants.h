@@ -8,6 +8,9 @@
 
 namespace dtr {
 
+/* Bytes of an L2 sector: the unit in which loads and stores reach memory. */
+constexpr int kSector = 32;
+
 struct DeviceInfo {
   int sms;
   int ccMajor;
