@@ -141,15 +141,26 @@ __device__ __forceinline__ void loadRows(uint32_t* tile, const uint8_t* src, int
     const uint32_t loLane = groupLane(lane, part + ow), hiLane = groupLane(lane, part + ow + 1);
     const bool loLate = part < ow, hiLate = part <= ow;
     const bool aligned = !__any_sync(0xffffffffu, off != 0), shifted = __any_sync(0xffffffffu, sh != 0);
+    uint32_t value[4];
+    /* Three cases, each a straight run: rows on sector boundaries, rows on word boundaries (one
+     * shuffle a word), and the rest (two shuffles and a funnel shift). */
+    if (aligned) {
 #pragma unroll
-    for (int i = 0; i < 4; i++) {
-      uint32_t value = v[s][i];
-      if (!aligned) {
+      for (int i = 0; i < 4; i++) value[i] = v[s][i];
+    } else if (!shifted) {
+#pragma unroll
+      for (int i = 0; i < 4; i++) value[i] = __shfl_sync(0xffffffffu, loLate ? v[s][i + 1] : v[s][i], loLane);
+    } else {
+#pragma unroll
+      for (int i = 0; i < 4; i++) {
         const uint32_t lo = __shfl_sync(0xffffffffu, loLate ? v[s][i + 1] : v[s][i], loLane);
-        const uint32_t hi = shifted ? __shfl_sync(0xffffffffu, hiLate ? v[s][i + 1] : v[s][i], hiLane) : 0;
-        value = __funnelshift_r(lo, hi, sh);
+        const uint32_t hi = __shfl_sync(0xffffffffu, hiLate ? v[s][i + 1] : v[s][i], hiLane);
+        value[i] = __funnelshift_r(lo, hi, sh);
       }
-      if (use[s]) tile[tileSlot<S>(r[s], 8 * i + part)] = value;
+    }
+    if (use[s]) {
+#pragma unroll
+      for (int i = 0; i < 4; i++) tile[tileSlot<S>(r[s], 8 * i + part)] = value[i];
     }
   }
 }
@@ -221,21 +232,41 @@ __global__ void __launch_bounds__(kSubwordThreads) subwordKernel(const uint8_t* 
       const bool mine = (int64_t)(E * j + q) < colsIn;
       uint8_t* word = out + d + 4 * part;
       const bool aligned = !__any_sync(0xffffffffu, d != 0);
-      /* n = -1: the bytes before the first sector boundary, which only the first tile writes. */
+      /* value[n + 1] is sector word 8 n + part; n = -1 is the bytes before the first sector
+       * boundary, which only the first tile writes. */
+      uint32_t value[N + 1];
+#pragma unroll
+      for (int n = -1; n < N; n++) value[n + 1] = n >= 0 ? o[q][n] : 0;
+      if (!aligned) {
+        const int first = row0 == 0 ? -1 : 0;
+        if (!shifted) {
+#pragma unroll
+          for (int n = -1; n < N; n++)
+            if (n >= first) value[n + 1] = __shfl_sync(0xffffffffu, loLate ? o[q][n + 1] : (n >= 0 ? o[q][n] : 0), loLane);
+        } else {
+#pragma unroll
+          for (int n = -1; n < N; n++) {
+            if (n < first) continue;
+            const uint32_t cur = n >= 0 ? o[q][n] : 0;
+            const uint32_t lo = __shfl_sync(0xffffffffu, loLate ? o[q][n + 1] : cur, loLane);
+            const uint32_t hi = __shfl_sync(0xffffffffu, hiLate ? o[q][n + 1] : cur, hiLane);
+            value[n + 1] = __funnelshift_r(lo, hi, sh);
+          }
+        }
+      }
+      if (!mine) continue;
+      if (whole && row0 != 0) {
+        /* Every word of a tile inside the matrix's rows lies in its window. */
+#pragma unroll
+        for (int n = 0; n < N; n++) *reinterpret_cast<uint32_t*>(word + kSector * n) = value[n + 1];
+        continue;
+      }
 #pragma unroll
       for (int n = -1; n < N; n++) {
-        if (n < 0 && (row0 != 0 || aligned)) continue;
-        uint32_t value = n >= 0 ? o[q][n] : 0;
-        if (!aligned) {
-          const uint32_t lo = __shfl_sync(0xffffffffu, loLate ? o[q][n + 1] : value, loLane);
-          const uint32_t hi = shifted ? __shfl_sync(0xffffffffu, hiLate ? o[q][n + 1] : value, hiLane) : 0;
-          value = __funnelshift_r(lo, hi, sh);
-        }
         const int32_t pos = d + kSector * n + 4 * (int32_t)part; /* its first byte, from the tile's first entry */
-        if (!mine) continue;
-        if ((n >= 0 && whole) || (pos >= from && pos + 4 <= to)) *reinterpret_cast<uint32_t*>(word + kSector * n) = value;
+        if (pos >= from && pos + 4 <= to) *reinterpret_cast<uint32_t*>(word + kSector * n) = value[n + 1];
         else if (pos + 4 > from && pos < to)
-          storeWordPart(word + kSector * n, value, pos < from ? from - pos : 0, to - pos < 4 ? to - pos : 4);
+          storeWordPart(word + kSector * n, value[n + 1], pos < from ? from - pos : 0, to - pos < 4 ? to - pos : 4);
       }
     }
     __syncthreads();
