@@ -5,7 +5,7 @@
  *   loads and drained by 16-byte stores instead of TMA: for pitches and pointers that are 16-byte
  *   aligned, and a contender in its own right.
  * simt: element-wise, for any pitch and alignment and for entries that are tuples of words
- *   (howmany > 1); 1-byte entries, and 2- and 4-byte entries off their own alignment, go to the
+ *   (howmany > 1); 1- and 2-byte entries, and 4-byte entries off their alignment, go to the
  *   word-wide kernel of transpose_subword.cu instead. Single words go through 64 x 64 (or 32 x 32) padded shared tiles; tuples under
  *   32 bytes through a 32 x 32 tile whose rows are padded by one entry, which keeps a warp's words
  *   in distinct banks; entries of 32 bytes or more are whole sectors, so they are copied directly,
@@ -158,16 +158,15 @@ __global__ void __launch_bounds__(kTile * kTileRowsPerPass) simtTileKernel(const
 }
 
 /*
- * Entries of one word W of 2 bytes or more (any pitch, any alignment of W): 128 x 128 tiles for
- * 2-byte words, 64 x 64 for 4-byte, 32 x 32 above, every thread's loads issued before the first
- * shared store. Rows of the shared tile are padded to an odd number of 4-byte banks, so a warp
- * reading a column hits 32 banks.
+ * Entries of one word W of 4 bytes or more (any pitch, any alignment of W): 64 x 64 tiles for
+ * 4-byte words, 32 x 32 above, every thread's loads issued before the first shared store. Rows of
+ * the shared tile are padded by one word, so a warp reading a column hits 32 banks.
  */
 template <typename W>
 struct WordTile {
-  /* A warp's row access spans 64 to 128 bytes for 2- and 4-byte words, 256 or 512 above. */
-  static constexpr int T = sizeof(W) == 2 ? 128 : (sizeof(W) >= 8 ? 32 : 64);
-  static constexpr int pitch = T + (sizeof(W) == 2 ? 2 : 1);
+  /* A warp's row access spans 128 bytes for 4-byte words, 256 or 512 above. */
+  static constexpr int T = sizeof(W) >= 8 ? 32 : 64;
+  static constexpr int pitch = T + 1;
 };
 
 /* Which word kernels write result rows sector boundary to sector boundary, and the resident blocks
@@ -197,8 +196,8 @@ __global__ void __launch_bounds__(kTile * kTileRowsPerPass, Sectored<W>::minBloc
   constexpr int T = WordTile<W>::T, P = WordTile<W>::pitch, R = T / kTileRowsPerPass, C = T / kTile;
   /* Rows past the tile: where result rows do not start on sector boundaries, a tile writes them
    * from one boundary to the next (see below), which reaches up to X entries into the next tile's
-   * rows. For 4- and 16-byte words, where it measured faster (2-byte words: no registers left in
-   * their 128 x 128 tiles; 8-byte: the 32 x 32 tiles lose more to the extra rows than they gain). */
+   * rows. For 4- and 16-byte words, where it measured faster (8-byte: the 32 x 32 tiles lose more
+   * to the extra rows and registers than they gain). */
   constexpr int X = Sectored<W>::value ? kSector / (int)sizeof(W) : 0;
   constexpr int RX = (X + kTileRowsPerPass - 1) / kTileRowsPerPass;
   __shared__ W tile[(T + RX * kTileRowsPerPass) * P];
@@ -300,8 +299,8 @@ static cudaError_t launchSimtTyped(const dtrTransposeArgs* a, cudaStream_t strea
                                                                                   a->cols, k);
     return cudaGetLastError();
   }
-  /* Single bytes are launchSubword's. */
-  if constexpr (sizeof(W) >= 2) {
+  /* Entries of 1 and 2 bytes are launchSubword's. */
+  if constexpr (sizeof(W) >= 4) {
     if (k == 1) {
       const KernelTuning tune = tuningFor(dtrKernelSimt, sizeof(W));
       if (tune.streaming) return launchWord<W, true>(a, stream, d, tune);
@@ -324,10 +323,8 @@ cudaError_t launchSimt(const dtrTransposeArgs* a, cudaStream_t stream) {
   /* The widest word that divides the entry and keeps every access aligned. */
   const uint64_t align = (uint64_t)(uintptr_t)a->src | (uint64_t)(uintptr_t)a->dst | a->entry_bytes |
                          (uint64_t)a->lds * a->entry_bytes | (uint64_t)a->ldd * a->entry_bytes;
-  /* Bytes, and entries of 2 or 4 bytes off their own alignment: aligned words and shifts. (2-byte
-   * entries on 2-byte boundaries measured 2 to 4 points faster in the half-word tiles below.) */
-  if (a->entry_bytes == 1 || ((a->entry_bytes == 2 || a->entry_bytes == 4) && (align & (a->entry_bytes - 1))))
-    return launchSubword(a, stream);
+  /* 1- and 2-byte entries, and 4-byte ones off their alignment: aligned words and shifts. */
+  if (a->entry_bytes <= 2 || (a->entry_bytes == 4 && (align & 3))) return launchSubword(a, stream);
   if (!(align & 15)) return launchSimtTyped<uint4>(a, stream);
   if (!(align & 7)) return launchSimtTyped<uint64_t>(a, stream);
   if (!(align & 3)) return launchSimtTyped<uint32_t>(a, stream);
