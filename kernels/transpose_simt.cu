@@ -159,22 +159,22 @@ __global__ void __launch_bounds__(kTile * kTileRowsPerPass) simtTileKernel(const
 
 /*
  * Entries of one word W of 4 bytes or more (any pitch, any alignment of W): 64 x 64 tiles for
- * 4-byte words, 32 x 32 above, every thread's loads issued before the first shared store. Rows of
- * the shared tile are padded by one word, so a warp reading a column hits 32 banks.
+ * 4- and 8-byte words, 32 x 32 for 16-byte ones (64 x 64 would pass the 48 KB of static shared
+ * memory), every thread's loads issued before the first shared store. Rows of the shared tile are
+ * padded by one word, so a warp reading a column hits 32 banks.
  */
 template <typename W>
 struct WordTile {
-  /* A warp's row access spans 128 bytes for 4-byte words, 256 or 512 above. */
-  static constexpr int T = sizeof(W) >= 8 ? 32 : 64;
+  /* A warp's row access spans 128, 256 or 512 bytes. */
+  static constexpr int T = sizeof(W) >= 16 ? 32 : 64;
   static constexpr int pitch = T + 1;
 };
 
-/* Which word kernels write result rows sector boundary to sector boundary, and the resident blocks
- * per multiprocessor they are compiled for (the others keep the compiler's own register choice). */
+/* The resident blocks per multiprocessor the word kernels are compiled for: 4 leaves 64
+ * registers, enough for 4- and 16-byte words without spills; 8-byte words' 64 x 64 tiles take 80. */
 template <typename W>
-struct Sectored {
-  static constexpr bool value = sizeof(W) == 4 || sizeof(W) == 16;
-  static constexpr int minBlocks = value ? 4 : 0;
+struct WordBlocks {
+  static constexpr int value = sizeof(W) == 8 ? 3 : 4;
 };
 
 /* Loads and stores that may bypass caching: the data is touched once (ld/st .cs, evict first). */
@@ -190,18 +190,17 @@ __device__ __forceinline__ void storeWord(W* p, W v) {
 }
 
 template <typename W, bool Streaming>
-__global__ void __launch_bounds__(kTile * kTileRowsPerPass, Sectored<W>::minBlocks)
+__global__ void __launch_bounds__(kTile * kTileRowsPerPass, WordBlocks<W>::value)
     simtWordKernel(const W* __restrict__ src, int64_t lds, W* __restrict__ dst, int64_t ldd, int64_t rows, int64_t cols,
                    uint32_t tilesX, uint32_t tilesY, uint32_t group) {
   constexpr int T = WordTile<W>::T, P = WordTile<W>::pitch, R = T / kTileRowsPerPass, C = T / kTile;
   /* Rows past the tile: where result rows do not start on sector boundaries, a tile writes them
    * from one boundary to the next (see below), which reaches up to X entries into the next tile's
-   * rows. For 4- and 16-byte words, where it measured faster (8-byte: the 32 x 32 tiles lose more
-   * to the extra rows and registers than they gain). */
-  constexpr int X = Sectored<W>::value ? kSector / (int)sizeof(W) : 0;
+   * rows. */
+  constexpr int X = kSector / (int)sizeof(W);
   constexpr int RX = (X + kTileRowsPerPass - 1) / kTileRowsPerPass;
   __shared__ W tile[(T + RX * kTileRowsPerPass) * P];
-  const bool shifted = X > 0 && ((reinterpret_cast<uintptr_t>(dst) | (uintptr_t)ldd * sizeof(W)) & (kSector - 1));
+  const bool shifted = ((reinterpret_cast<uintptr_t>(dst) | (uintptr_t)ldd * sizeof(W)) & (kSector - 1));
   const uint64_t tiles = (uint64_t)tilesX * tilesY;
   for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     uint32_t tx, ty;
@@ -221,22 +220,14 @@ __global__ void __launch_bounds__(kTile * kTileRowsPerPass, Sectored<W>::minBloc
 #pragma unroll
       for (int j = 0; j < C; j++) tile[(threadIdx.y + i * kTileRowsPerPass) * P + threadIdx.x + j * kTile] = v[i][j];
     __syncthreads();
-    /* Word sizes that keep to the tile's own rows. */
-#pragma unroll
-    for (int i = 0; i < R && X == 0; i++)
-#pragma unroll
-      for (int j = 0; j < C; j++) {
-        const int64_t c = col0 + threadIdx.y + i * kTileRowsPerPass, r = row0 + threadIdx.x + j * kTile;
-        if (r < rows && c < cols)
-          storeWord<W, Streaming>(dst + c * ldd + r, tile[(threadIdx.x + j * kTile) * P + threadIdx.y + i * kTileRowsPerPass]);
-      }
-    /* The others write each result row from the first sector boundary at or after the tile's first
+    /* Each result row is written from the first sector boundary at or after the tile's first
      * entry, d entries on, to T entries further (the first tile from the row's start, the last to
      * its end): no sector is then written in part by two tiles, which would have the L2 fetch it
-     * back from memory (4-byte entries, 268435 x 1000: 66 % of copy before, 82 % so). j = -1 is
-     * the entries before the boundary, which only the first tile writes. */
+     * back from memory (4-byte entries, 268435 x 1000: 66 % of copy before, 82 % so; 8-byte,
+     * 134217 x 1000: 76 %, 89 %). j = -1 is the entries before the boundary, which only the first
+     * tile writes. */
 #pragma unroll
-    for (int i = 0; i < R && X > 0; i++) {
+    for (int i = 0; i < R; i++) {
       const int64_t c = col0 + threadIdx.y + i * kTileRowsPerPass;
       W* out = dst + c * ldd + row0;
       const int64_t d =
