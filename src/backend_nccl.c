@@ -8,7 +8,8 @@
  *             cudaMemcpy2DAsync instead, 1 GiB per rank of fp32 on 4 H200s took 3.91 ms, not 3.40)
  *   self      the rank's own block transposed straight from A into B, on a side stream that forks
  *             from the caller's once the (first) packs are done and joins it at the end, so it
- *             overlaps the exchange
+ *             overlaps the exchange; from kSelfLastRanks ranks up, in one stage, after the unpacks
+ *             on the caller's stream instead
  *
  * With several pipeline stages (plan->stages, geometry.h's dtr*Stage) the exchange runs in rounds
  * on a communication stream: round s's messages wait only for round s's packs, and round s's
@@ -41,6 +42,15 @@ typedef struct {
                                           packed[0] also forks the side stream */
   cudaEvent_t arrived[DTR_MAX_STAGES]; /* round s's messages are done (on the communication stream) */
 } NcclState;
+
+/*
+ * From this many ranks up, a one-stage execute transposes the self block after the unpacks rather
+ * than beside the messages. On 2 H200s the overlap is measured a win (the self block is half the
+ * data there); on 4 it cost more than it saved: fp32 with 64 MiB, 256 MiB and 1 GiB per rank,
+ * ratio to the all-to-all 1.51-1.64 / 1.46-1.51 / 1.55-1.61 beside the messages, 1.40 / 1.42 / 1.38
+ * after (beside NCCL it takes memory bandwidth and SMs the messages need).
+ */
+static const int kSelfLastRanks = 4;
 
 /* Which GPU this rank takes, and whether it can: checked on every rank before NCCL is touched. */
 static dtrResult_t selectDevice(dtrPlan_t plan, const dtrConfig_t* config, int* device) {
@@ -244,6 +254,7 @@ static dtrResult_t ncclExecute(dtrPlan_t plan, const void* in, void* out, cudaSt
    * blocks start as soon as their packs are done instead of queueing behind the blocks of a
    * transpose launched earlier (the self block's, or the next round's packs). */
   const int n = plan->stages;
+  const int selfLast = hasSelf && n == 1 && p >= kSelfLastRanks;
   cudaStream_t comm = s->comm ? s->comm : stream;
   for (int st = 0; st < n; st++) {
     for (int q = 0; q < p; q++) {
@@ -254,7 +265,7 @@ static dtrResult_t ncclExecute(dtrPlan_t plan, const void* in, void* out, cudaSt
     if (s->comm) CUDACHECK(cudaStreamWaitEvent(comm, s->packed[st], 0));
     /* The self block forks once the first round is packed: beside the messages, not beside the
      * packs that the first messages wait for. */
-    if (st == 0 && hasSelf) {
+    if (st == 0 && hasSelf && !selfLast) {
       CUDACHECK(cudaStreamWaitEvent(s->side, s->packed[0], 0));
       DTRCHECK(launchTranspose(plan, a, b, self, s->side));
       CUDACHECK(cudaEventRecord(s->join, s->side));
@@ -264,7 +275,8 @@ static dtrResult_t ncclExecute(dtrPlan_t plan, const void* in, void* out, cudaSt
     if (st > 0) DTRCHECK(unpackStage(plan, b, st - 1, stream));
   }
   DTRCHECK(unpackStage(plan, b, n - 1, stream));
-  if (hasSelf) CUDACHECK(cudaStreamWaitEvent(stream, s->join, 0));
+  if (selfLast) DTRCHECK(launchTranspose(plan, a, b, self, stream));
+  else if (hasSelf) CUDACHECK(cudaStreamWaitEvent(stream, s->join, 0));
   return dtrSuccess;
 }
 
