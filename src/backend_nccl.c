@@ -45,7 +45,7 @@ typedef struct {
 
 /*
  * From this many ranks up, a one-stage execute transposes the self block after the unpacks rather
- * than beside the messages. On 2 H200s the overlap is measured a win (the self block is half the
+ * than beside the messages. On 2 H200s the overlap measured a win (the self block is half the
  * data there); on 4 it cost more than it saved: fp32 with 64 MiB, 256 MiB and 1 GiB per rank,
  * ratio to the all-to-all 1.51-1.64 / 1.46-1.51 / 1.55-1.61 beside the messages, 1.40 / 1.42 / 1.38
  * after (beside NCCL it takes memory bandwidth and SMs the messages need).
