@@ -9,6 +9,13 @@
  *
  * Usage, as in FFTW-MPI: query the local sizes, allocate, create a plan (collective), execute it
  * as often as needed (stream-ordered), destroy it (collective).
+ *
+ * 3-D arrays (FFT codes): a process grid over a communicator, pencil boxes per rank, and plans that
+ * move an array between x-, y- and z-pencils on the grid's row or column sub-communicators; the
+ * same execute and destroy.
+ *
+ * Devices, as in NCCL and cuFFT: a plan works on the device that is current when it is created
+ * (or config.device), and no call returns with the caller's current device changed.
  */
 #ifndef DISTTRANSPOSE_H
 #define DISTTRANSPOSE_H
@@ -75,13 +82,24 @@ typedef enum {
 /* Most pipeline stages a plan may have (dtrConfig_t.stages). */
 #define DTR_MAX_STAGES 64
 
+/* Where a plan's exchange buffers come from (dtrConfig_t.workspace). */
+typedef enum {
+  dtrWorkspaceOwn = 0,  /* the plan allocates its own */
+  dtrWorkspaceGrid = 1, /* pencil plans of one grid on one device share one set, sized for the
+                           largest: only for plans whose executes never overlap (one stream, as an
+                           FFT's transposes); plans made without a grid own theirs */
+  dtrNumWorkspaces
+} dtrWorkspace_t;
+
 typedef struct {
   dtrBackend_t backend; /* default dtrBackendAuto (env DTR_BACKEND overrides auto) */
   dtrKernel_t kernel;   /* default dtrKernelAuto (env DTR_KERNEL overrides auto) */
-  int device;           /* CUDA device of this rank; -1 (default): the node-local rank */
+  int device;           /* CUDA device of this rank; -1 (default): the device current at plan
+                           creation (cudaGetDevice), as NCCL and cuFFT do */
   int stages;           /* pipeline stages: the exchange cut into this many rounds, each round's
                            packs, messages and unpacks overlapping the next and previous ones;
                            1: no pipeline; 0 (default): by size (env DTR_STAGES overrides 0) */
+  dtrWorkspace_t workspace; /* default dtrWorkspaceOwn */
 } dtrConfig_t;
 
 /* What a rank owns and must allocate. Sizes in bytes; counts in rows of A or of B. */
@@ -108,7 +126,9 @@ dtrResult_t dtrPlanCreate(dtrPlan_t* plan, int64_t rows, int64_t cols, dtrDataTy
                           int64_t howmany, MPI_Comm comm, const dtrConfig_t* config);
 
 /* Collective. NCCL backend: device pointers, ordered on `stream`, no host synchronisation, CUDA
- * graph capturable. CPU backend: host pointers, returns when done (stream unused). in != out. */
+ * graph capturable. CPU backend: host pointers, returns when done (stream unused). in != out.
+ * Plans on different communicators (a grid's rows and columns, halves of a split) coexist; their
+ * executes may interleave on one stream or run on different streams. */
 dtrResult_t dtrExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream);
 
 /* Collective. Waits for nothing: destroy after the last execute's stream work has finished. */
@@ -119,6 +139,54 @@ dtrResult_t dtrPlanGetBackend(dtrPlan_t plan, dtrBackend_t* backend);
 dtrResult_t dtrPlanGetKernel(dtrPlan_t plan, dtrKernel_t* kernel);
 dtrResult_t dtrPlanGetDevice(dtrPlan_t plan, int* device);
 dtrResult_t dtrPlanGetStages(dtrPlan_t plan, int* stages);
+/* Bytes of exchange buffers the plan holds (device memory on the NCCL backend, host on the CPU);
+ * with dtrWorkspaceGrid, shared with the grid's other plans. */
+dtrResult_t dtrPlanGetWorkspaceSize(dtrPlan_t plan, size_t* bytes);
+
+/* ---- 3-D arrays on process grids ------------------------------------------------------------ */
+
+/*
+ * A global nx x ny x nz array on a pr x pc grid of ranks; a rank's grid coordinates (a, b). Each
+ * pencil holds all of one axis, the fastest in memory, the others following cyclically (cuDecomp's
+ * axis-contiguous layout), so the axis an FFT transforms is always the contiguous one:
+ *   dtrPencilX: x whole, y split over pr (by a), z over pc (by b); memory [z][y][x]
+ *   dtrPencilY: y whole, x split over pr (by a), z over pc (by b); memory [x][z][y]
+ *   dtrPencilZ: z whole, x split over pr (by a), y over pc (by b); memory [y][x][z]
+ * X<->Y runs among the pr ranks of one b, Y<->Z among the pc ranks of one a. A 1 x P grid is a slab
+ * decomposition (z-slabs in X, y-slabs in Z): there X<->Z is one exchange among all ranks. Splits
+ * are balanced (counts differ by at most one); boxes may be empty.
+ */
+typedef struct dtrGrid* dtrGrid_t;
+
+typedef enum { dtrPencilX = 0, dtrPencilY = 1, dtrPencilZ = 2, dtrNumPencils } dtrPencil_t;
+
+typedef struct {
+  int64_t start[3];   /* global index of the box's first element along x, y, z */
+  int64_t size[3];    /* extent along x, y, z */
+  int order[3];       /* the axes in memory, fastest first (0 = x, 1 = y, 2 = z) */
+  size_t entry_bytes; /* element size * howmany */
+  size_t bytes;       /* size[0] * size[1] * size[2] * entry_bytes */
+} dtrBox_t;
+
+/* Collective over comm. pr * pc must be its size; pr = pc = 0 chooses the squarest grid with
+ * pr <= pc (1 x P for a prime P), one of them 0 is taken from the other. A communicator with a 2-D
+ * Cartesian topology gives the grid its dimensions and coordinates; otherwise rank = a * pc + b.
+ * The row and column sub-communicators are made here, once. */
+dtrResult_t dtrGridCreate(dtrGrid_t* grid, MPI_Comm comm, int pr, int pc);
+/* Local. Plans made on the grid stay valid after it is destroyed. */
+dtrResult_t dtrGridDestroy(dtrGrid_t grid);
+/* The grid's dimensions and this rank's coordinates (any pointer may be NULL). */
+dtrResult_t dtrGridGetDims(dtrGrid_t grid, int* pr, int* pc, int* a, int* b);
+
+/* Not collective: the box of `pencil` held by grid rank `rank` (-1: the caller). */
+dtrResult_t dtrPencilBox(dtrGrid_t grid, const int64_t shape[3], dtrPencil_t pencil, dtrDataType_t type,
+                         int64_t howmany, int rank, dtrBox_t* box);
+
+/* Collective over the grid. A plan that moves the array from `from` pencils to `to` pencils
+ * (X->Y, Y->X, Y->Z, Z->Y; X<->Z on 1 x P grids). dtrExecute's in is this rank's from-box, out its
+ * to-box. Every element type and howmany; every backend. */
+dtrResult_t dtrPlanCreatePencil(dtrPlan_t* plan, dtrGrid_t grid, const int64_t shape[3], dtrPencil_t from,
+                                dtrPencil_t to, dtrDataType_t type, int64_t howmany, const dtrConfig_t* config);
 
 const char* dtrGetErrorString(dtrResult_t result);
 /* The message of the last failed call on this thread, naming the problem (and the rank it came
@@ -128,6 +196,7 @@ const char* dtrGetLastError(void);
 const char* dtrDataTypeName(dtrDataType_t type);
 const char* dtrBackendName(dtrBackend_t backend);
 const char* dtrKernelName(dtrKernel_t kernel);
+const char* dtrPencilName(dtrPencil_t pencil); /* "X", "Y", "Z" */
 size_t dtrDataTypeSize(dtrDataType_t type);
 
 #ifdef __cplusplus

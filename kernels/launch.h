@@ -11,12 +11,14 @@
 #include <cuda_runtime_api.h>
 
 #include "disttranspose.h"
+#include "pattern.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* dst[c * ldd + r] = src[r * lds + c] for r < rows, c < cols; pitches and sizes in entries. */
+/* dst[b * dst_stride + c * ldd + r] = src[b * src_stride + r * lds + c] for r < rows, c < cols and
+ * b < batch; pitches, strides and sizes in entries. batch 0 is taken as 1 (a single matrix). */
 typedef struct {
   const void* src;
   int64_t lds;
@@ -25,13 +27,16 @@ typedef struct {
   int64_t rows;
   int64_t cols;
   size_t entry_bytes;
+  int64_t batch;
+  int64_t src_stride, dst_stride;
 } dtrTransposeArgs;
 
 /* Whether `kernel` can serve these arguments on the current device (alignment, pitch, size). */
 int dtrTransposeSupported(dtrKernel_t kernel, const dtrTransposeArgs* args);
 
 /* Launches `kernel` (Auto: the first of tma, simt16, simt that can serve), or the SIMT kernel where
- * the one asked for cannot serve these arguments. *ran (may be NULL) says which one ran. */
+ * the one asked for cannot serve these arguments. *ran (may be NULL) says which one ran. Batches run
+ * on the SIMT kernels (the TMA variants take one matrix), as the third grid dimension. */
 cudaError_t dtrTransposeLaunch(dtrKernel_t kernel, const dtrTransposeArgs* args, cudaStream_t stream,
                                dtrKernel_t* ran);
 
@@ -71,6 +76,10 @@ cudaError_t dtrPatternPoisonLaunch(void* slab, int64_t rows, int64_t cols, int64
                                    size_t entry_bytes, cudaStream_t stream);
 cudaError_t dtrPatternCheckLaunch(const void* slab, int64_t rows, int64_t cols, int64_t row_start, int64_t a_cols,
                                   size_t entry_bytes, unsigned long long* wrong, cudaStream_t stream);
+
+/* The same on any box of an array (pattern.h): a pencil, a slab of A or of B. */
+cudaError_t dtrPatternBoxLaunch(dtrPatternRole role, void* data, const dtrPatternBox* box, size_t entry_bytes,
+                                unsigned long long* wrong, cudaStream_t stream);
 
 /* For the layout test: one stage of the vector kernels' shared-memory step on a tile already in
  * swizzled layout (`stage`, tile_rows x 128 bytes), writing the raw swizzled result buffer. */

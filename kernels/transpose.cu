@@ -129,15 +129,18 @@ cudaError_t residentClusters(const void* kernel, const cudaLaunchConfig_t* cfg, 
 
 using namespace dtr;
 
+/* Every matrix of a batch must meet the rules: the strides between them keep 16-byte alignment. */
 static int vectorEligible(const dtrTransposeArgs* a) {
   const uint64_t s = a->entry_bytes;
+  if (batchOf(a) > 1 && (((uint64_t)a->src_stride | (uint64_t)a->dst_stride) * s) & 15u) return 0;
   return dtrVectorEligible((uint64_t)(uintptr_t)a->src, (uint64_t)a->lds * s, (uint64_t)(uintptr_t)a->dst,
                            (uint64_t)a->ldd * s, (uint64_t)a->rows, (uint64_t)a->cols, s);
 }
 
-/* TMA also needs one whole 16-byte chunk in each result row: its store map stops at the last one. */
+/* TMA also needs one whole 16-byte chunk in each result row: its store map stops at the last one.
+ * Its tensor maps describe one matrix, so batches go to the SIMT kernels. */
 static int tmaEligible(const dtrTransposeArgs* a) {
-  return vectorEligible(a) && (uint64_t)a->rows * a->entry_bytes >= DTR_CHUNK && tmaAvailable();
+  return batchOf(a) == 1 && vectorEligible(a) && (uint64_t)a->rows * a->entry_bytes >= DTR_CHUNK && tmaAvailable();
 }
 
 extern "C" void dtrKernelTuningSet(int tma_boxes, int tile_group, int streaming, int tiles_per_cta) {
@@ -174,12 +177,22 @@ extern "C" cudaError_t dtrTransposeLaunch(dtrKernel_t kernel, const dtrTranspose
     kernel = dtrKernelSimt;
   }
   if (ran) *ran = kernel;
-  if (a->rows == 0 || a->cols == 0) return cudaSuccess;
-  switch (kernel) {
-    case dtrKernelTma: return launchTma(a, 1, stream);
-    case dtrKernelTmaMc2: return launchTma(a, 2, stream);
-    case dtrKernelTmaMc4: return launchTma(a, 4, stream);
-    case dtrKernelSimt16: return launchSimt16(a, stream);
-    default: return launchSimt(a, stream);
+  if (a->rows == 0 || a->cols == 0 || a->batch < 0) return cudaSuccess;
+  const int64_t batch = a->batch > 1 ? a->batch : 1;
+  for (int64_t b0 = 0; b0 < batch; b0 += kMaxBatch) {
+    dtrTransposeArgs part = *a;
+    part.src = static_cast<const uint8_t*>(a->src) + b0 * a->src_stride * (int64_t)a->entry_bytes;
+    part.dst = static_cast<uint8_t*>(a->dst) + b0 * a->dst_stride * (int64_t)a->entry_bytes;
+    part.batch = batch - b0 < kMaxBatch ? batch - b0 : kMaxBatch;
+    cudaError_t err;
+    switch (kernel) {
+      case dtrKernelTma: err = launchTma(&part, 1, stream); break;
+      case dtrKernelTmaMc2: err = launchTma(&part, 2, stream); break;
+      case dtrKernelTmaMc4: err = launchTma(&part, 4, stream); break;
+      case dtrKernelSimt16: err = launchSimt16(&part, stream); break;
+      default: err = launchSimt(&part, stream);
+    }
+    if (err != cudaSuccess) return err;
   }
+  return cudaSuccess;
 }

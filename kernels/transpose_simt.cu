@@ -40,8 +40,11 @@ template <int S>
 __global__ void __launch_bounds__(kSimt16Threads) simt16Kernel(const uint8_t* __restrict__ src, int64_t ldsBytes,
                                                                uint8_t* __restrict__ dst, int64_t lddBytes,
                                                                int64_t rows, int64_t cols, uint32_t tilesX,
-                                                               uint32_t tilesY, uint32_t group) {
+                                                               uint32_t tilesY, uint32_t group, int64_t srcBatchBytes,
+                                                               int64_t dstBatchBytes) {
   constexpr uint32_t m = 16 / S, T = (S == 1) ? 256 : 128, box = 128 / S;
+  src += blockIdx.z * srcBatchBytes;
+  dst += blockIdx.z * dstBatchBytes;
   constexpr uint32_t chunksPerThread = T * 8 / kSimt16Threads;
   /* Dynamic: two 32 KB buffers for 1-byte elements exceed the static limit. */
   extern __shared__ uint8_t smemRaw[];
@@ -107,9 +110,9 @@ static cudaError_t launchSimt16Typed(const dtrTransposeArgs* a, cudaStream_t str
   if ((err = residentBlocks((const void*)simt16Kernel<S>, kSimt16Threads, smem, &perSm))) return err;
   const KernelTuning tune = tuningFor(dtrKernelSimt16, S);
   const unsigned grid = tileGrid(tiles, (uint64_t)perSm * d.sms, tune.tilesPerCta);
-  simt16Kernel<S><<<grid, kSimt16Threads, smem, stream>>>(
+  simt16Kernel<S><<<dim3(grid, 1, batchOf(a)), kSimt16Threads, smem, stream>>>(
       static_cast<const uint8_t*>(a->src), a->lds * S, static_cast<uint8_t*>(a->dst), a->ldd * S, a->rows, a->cols,
-      tilesX, tilesY, (uint32_t)tune.tileGroup);
+      tilesX, tilesY, (uint32_t)tune.tileGroup, a->src_stride * S, a->dst_stride * S);
   return cudaGetLastError();
 }
 
@@ -133,8 +136,11 @@ template <typename W>
 __global__ void __launch_bounds__(kTile * kTileRowsPerPass) simtTileKernel(const W* __restrict__ src, int64_t ldsW,
                                                                         W* __restrict__ dst, int64_t lddW,
                                                                         int64_t rows, int64_t cols, uint32_t k,
-                                                                        uint64_t tilesX, uint64_t tiles) {
+                                                                        uint64_t tilesX, uint64_t tiles, int64_t srcBatchW,
+                                                                        int64_t dstBatchW) {
   extern __shared__ __align__(16) uint8_t tileRaw[];
+  src += blockIdx.z * srcBatchW;
+  dst += blockIdx.z * dstBatchW;
   W* tile = reinterpret_cast<W*>(tileRaw);
   const uint32_t pitch = (kTile + 1) * k;
   for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -192,8 +198,10 @@ __device__ __forceinline__ void storeWord(W* p, W v) {
 template <typename W, bool Streaming>
 __global__ void __launch_bounds__(kTile * kTileRowsPerPass, WordBlocks<W>::value)
     simtWordKernel(const W* __restrict__ src, int64_t lds, W* __restrict__ dst, int64_t ldd, int64_t rows, int64_t cols,
-                   uint32_t tilesX, uint32_t tilesY, uint32_t group) {
+                   uint32_t tilesX, uint32_t tilesY, uint32_t group, int64_t srcBatch, int64_t dstBatch) {
   constexpr int T = WordTile<W>::T, P = WordTile<W>::pitch, R = T / kTileRowsPerPass, C = T / kTile;
+  src += blockIdx.z * srcBatch;
+  dst += blockIdx.z * dstBatch;
   /* Rows past the tile: where result rows do not start on sector boundaries, a tile writes them
    * from one boundary to the next (see below), which reaches up to X entries into the next tile's
    * rows. */
@@ -246,8 +254,10 @@ __global__ void __launch_bounds__(kTile * kTileRowsPerPass, WordBlocks<W>::value
 /* Entries of 32 bytes or more: each result row is written contiguously, each entry read whole. */
 template <typename W>
 __global__ void simtDirectKernel(const W* __restrict__ src, int64_t ldsW, W* __restrict__ dst, int64_t lddW,
-                                 int64_t rows, int64_t cols, uint32_t k) {
+                                 int64_t rows, int64_t cols, uint32_t k, int64_t srcBatchW, int64_t dstBatchW) {
   const int64_t words = rows * k;
+  src += blockIdx.z * srcBatchW;
+  dst += blockIdx.z * dstBatchW;
   for (int64_t c = blockIdx.y; c < cols; c += gridDim.y) {
     for (int64_t x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; x < words; x += (int64_t)gridDim.x * blockDim.x) {
       const int64_t r = x / k, w = x - r * k;
@@ -265,9 +275,10 @@ static cudaError_t launchWord(const dtrTransposeArgs* a, cudaStream_t stream, co
   int perSm = 0;
   cudaError_t err = residentBlocks((const void*)kernel, kTile * kTileRowsPerPass, 0, &perSm);
   if (err) return err;
-  kernel<<<tileGrid((uint64_t)tilesX * tilesY, (uint64_t)perSm * d.sms, tune.tilesPerCta),
-           dim3(kTile, kTileRowsPerPass), 0, stream>>>(static_cast<const W*>(a->src), a->lds, static_cast<W*>(a->dst), a->ldd, a->rows, a->cols, tilesX,
-                     tilesY, (uint32_t)tune.tileGroup);
+  kernel<<<dim3(tileGrid((uint64_t)tilesX * tilesY, (uint64_t)perSm * d.sms, tune.tilesPerCta), 1, batchOf(a)),
+           dim3(kTile, kTileRowsPerPass), 0, stream>>>(static_cast<const W*>(a->src), a->lds, static_cast<W*>(a->dst),
+                                                       a->ldd, a->rows, a->cols, tilesX, tilesY, (uint32_t)tune.tileGroup,
+                                                       a->src_stride, a->dst_stride);
   return cudaGetLastError();
 }
 
@@ -277,7 +288,7 @@ static cudaError_t launchSimtTyped(const dtrTransposeArgs* a, cudaStream_t strea
   cudaError_t err = deviceInfo(&d);
   if (err != cudaSuccess) return err;
   const uint32_t k = (uint32_t)(a->entry_bytes / sizeof(W));
-  const int64_t ldsW = a->lds * k, lddW = a->ldd * k;
+  const int64_t ldsW = a->lds * k, lddW = a->ldd * k, sbW = a->src_stride * k, dbW = a->dst_stride * k;
   const W* src = static_cast<const W*>(a->src);
   W* dst = static_cast<W*>(a->dst);
   if (a->entry_bytes >= 32) {
@@ -286,8 +297,8 @@ static cudaError_t launchSimtTyped(const dtrTransposeArgs* a, cudaStream_t strea
     uint64_t bx = (uint64_t)((words + threads - 1) / threads), by = (uint64_t)a->cols;
     if (bx > 1024) bx = 1024;
     if (by > 65535) by = 65535;
-    simtDirectKernel<W><<<dim3((unsigned)bx, (unsigned)by), threads, 0, stream>>>(src, ldsW, dst, lddW, a->rows,
-                                                                                  a->cols, k);
+    simtDirectKernel<W><<<dim3((unsigned)bx, (unsigned)by, batchOf(a)), threads, 0, stream>>>(src, ldsW, dst, lddW,
+                                                                                              a->rows, a->cols, k, sbW, dbW);
     return cudaGetLastError();
   }
   /* Entries of 1 and 2 bytes are launchSubword's. */
@@ -305,15 +316,16 @@ static cudaError_t launchSimtTyped(const dtrTransposeArgs* a, cudaStream_t strea
     return err;
   /* Tuples stay persistent: the one-tile-per-block grid was measured on single words only. */
   const unsigned grid = tileGrid(tiles, (uint64_t)perSm * d.sms, kPersistent);
-  simtTileKernel<W><<<grid, dim3(kTile, kTileRowsPerPass), smem, stream>>>(src, ldsW, dst, lddW, a->rows, a->cols, k,
-                                                                          tilesX, tiles);
+  simtTileKernel<W><<<dim3(grid, 1, batchOf(a)), dim3(kTile, kTileRowsPerPass), smem, stream>>>(
+      src, ldsW, dst, lddW, a->rows, a->cols, k, tilesX, tiles, sbW, dbW);
   return cudaGetLastError();
 }
 
 cudaError_t launchSimt(const dtrTransposeArgs* a, cudaStream_t stream) {
   /* The widest word that divides the entry and keeps every access aligned. */
   const uint64_t align = (uint64_t)(uintptr_t)a->src | (uint64_t)(uintptr_t)a->dst | a->entry_bytes |
-                         (uint64_t)a->lds * a->entry_bytes | (uint64_t)a->ldd * a->entry_bytes;
+                         (uint64_t)a->lds * a->entry_bytes | (uint64_t)a->ldd * a->entry_bytes |
+                         (batchOf(a) > 1 ? (uint64_t)(a->src_stride | a->dst_stride) * a->entry_bytes : 0);
   /* 1- and 2-byte entries, and 4-byte ones off their alignment: aligned words and shifts. */
   if (a->entry_bytes <= 2 || (a->entry_bytes == 4 && (align & 3))) return launchSubword(a, stream);
   if (!(align & 15)) return launchSimtTyped<uint4>(a, stream);

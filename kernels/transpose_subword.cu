@@ -169,8 +169,11 @@ template <int S>
 __global__ void __launch_bounds__(kSubwordThreads) subwordKernel(const uint8_t* __restrict__ src, int64_t ldsBytes,
                                                                  uint8_t* __restrict__ dst, int64_t lddBytes,
                                                                  int64_t rows, int64_t cols, uint32_t tilesX,
-                                                                 uint32_t tilesY, uint32_t group) {
+                                                                 uint32_t tilesY, uint32_t group,
+                                                                 int64_t srcBatchBytes, int64_t dstBatchBytes) {
   constexpr int E = 4 / S;                 /* entries per word */
+  src += blockIdx.z * srcBatchBytes;
+  dst += blockIdx.z * dstBatchBytes;
   constexpr int C = kSubwordRowBytes / S;  /* tile columns, in entries */
   constexpr int N = 16 / E;                /* words of one result row per lane */
   constexpr int X = kSector / S;           /* source rows past the tile that its sector-aligned stores reach */
@@ -285,9 +288,9 @@ static cudaError_t launchSubwordTyped(const dtrTransposeArgs* a, cudaStream_t st
   if ((err = residentBlocks((const void*)subwordKernel<S>, kSubwordThreads, 0, &perSm))) return err;
   const KernelTuning tune = tuningFor(dtrKernelSimt, S);
   const unsigned grid = tileGrid((uint64_t)tilesX * tilesY, (uint64_t)perSm * d.sms, tune.tilesPerCta);
-  subwordKernel<S><<<grid, kSubwordThreads, 0, stream>>>(static_cast<const uint8_t*>(a->src), a->lds * S,
-                                                         static_cast<uint8_t*>(a->dst), a->ldd * S, a->rows,
-                                                         a->cols, tilesX, tilesY, (uint32_t)tune.tileGroup);
+  subwordKernel<S><<<dim3(grid, 1, batchOf(a)), kSubwordThreads, 0, stream>>>(
+      static_cast<const uint8_t*>(a->src), a->lds * S, static_cast<uint8_t*>(a->dst), a->ldd * S, a->rows, a->cols,
+      tilesX, tilesY, (uint32_t)tune.tileGroup, a->src_stride * S, a->dst_stride * S);
   return cudaGetLastError();
 }
 

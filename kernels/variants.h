@@ -52,6 +52,11 @@ unsigned tileGrid(uint64_t tiles, uint64_t resident, int tilesPerCta);
 /* Lets `kernel` have `bytes` of dynamic shared memory on the current device (once per device). */
 cudaError_t allowDynamicSmem(const void* kernel, int bytes);
 
+/* Matrices of one launch (the grid's third dimension, at most kMaxBatch; dtrTransposeLaunch cuts
+ * larger batches). */
+constexpr int64_t kMaxBatch = 65535;
+inline unsigned batchOf(const dtrTransposeArgs* a) { return a->batch > 1 ? (unsigned)a->batch : 1u; }
+
 /* Each assumes its eligibility was checked (tile_layout.h's rules). cluster = 1 for plain TMA. */
 cudaError_t launchTma(const dtrTransposeArgs* a, int cluster, cudaStream_t stream);
 cudaError_t launchSimt16(const dtrTransposeArgs* a, cudaStream_t stream);

@@ -12,6 +12,31 @@ void dtrConfigInit(dtrConfig_t* config) {
   config->kernel = dtrKernelAuto;
   config->device = -1;
   config->stages = 0;
+  config->workspace = dtrWorkspaceOwn;
+}
+
+/*
+ * The caller's current device, restored on the way out of every entry point that may switch it
+ * (NCCL's and cuFFT's rule): a plan works on its own device, the caller's code on its own.
+ */
+typedef struct {
+  int device, valid;
+} DeviceGuard;
+
+static DeviceGuard deviceSave(void) {
+  DeviceGuard g = {0, 0};
+  if (cudaGetDevice(&g.device) == cudaSuccess) g.valid = 1;
+  else (void)cudaGetLastError(); /* no driver or no device: nothing to restore */
+  return g;
+}
+
+static dtrResult_t deviceRestore(DeviceGuard g, dtrResult_t res) {
+  int now;
+  if (g.valid && cudaGetDevice(&now) == cudaSuccess && now != g.device && cudaSetDevice(g.device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (res == dtrSuccess) res = dtrSetError(dtrCudaError, "cannot make device %d current again", g.device);
+  }
+  return res;
 }
 
 /* Checks of a shape that need no communication; sets *entry_bytes. */
@@ -26,7 +51,7 @@ static dtrResult_t checkShape(int64_t rows, int64_t cols, dtrDataType_t type, in
   if ((uint64_t)howmany > SIZE_MAX / esize)
     return dtrSetError(dtrInvalidArgument, "howmany = %lld overflows the entry size", (long long)howmany);
   *entry_bytes = esize * (size_t)howmany;
-  if (dtrGeometryOverflows(rows, cols, *entry_bytes))
+  if (dtrGeometryOverflows(rows, cols, 1, *entry_bytes))
     return dtrSetError(dtrInvalidArgument, "rows x cols x entry = %lld x %lld x %zu bytes overflows 64-bit sizes",
                        (long long)rows, (long long)cols, *entry_bytes);
   return dtrSuccess;
@@ -44,7 +69,7 @@ dtrResult_t dtrLocalSize(int64_t rows, int64_t cols, dtrDataType_t type, int64_t
   if (rank == -1) rank = me;
   if (rank < 0 || rank >= nranks)
     return dtrSetError(dtrInvalidArgument, "rank = %d: the communicator has ranks 0..%d", rank, nranks - 1);
-  dtrGeometry g = {rows, cols, e, nranks};
+  dtrGeometry g = dtrGeometryMatrix(rows, cols, e, nranks);
   dtrRange in = dtrInRows(&g, rank), out = dtrOutRows(&g, rank);
   size->in_rows = in.count;
   size->in_row_start = in.start;
@@ -66,6 +91,8 @@ static dtrResult_t checkConfig(const dtrConfig_t* c) {
   if (c->device < -1) return dtrSetError(dtrInvalidArgument, "config.device = %d: must be -1 (by local rank) or a device index", c->device);
   if (c->stages < 0 || c->stages > DTR_MAX_STAGES)
     return dtrSetError(dtrInvalidArgument, "config.stages = %d: must be 0 (by size) or 1..%d", c->stages, DTR_MAX_STAGES);
+  if ((int)c->workspace < 0 || c->workspace >= dtrNumWorkspaces)
+    return dtrSetError(dtrInvalidArgument, "config.workspace = %d is not a workspace policy (0: own, 1: grid)", (int)c->workspace);
   return dtrSuccess;
 }
 
@@ -94,16 +121,81 @@ static int resolveStages(dtrPlan_t plan, int asked) {
   if (asked > 0) return asked;
   if (dtrEnvParamsGet()->stages > 0) return dtrEnvParamsGet()->stages;
   if (plan->backend != dtrBackendNccl || plan->comm.nranks == 1) return 1;
-  const double bytesPerRank = (double)plan->geo.rows * (double)plan->geo.cols * (double)plan->geo.entry_bytes /
-                              plan->comm.nranks;
+  const double bytesPerRank = (double)plan->geo.rows * (double)plan->geo.cols * (double)plan->geo.batch *
+                              (double)plan->geo.entry_bytes / plan->comm.nranks;
   return bytesPerRank >= DTR_PIPELINE_MIN_BYTES && dtrPiecesAligned(&plan->geo, 16) ? DTR_PIPELINE_STAGES : 1;
 }
 
 static void freePlan(dtrPlan_t plan) {
   if (!plan) return;
+  if (plan->device >= 0) cudaSetDevice(plan->device); /* the workspace is freed on its device */
+  dtrWorkspaceRelease(plan->grid && plan->workspace_policy == dtrWorkspaceGrid ? &plan->grid->pool : NULL,
+                      plan->workspace);
+  if (plan->grid) dtrGridRelease(plan->grid);
   free(plan->layout.send_count);
   dtrCommFree(&plan->comm);
   free(plan);
+}
+
+dtrResult_t dtrPlanWorkspaceAcquire(dtrPlan_t plan, int device, char** send, char** recv) {
+  const size_t e = plan->geo.entry_bytes;
+  const size_t sendBytes = (size_t)plan->layout.send_total * e, recvBytes = (size_t)plan->layout.recv_total * e;
+  /* Both parts rounded up: a transpose and its inverse (sends and receives swapped) then need the
+   * same bytes and can share one pooled buffer. */
+  const size_t at = dtrWorkspaceRecvOffset(sendBytes), bytes = at + dtrWorkspaceRecvOffset(recvBytes);
+  dtrWorkspace** pool = plan->grid && plan->workspace_policy == dtrWorkspaceGrid ? &plan->grid->pool : NULL;
+  DTRCHECK(dtrAgree(plan->comm.comm, dtrWorkspaceAcquire(pool, device, bytes, &plan->workspace)));
+  char* base = plan->workspace ? plan->workspace->ptr : NULL;
+  *send = sendBytes ? base : NULL;
+  *recv = recvBytes ? base + at : NULL;
+  return dtrSuccess;
+}
+
+/* A plan on (a duplicate of) comm, before its geometry is known. */
+static dtrResult_t newPlan(MPI_Comm comm, dtrPlan_t* out) {
+  dtrPlan_t plan = calloc(1, sizeof *plan);
+  if (!plan) return dtrSetError(dtrOutOfMemory, "cannot allocate a plan");
+  plan->device = -1;
+  dtrResult_t res = dtrCommInit(comm, &plan->comm);
+  if (res != dtrSuccess) {
+    freePlan(plan);
+    return res;
+  }
+  dtrLogSetRank(plan->comm.rank);
+  *out = plan;
+  return dtrSuccess;
+}
+
+/* Collective: the rest of a plan whose arguments every rank has agreed on. Frees it on failure. */
+static dtrResult_t finishPlan(dtrPlan_t plan, const dtrGeometry* geo, dtrDataType_t type, int64_t howmany,
+                              const dtrConfig_t* cfg, dtrPlan_t* out) {
+  dtrResult_t res;
+  plan->geo = *geo;
+  plan->type = type;
+  plan->howmany = howmany;
+  plan->workspace_policy = cfg->workspace;
+  const int p = plan->comm.nranks;
+  int64_t* storage = calloc(4 * (size_t)p, sizeof *storage);
+  res = storage ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate the exchange layout");
+  DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
+  plan->layout.send_count = storage;
+  plan->layout.send_offset = storage + p;
+  plan->layout.recv_count = storage + 2 * p;
+  plan->layout.recv_offset = storage + 3 * p;
+  dtrExchangeLayoutFill(&plan->geo, plan->comm.rank, &plan->layout);
+
+  DTRCHECKGOTO(resolveBackend(plan, cfg->backend), res, fail);
+  plan->stages = resolveStages(plan, cfg->stages);
+  DTRCHECKGOTO(plan->ops->create(plan, cfg), res, fail);
+  INFO("plan %lld x %lld (batch %lld, %s) %s x %lld on %d ranks (%d hosts): backend %s, kernel %s, %d stages",
+       (long long)geo->rows, (long long)geo->cols, (long long)geo->batch,
+       geo->batch_layout == dtrBatchOuter ? "outer" : "middle", dtrDataTypeName(type), (long long)howmany, p,
+       plan->comm.nhosts, plan->ops->name, dtrKernelName(plan->kernel), plan->stages);
+  *out = plan;
+  return dtrSuccess;
+fail:
+  freePlan(plan);
+  return res;
 }
 
 dtrResult_t dtrPlanCreate(dtrPlan_t* out, int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany,
@@ -112,15 +204,10 @@ dtrResult_t dtrPlanCreate(dtrPlan_t* out, int64_t rows, int64_t cols, dtrDataTyp
   dtrConfigInit(&cfg);
   if (config) cfg = *config;
   if (out) *out = NULL;
-
-  dtrPlan_t plan = calloc(1, sizeof *plan);
-  if (!plan) return dtrSetError(dtrOutOfMemory, "cannot allocate a plan");
-  dtrResult_t res = dtrCommInit(comm, &plan->comm);
-  if (res != dtrSuccess) {
-    freePlan(plan);
-    return res;
-  }
-  dtrLogSetRank(plan->comm.rank);
+  const DeviceGuard guard = deviceSave();
+  dtrPlan_t plan = NULL;
+  dtrResult_t res = newPlan(comm, &plan);
+  if (res != dtrSuccess) return deviceRestore(guard, res);
 
   /* Local checks first, then one agreement, so that a bad argument anywhere stops every rank. */
   size_t e = 0;
@@ -133,41 +220,78 @@ dtrResult_t dtrPlanCreate(dtrPlan_t* out, int64_t rows, int64_t cols, dtrDataTyp
   const char* const names[] = {"rows", "cols", "type", "howmany", "config.backend", "config.kernel", "config.stages"};
   DTRCHECKGOTO(dtrAgreeValues(plan->comm.comm, values, names, 7), res, fail);
 
-  plan->geo.rows = rows;
-  plan->geo.cols = cols;
-  plan->geo.entry_bytes = e;
-  plan->geo.nranks = plan->comm.nranks;
-  plan->type = type;
-  plan->howmany = howmany;
-  plan->device = -1;
-  int p = plan->comm.nranks;
-  int64_t* storage = calloc(4 * (size_t)p, sizeof *storage);
-  res = storage ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate the exchange layout");
-  DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
-  plan->layout.send_count = storage;
-  plan->layout.send_offset = storage + p;
-  plan->layout.recv_count = storage + 2 * p;
-  plan->layout.recv_offset = storage + 3 * p;
-  dtrExchangeLayoutFill(&plan->geo, plan->comm.rank, &plan->layout);
-
-  DTRCHECKGOTO(resolveBackend(plan, cfg.backend), res, fail);
-  plan->stages = resolveStages(plan, cfg.stages);
-  DTRCHECKGOTO(plan->ops->create(plan, &cfg), res, fail);
-  INFO("plan %lld x %lld %s x %lld on %d ranks (%d hosts): backend %s, kernel %s, %d stages", (long long)rows,
-       (long long)cols, dtrDataTypeName(type), (long long)howmany, p, plan->comm.nhosts, plan->ops->name,
-       dtrKernelName(plan->kernel), plan->stages);
-  *out = plan;
-  return dtrSuccess;
+  const dtrGeometry geo = dtrGeometryMatrix(rows, cols, e, plan->comm.nranks);
+  return deviceRestore(guard, finishPlan(plan, &geo, type, howmany, &cfg, out));
 fail:
   freePlan(plan);
-  return res;
+  return deviceRestore(guard, res);
+}
+
+/* Checks of a pencil plan's arguments that need no communication. */
+static dtrResult_t checkPencilArgs(dtrGrid_t grid, const int64_t shape[3], dtrPencil_t from, dtrPencil_t to,
+                                   dtrDataType_t type, int64_t howmany, size_t* e) {
+  if (!shape) return dtrSetError(dtrInvalidArgument, "shape is NULL");
+  static const char axis[3] = {'x', 'y', 'z'};
+  for (int d = 0; d < 3; d++)
+    if (shape[d] < 1)
+      return dtrSetError(dtrInvalidArgument, "shape[%d] (n%c) = %lld: must be at least 1", d, axis[d], (long long)shape[d]);
+  if ((int)from < 0 || from >= dtrNumPencils || (int)to < 0 || to >= dtrNumPencils)
+    return dtrSetError(dtrInvalidArgument, "pencils %d -> %d: each must be dtrPencilX, Y or Z (0..2)", (int)from, (int)to);
+  if (from == to)
+    return dtrSetError(dtrInvalidArgument, "%s -> %s: a transpose needs two different pencils", dtrPencilName(from),
+                       dtrPencilName(to));
+  if ((from == dtrPencilX && to == dtrPencilZ) || (from == dtrPencilZ && to == dtrPencilX)) {
+    if (grid->pr != 1)
+      return dtrSetError(dtrInvalidArgument,
+                         "%s -> %s is one exchange only on 1 x P grids (slabs); this grid is %d x %d: go through Y",
+                         dtrPencilName(from), dtrPencilName(to), grid->pr, grid->pc);
+  }
+  DTRCHECK(checkShape(shape[0], shape[1], type, howmany, e));
+  if (dtrGeometryOverflows(shape[0], shape[1], shape[2], *e))
+    return dtrSetError(dtrInvalidArgument, "%lld x %lld x %lld entries of %zu bytes overflow 64-bit sizes",
+                       (long long)shape[0], (long long)shape[1], (long long)shape[2], *e);
+  return dtrSuccess;
+}
+
+dtrResult_t dtrPlanCreatePencil(dtrPlan_t* out, dtrGrid_t grid, const int64_t shape[3], dtrPencil_t from,
+                                dtrPencil_t to, dtrDataType_t type, int64_t howmany, const dtrConfig_t* config) {
+  dtrConfig_t cfg;
+  dtrConfigInit(&cfg);
+  if (config) cfg = *config;
+  if (out) *out = NULL;
+  if (!grid) return dtrSetError(dtrInvalidArgument, "grid is NULL");
+  const DeviceGuard guard = deviceSave();
+  /* Agreed over the whole grid: a difference between two groups would otherwise go unseen. */
+  size_t e = 0;
+  dtrResult_t res = !out ? dtrSetError(dtrInvalidArgument, "plan is NULL")
+                         : checkPencilArgs(grid, shape, from, to, type, howmany, &e);
+  if (res == dtrSuccess) res = checkConfig(&cfg);
+  res = dtrAgree(grid->comm, res);
+  if (res != dtrSuccess) return deviceRestore(guard, res);
+  const int64_t values[] = {shape[0], shape[1], shape[2], (int64_t)from, (int64_t)to, (int64_t)type, howmany,
+                            (int64_t)cfg.backend, (int64_t)cfg.kernel, cfg.stages, (int64_t)cfg.workspace};
+  const char* const names[] = {"shape[0]", "shape[1]", "shape[2]", "from", "to", "type", "howmany",
+                               "config.backend", "config.kernel", "config.stages", "config.workspace"};
+  res = dtrAgreeValues(grid->comm, values, names, 11);
+  if (res != dtrSuccess) return deviceRestore(guard, res);
+
+  dtrGeometry geo;
+  dtrGridGroup group;
+  if (dtrPencilTransposeGeometry(shape, grid->pr, grid->pc, grid->a, grid->b, from, to, e, &geo, &group))
+    return deviceRestore(guard, dtrSetError(dtrInternalError, "no geometry for %s -> %s", dtrPencilName(from), dtrPencilName(to)));
+  dtrPlan_t plan = NULL;
+  res = newPlan(group == dtrGridColumn ? grid->column : grid->row, &plan);
+  if (res != dtrSuccess) return deviceRestore(guard, res);
+  plan->grid = grid;
+  grid->refs++;
+  return deviceRestore(guard, finishPlan(plan, &geo, type, howmany, &cfg, out));
 }
 
 dtrResult_t dtrExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream) {
   if (!plan) return dtrSetError(dtrInvalidArgument, "plan is NULL");
   const dtrGeometry* g = &plan->geo;
   const int r = plan->comm.rank;
-  const int64_t inEntries = dtrInRows(g, r).count * g->cols, outEntries = dtrOutRows(g, r).count * g->rows;
+  const int64_t inEntries = dtrInEntries(g, r), outEntries = dtrOutEntries(g, r);
   /* A rank that owns nothing may pass NULL. */
   dtrResult_t res = dtrSuccess;
   if (inEntries > 0 && !in) res = dtrSetError(dtrInvalidArgument, "in is NULL but this rank holds %lld entries of A", (long long)inEntries);
@@ -176,13 +300,22 @@ dtrResult_t dtrExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t s
     res = dtrSetError(dtrInvalidArgument, "in == out: in-place transposes are not supported; pass two buffers");
   else res = plan->ops->checkBuffers(plan, in, out);
   DTRCHECK(dtrAgree(plan->comm.comm, res));
-  return plan->ops->execute(plan, in, out, stream);
+  if (plan->device < 0) return plan->ops->execute(plan, in, out, stream);
+  const DeviceGuard guard = deviceSave();
+  return deviceRestore(guard, plan->ops->execute(plan, in, out, stream));
 }
 
 dtrResult_t dtrPlanDestroy(dtrPlan_t plan) {
   if (!plan) return dtrSetError(dtrInvalidArgument, "plan is NULL");
+  const DeviceGuard guard = deviceSave();
   plan->ops->destroy(plan);
   freePlan(plan);
+  return deviceRestore(guard, dtrSuccess);
+}
+
+dtrResult_t dtrPlanGetWorkspaceSize(dtrPlan_t plan, size_t* bytes) {
+  if (!plan || !bytes) return dtrSetError(dtrInvalidArgument, "%s is NULL", plan ? "bytes" : "plan");
+  *bytes = plan->workspace ? plan->workspace->bytes : 0;
   return dtrSuccess;
 }
 
@@ -212,7 +345,8 @@ dtrResult_t dtrPlanGetDevice(dtrPlan_t plan, int* d) {
 
 dtrResult_t dtrPlanAlltoall(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer, cudaStream_t stream) {
   if (!plan) return dtrSetError(dtrInvalidArgument, "plan is NULL");
-  return plan->ops->alltoall(plan, send, recv, bytes_per_peer, stream);
+  const DeviceGuard guard = deviceSave();
+  return deviceRestore(guard, plan->ops->alltoall(plan, send, recv, bytes_per_peer, stream));
 }
 
 int dtrPlanHosts(dtrPlan_t plan) { return plan->comm.nhosts; }

@@ -1,6 +1,6 @@
 /*
  * CPU backend: host buffers, the same pack / exchange / unpack as the NCCL backend, with the
- * cache-blocked host transpose and MPI_Alltoallv. It runs the distributed algorithm where there
+ * cache-blocked host transpose and copy (dtrHostBlock) and MPI_Alltoallv. It runs the distributed algorithm where there
  * is no GPU, and it is what the CPU tests exercise under mpiexec. With several pipeline stages it
  * runs them one after the other (MPI_Alltoallv blocks, so they overlap nothing here), which checks
  * the stage geometry the NCCL backend overlaps.
@@ -22,8 +22,6 @@ typedef struct {
 static void cpuFree(CpuState* s) {
   if (!s) return;
   if (s->entry != MPI_DATATYPE_NULL) MPI_Type_free(&s->entry);
-  free(s->send);
-  free(s->recv);
   free(s->scount);
   free(s);
 }
@@ -46,10 +44,6 @@ static dtrResult_t cpuCreateLocal(dtrPlan_t plan, CpuState** out) {
                        "the CPU backend exchanges at most %d entries per rank (MPI int counts); this plan needs %lld",
                        INT_MAX, (long long)(l->send_total > l->recv_total ? l->send_total : l->recv_total));
   const size_t e = plan->geo.entry_bytes;
-  if (l->send_total && !(s->send = malloc((size_t)l->send_total * e)))
-    return dtrSetError(dtrOutOfMemory, "cannot allocate %zu bytes of host send workspace", (size_t)l->send_total * e);
-  if (l->recv_total && !(s->recv = malloc((size_t)l->recv_total * e)))
-    return dtrSetError(dtrOutOfMemory, "cannot allocate %zu bytes of host receive workspace", (size_t)l->recv_total * e);
   if (e > INT_MAX) return dtrSetError(dtrInvalidArgument, "entry of %zu bytes is too large for an MPI datatype", e);
   MPICHECK(MPI_Type_contiguous((int)e, MPI_BYTE, &s->entry));
   MPICHECK(MPI_Type_commit(&s->entry));
@@ -60,6 +54,7 @@ static dtrResult_t cpuCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   (void)config;
   CpuState* s = NULL;
   dtrResult_t res = dtrAgree(plan->comm.comm, cpuCreateLocal(plan, &s));
+  if (res == dtrSuccess) res = dtrPlanWorkspaceAcquire(plan, -1, &s->send, &s->recv);
   if (res != dtrSuccess) {
     cpuFree(s);
     return res;
@@ -94,14 +89,10 @@ static dtrResult_t cpuExecute(dtrPlan_t plan, const void* in, void* out, cudaStr
   const int n = plan->stages;
   const char* a = in;
   char* b = out;
-  const dtrBlock self = dtrSelfBlock(g, r);
-  if (self.rows && self.cols)
-    dtrHostTranspose(a + self.src_offset * e, self.src_ld, b + self.dst_offset * e, self.dst_ld, self.rows, self.cols, e);
+  dtrHostBlock(a, b, dtrSelfBlock(g, r), e);
   for (int st = 0; st < n; st++) {
     for (int q = 0; q < p; q++) {
-      const dtrBlock k = dtrPackStage(g, l, r, q, n, st);
-      if (k.rows && k.cols)
-        dtrHostTranspose(a + k.src_offset * e, k.src_ld, s->send + k.dst_offset * e, k.dst_ld, k.rows, k.cols, e);
+      dtrHostBlock(a, s->send, dtrPackStage(g, l, r, q, n, st), e);
       /* Counts and displacements fit in int: create checked the totals. */
       const dtrRange sp = dtrSendStage(g, l, r, q, n, st), rp = dtrRecvStage(g, l, r, q, n, st);
       s->scount[q] = (int)sp.count;
@@ -111,11 +102,7 @@ static dtrResult_t cpuExecute(dtrPlan_t plan, const void* in, void* out, cudaStr
     }
     MPICHECK(MPI_Alltoallv(s->send, s->scount, s->sdispl, s->entry, s->recv, s->rcount, s->rdispl, s->entry,
                            plan->comm.comm));
-    for (int q = 0; q < p; q++) {
-      const dtrBlock k = dtrUnpackStage(g, l, r, q, n, st);
-      if (k.rows && k.cols)
-        dtrHostCopy2d(s->recv + k.src_offset * e, k.src_ld, b + k.dst_offset * e, k.dst_ld, k.rows, k.cols, e);
-    }
+    for (int q = 0; q < p; q++) dtrHostBlock(s->recv, b, dtrUnpackStage(g, l, r, q, n, st), e);
   }
   return dtrSuccess;
 }

@@ -6,6 +6,7 @@
  *             priority that forks from and joins the caller's
  *   unpack    each received segment copied into its column block of B, by a 2-D copy kernel (with
  *             cudaMemcpy2DAsync instead, 1 GiB per rank of fp32 on 4 H200s took 3.91 ms, not 3.40)
+ *   (with a batch in the middle layout, geometry.h, the pack copies and the unpack transposes)
  *   self      the rank's own block transposed straight from A into B, on a side stream that forks
  *             from the caller's once the (first) packs are done and joins it at the end, so it
  *             overlaps the exchange; from kSelfLastRanks ranks up, in one stage, after the unpacks
@@ -33,7 +34,7 @@
 
 typedef struct {
   ncclComm_t nccl;
-  char* send;
+  char* send;  /* in the plan's workspace */
   char* recv;
   cudaStream_t side;
   cudaEvent_t join;                    /* the self block is done (on the side stream) */
@@ -64,14 +65,19 @@ static dtrResult_t selectDevice(dtrPlan_t plan, const dtrConfig_t* config, int* 
     count = 0;
   }
   dtrResult_t res = dtrSuccess;
-  *device = config->device >= 0 ? config->device : c->local_rank;
+  /* By default the caller's current device, as NCCL and cuFFT take it. */
+  *device = config->device;
+  if (count > 0 && *device < 0 && cudaGetDevice(device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    *device = 0;
+  }
   if (count == 0)
     res = dtrSetError(dtrNoDevice, "the NCCL backend needs a GPU, but rank %d on %s sees none (%s)", c->rank, host,
                       err == cudaSuccess ? "no CUDA devices" : cudaGetErrorString(err));
   else if (config->device >= count)
     res = dtrSetError(dtrNoDevice, "config.device = %d, but rank %d on %s sees only %d GPUs", config->device, c->rank, host,
                       count);
-  else if (config->device < 0 && c->local_size > count)
+  else if (c->local_size > count)
     res = dtrSetError(dtrNoDevice, "%d ranks run on %s but it has only %d GPUs: the NCCL backend needs one GPU per rank",
                       c->local_size, host, count);
   if (res != dtrSuccess) *device = -1;
@@ -102,21 +108,10 @@ static void ncclStateFree(NcclState* s) {
     if (s->arrived[i]) cudaEventDestroy(s->arrived[i]);
   }
   if (s->comm) cudaStreamDestroy(s->comm);
-  cudaFree(s->send);
-  cudaFree(s->recv);
   free(s);
 }
 
-static dtrResult_t allocWorkspace(dtrPlan_t plan, NcclState* s) {
-  const size_t e = plan->geo.entry_bytes;
-  const size_t sendBytes = (size_t)plan->layout.send_total * e, recvBytes = (size_t)plan->layout.recv_total * e;
-  cudaError_t err;
-  if (sendBytes && (err = cudaMalloc((void**)&s->send, sendBytes)) != cudaSuccess)
-    return dtrSetError(DTR_CUDA_RESULT(err), "cannot allocate %zu bytes of send workspace on GPU %d: %s", sendBytes,
-                       plan->device, cudaGetErrorString(err));
-  if (recvBytes && (err = cudaMalloc((void**)&s->recv, recvBytes)) != cudaSuccess)
-    return dtrSetError(DTR_CUDA_RESULT(err), "cannot allocate %zu bytes of receive workspace on GPU %d: %s", recvBytes,
-                       plan->device, cudaGetErrorString(err));
+static dtrResult_t createStreams(dtrPlan_t plan, NcclState* s) {
   CUDACHECK(cudaStreamCreateWithFlags(&s->side, cudaStreamNonBlocking));
   CUDACHECK(cudaEventCreateWithFlags(&s->join, cudaEventDisableTiming));
   for (int i = 0; i < plan->stages; i++) {
@@ -138,7 +133,8 @@ static dtrResult_t ncclCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   dtrResult_t res = s ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate the NCCL backend state");
   if (res == dtrSuccess) res = selectDevice(plan, config, &plan->device);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
-  DTRCHECKGOTO(dtrAgree(plan->comm.comm, allocWorkspace(plan, s)), res, fail);
+  DTRCHECKGOTO(dtrPlanWorkspaceAcquire(plan, plan->device, &s->send, &s->recv), res, fail);
+  DTRCHECKGOTO(dtrAgree(plan->comm.comm, createStreams(plan, s)), res, fail);
   DTRCHECKGOTO(dtrNcclCommAcquire(plan->comm.comm, plan->device, &s->nccl), res, fail);
   const dtrEnvParams* env = dtrEnvParamsGet();
   dtrKernelTuningSet(env->tma_boxes, env->tile_group, env->streaming, env->tiles_per_cta);
@@ -186,17 +182,28 @@ static dtrResult_t checkDeviceBuffer(dtrPlan_t plan, const void* p, size_t bytes
 static dtrResult_t ncclCheckBuffers(dtrPlan_t plan, const void* in, void* out) {
   const dtrGeometry* g = &plan->geo;
   const int r = plan->comm.rank;
-  const size_t inBytes = (size_t)(dtrInRows(g, r).count * g->cols) * g->entry_bytes;
-  const size_t outBytes = (size_t)(dtrOutRows(g, r).count * g->rows) * g->entry_bytes;
+  const size_t inBytes = (size_t)dtrInEntries(g, r) * g->entry_bytes;
+  const size_t outBytes = (size_t)dtrOutEntries(g, r) * g->entry_bytes;
   DTRCHECK(checkDeviceBuffer(plan, in, inBytes, "in"));
   DTRCHECK(checkDeviceBuffer(plan, out, outBytes, "out"));
   return dtrSuccess;
 }
 
-static dtrResult_t launchTranspose(dtrPlan_t plan, const char* src, char* dst, dtrBlock k, cudaStream_t stream) {
+/* One local step: a (batched) transpose by the plan's kernel, or a 2-D copy (the unpack of the outer
+ * batch layout, the pack of the middle one). */
+static dtrResult_t runBlock(dtrPlan_t plan, const char* src, char* dst, dtrBlock k, cudaStream_t stream) {
+  if (!k.rows || !k.cols || !k.batch) return dtrSuccess;
   const size_t e = plan->geo.entry_bytes;
-  const dtrTransposeArgs args = {src + k.src_offset * e, k.src_ld, dst + k.dst_offset * e, k.dst_ld, k.rows, k.cols, e};
-  CUDACHECK(dtrTransposeLaunch(plan->kernel, &args, stream, NULL));
+  if (k.transpose) {
+    const dtrTransposeArgs args = {src + k.src_offset * e, k.src_ld, dst + k.dst_offset * e, k.dst_ld, k.rows, k.cols,
+                                   e, k.batch, k.src_stride, k.dst_stride};
+    CUDACHECK(dtrTransposeLaunch(plan->kernel, &args, stream, NULL));
+    return dtrSuccess;
+  }
+  for (int64_t b = 0; b < k.batch; b++)
+    CUDACHECK(dtrCopy2dLaunch(dst + (k.dst_offset + b * k.dst_stride) * e, (size_t)k.dst_ld * e,
+                              src + (k.src_offset + b * k.src_stride) * e, (size_t)k.src_ld * e, (size_t)k.cols * e,
+                              (size_t)k.rows, stream));
   return dtrSuccess;
 }
 
@@ -228,14 +235,8 @@ static dtrResult_t unpackStage(dtrPlan_t plan, char* b, int st, cudaStream_t str
   NcclState* s = plan->state;
   const dtrGeometry* g = &plan->geo;
   const int r = plan->comm.rank, n = plan->stages;
-  const size_t e = g->entry_bytes;
   if (s->comm) CUDACHECK(cudaStreamWaitEvent(stream, s->arrived[st], 0));
-  for (int q = 0; q < plan->comm.nranks; q++) {
-    const dtrBlock k = dtrUnpackStage(g, &plan->layout, r, q, n, st);
-    if (k.rows && k.cols)
-      CUDACHECK(dtrCopy2dLaunch(b + k.dst_offset * e, (size_t)k.dst_ld * e, s->recv + k.src_offset * e,
-                                (size_t)k.src_ld * e, (size_t)k.cols * e, (size_t)k.rows, stream));
-  }
+  for (int q = 0; q < plan->comm.nranks; q++) DTRCHECK(runBlock(plan, s->recv, b, dtrUnpackStage(g, &plan->layout, r, q, n, st), stream));
   return dtrSuccess;
 }
 
@@ -249,7 +250,7 @@ static dtrResult_t ncclExecute(dtrPlan_t plan, const void* in, void* out, cudaSt
   CUDACHECK(cudaSetDevice(plan->device));
 
   const dtrBlock self = dtrSelfBlock(g, r);
-  const int hasSelf = self.rows && self.cols;
+  const int hasSelf = self.rows && self.cols && self.batch;
   /* Messages on the high-priority communication stream where there are peers, so that NCCL's
    * blocks start as soon as their packs are done instead of queueing behind the blocks of a
    * transpose launched earlier (the self block's, or the next round's packs). */
@@ -257,17 +258,14 @@ static dtrResult_t ncclExecute(dtrPlan_t plan, const void* in, void* out, cudaSt
   const int selfLast = hasSelf && n == 1 && p >= kSelfLastRanks;
   cudaStream_t comm = s->comm ? s->comm : stream;
   for (int st = 0; st < n; st++) {
-    for (int q = 0; q < p; q++) {
-      const dtrBlock k = dtrPackStage(g, l, r, q, n, st);
-      if (k.rows && k.cols) DTRCHECK(launchTranspose(plan, a, s->send, k, stream));
-    }
+    for (int q = 0; q < p; q++) DTRCHECK(runBlock(plan, a, s->send, dtrPackStage(g, l, r, q, n, st), stream));
     CUDACHECK(cudaEventRecord(s->packed[st], stream));
     if (s->comm) CUDACHECK(cudaStreamWaitEvent(comm, s->packed[st], 0));
     /* The self block forks once the first round is packed: beside the messages, not beside the
      * packs that the first messages wait for. */
     if (st == 0 && hasSelf && !selfLast) {
       CUDACHECK(cudaStreamWaitEvent(s->side, s->packed[0], 0));
-      DTRCHECK(launchTranspose(plan, a, b, self, s->side));
+      DTRCHECK(runBlock(plan, a, b, self, s->side));
       CUDACHECK(cudaEventRecord(s->join, s->side));
     }
     DTRCHECK(exchangeStage(plan, st, comm));
@@ -275,7 +273,7 @@ static dtrResult_t ncclExecute(dtrPlan_t plan, const void* in, void* out, cudaSt
     if (st > 0) DTRCHECK(unpackStage(plan, b, st - 1, stream));
   }
   DTRCHECK(unpackStage(plan, b, n - 1, stream));
-  if (selfLast) DTRCHECK(launchTranspose(plan, a, b, self, stream));
+  if (selfLast) DTRCHECK(runBlock(plan, a, b, self, stream));
   else if (hasSelf) CUDACHECK(cudaStreamWaitEvent(stream, s->join, 0));
   return dtrSuccess;
 }

@@ -1,86 +1,190 @@
 #include "geometry.h"
 
+dtrGeometry dtrGeometryMatrix(int64_t rows, int64_t cols, size_t entry_bytes, int nranks) {
+  dtrGeometry g = {rows, cols, entry_bytes, nranks, 1, dtrBatchOuter, 1, 1};
+  return g;
+}
+
+int64_t dtrInEntries(const dtrGeometry* g, int r) { return g->batch * dtrInRows(g, r).count * g->cols; }
+int64_t dtrOutEntries(const dtrGeometry* g, int r) { return g->batch * dtrOutRows(g, r).count * g->rows; }
+
+/*
+ * A segment is a matrix of segment rows: rows of B (outer layout: [j][k][i], one row of B's
+ * columns per batch) or rows of A (middle layout: [i][k][j]). Its rows and row length, for the
+ * segment r sends to p (r's A rows, p's B rows); r == p has none.
+ */
+static dtrRange segmentShape(const dtrGeometry* g, int r, int p) {
+  dtrRange shape = {0, 0}; /* start: rows, count: entries per row */
+  if (r == p) return shape;
+  const int64_t in = dtrInRows(g, r).count, out = dtrOutRows(g, p).count;
+  shape.start = g->batch_layout == dtrBatchOuter ? out : in;
+  shape.count = g->batch * (g->batch_layout == dtrBatchOuter ? in : out);
+  return shape;
+}
+
 void dtrExchangeLayoutFill(const dtrGeometry* g, int rank, dtrExchangeLayout* layout) {
-  int64_t mine_in = dtrInRows(g, rank).count, mine_out = dtrOutRows(g, rank).count;
   int64_t send = 0, recv = 0;
   layout->nranks = g->nranks;
   for (int p = 0; p < g->nranks; p++) {
-    int64_t sc = (p == rank) ? 0 : dtrOutRows(g, p).count * mine_in;
-    int64_t rc = (p == rank) ? 0 : mine_out * dtrInRows(g, p).count;
-    layout->send_count[p] = sc;
+    const dtrRange s = segmentShape(g, rank, p), q = segmentShape(g, p, rank);
+    layout->send_count[p] = s.start * s.count;
     layout->send_offset[p] = send;
-    layout->recv_count[p] = rc;
+    layout->recv_count[p] = q.start * q.count;
     layout->recv_offset[p] = recv;
-    send += sc;
-    recv += rc;
+    send += layout->send_count[p];
+    recv += layout->recv_count[p];
   }
   layout->send_total = send;
   layout->recv_total = recv;
 }
 
+static dtrBlock block(int64_t so, int64_t sld, int64_t dof, int64_t dld, int64_t rows, int64_t cols, int transpose) {
+  dtrBlock b = {so, sld, dof, dld, rows, cols, transpose, 1, 0, 0};
+  return b;
+}
+
+/*
+ * Outer layout: the pack transposes A's rows (k, i), uniformly strided by cols, into the segment
+ * [j][k][i]; the unpack copies the segment's rows (j, k) into B's rows (j, k), strided by rows.
+ * Middle layout: the pack copies A's rows (i, k) into the segment [i][k][j]; the unpack transposes
+ * the segment, seen as rows i of (k, j), into B's rows (k, j).
+ */
 dtrBlock dtrPackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int p) {
-  const int64_t nIn = dtrInRows(g, r).count;
-  dtrBlock b = {dtrOutRows(g, p).start, g->cols, l->send_offset[p], nIn, nIn, dtrOutRows(g, p).count};
+  const int64_t nIn = dtrInRows(g, r).count, k = g->batch, out = dtrOutRows(g, p).count, j0 = dtrOutRows(g, p).start;
+  dtrBlock b = g->batch_layout == dtrBatchOuter ? block(j0, g->cols, l->send_offset[p], k * nIn, k * nIn, out, 1)
+                                                : block(j0, g->cols, l->send_offset[p], out, nIn * k, out, 0);
   if (p == r) b.rows = b.cols = 0;
   return b;
 }
 
-dtrBlock dtrSelfBlock(const dtrGeometry* g, int r) {
-  dtrBlock b = {dtrOutRows(g, r).start, g->cols, dtrInRows(g, r).start, g->rows, dtrInRows(g, r).count,
-                dtrOutRows(g, r).count};
-  return b;
-}
-
 dtrBlock dtrUnpackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q) {
-  const int64_t width = dtrInRows(g, q).count;
-  dtrBlock b = {l->recv_offset[q], width, dtrInRows(g, q).start, g->rows, dtrOutRows(g, r).count, width};
+  const int64_t nOut = dtrOutRows(g, r).count, k = g->batch, in = dtrInRows(g, q).count, i0 = dtrInRows(g, q).start;
+  dtrBlock b = g->batch_layout == dtrBatchOuter ? block(l->recv_offset[q], in, i0, g->rows, nOut * k, in, 0)
+                                                : block(l->recv_offset[q], k * nOut, i0, g->rows, in, k * nOut, 1);
   if (q == r) b.rows = b.cols = 0;
   return b;
 }
 
-dtrBlock dtrPackStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int p, int stages, int s) {
-  dtrBlock b = dtrPackBlock(g, l, r, p);
-  /* The pack's columns are the segment's rows (rows of B). */
-  const dtrRange piece = dtrSplit(b.cols, stages, s);
-  b.src_offset += piece.start;
-  b.dst_offset += piece.start * b.dst_ld;
-  b.cols = piece.count;
+/* The self block is a batch of transposes: A's (i, j) of batch k lands in B, whose rows interleave
+ * the batch with the rows of other ranks (outer) or whose batch interleaves A's rows (middle). */
+dtrBlock dtrSelfBlock(const dtrGeometry* g, int r) {
+  const dtrRange in = dtrInRows(g, r), out = dtrOutRows(g, r);
+  const int64_t k = g->batch;
+  dtrBlock b;
+  if (g->batch_layout == dtrBatchOuter) {
+    b = block(out.start, g->cols, in.start, k * g->rows, in.count, out.count, 1);
+    b.src_stride = in.count * g->cols;
+    b.dst_stride = g->rows;
+  } else {
+    b = block(out.start, k * g->cols, in.start, g->rows, in.count, out.count, 1);
+    b.src_stride = g->cols;
+    b.dst_stride = out.count * g->rows;
+  }
+  b.batch = k;
+  if (k == 0) b.rows = b.cols = 0;
   return b;
+}
+
+/* Restricts a block to the segment rows of `piece`: the columns of a transpose that writes the
+ * segment, the rows of a transpose that reads it, or the rows of a copy (`batch` of them per
+ * segment row). */
+static dtrBlock cutBlock(dtrBlock b, dtrRange piece, int segmentIsDst, int64_t batch) {
+  if (b.transpose && segmentIsDst) {
+    b.src_offset += piece.start;
+    b.dst_offset += piece.start * b.dst_ld;
+    b.cols = piece.count;
+  } else {
+    const int64_t unit = b.transpose ? 1 : batch;
+    b.src_offset += piece.start * unit * b.src_ld;
+    b.dst_offset += piece.start * unit * (b.transpose ? 1 : b.dst_ld);
+    b.rows = piece.count * unit;
+  }
+  return b;
+}
+
+dtrBlock dtrPackStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int p, int stages, int s) {
+  const dtrBlock b = dtrPackBlock(g, l, r, p);
+  if (p == r) return b;
+  return cutBlock(b, dtrSplit(segmentShape(g, r, p).start, stages, s), 1, g->batch);
 }
 
 dtrBlock dtrUnpackStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q, int stages, int s) {
-  dtrBlock b = dtrUnpackBlock(g, l, r, q);
-  const dtrRange piece = dtrSplit(b.rows, stages, s);
-  b.src_offset += piece.start * b.src_ld;
-  b.dst_offset += piece.start * b.dst_ld;
-  b.rows = piece.count;
-  return b;
+  const dtrBlock b = dtrUnpackBlock(g, l, r, q);
+  if (q == r) return b;
+  return cutBlock(b, dtrSplit(segmentShape(g, q, r).start, stages, s), 0, g->batch);
+}
+
+static dtrRange stagePiece(int64_t offset, dtrRange shape, int stages, int s) {
+  const dtrRange rows = dtrSplit(shape.start, stages, s);
+  const dtrRange piece = {offset + rows.start * shape.count, rows.count * shape.count};
+  return piece;
 }
 
 dtrRange dtrSendStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int p, int stages, int s) {
-  const dtrBlock b = dtrPackStage(g, l, r, p, stages, s);
-  const dtrRange piece = {b.dst_offset, b.rows * b.cols};
-  return piece;
+  return stagePiece(l->send_offset[p], segmentShape(g, r, p), stages, s);
 }
 
 dtrRange dtrRecvStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q, int stages, int s) {
-  const dtrBlock b = dtrUnpackStage(g, l, r, q, stages, s);
-  const dtrRange piece = {b.src_offset, b.rows * b.cols};
-  return piece;
+  return stagePiece(l->recv_offset[q], segmentShape(g, q, r), stages, s);
 }
 
 int dtrPiecesAligned(const dtrGeometry* g, size_t align) {
-  for (int r = 0; r < g->nranks; r++)
-    if (((size_t)dtrInRows(g, r).count * g->entry_bytes) % align) return 0;
+  for (int r = 0; r < g->nranks; r++) {
+    const int64_t rows = g->batch_layout == dtrBatchOuter ? dtrInRows(g, r).count : dtrOutRows(g, r).count;
+    if (((size_t)(g->batch * rows) * g->entry_bytes) % align) return 0;
+  }
   return 1;
 }
 
-int dtrGeometryOverflows(int64_t rows, int64_t cols, size_t entry_bytes) {
-  /* The whole matrix must be addressable in bytes by int64: every local offset then is too. */
-  if (rows <= 0 || cols <= 0 || entry_bytes == 0) return 1;
+int dtrGeometryOverflows(int64_t rows, int64_t cols, int64_t batch, size_t entry_bytes) {
+  /* The whole array must be addressable in bytes by int64: every local offset then is too. */
+  if (rows <= 0 || cols <= 0 || batch < 0 || entry_bytes == 0) return 1;
   if ((uint64_t)rows > (uint64_t)INT64_MAX / (uint64_t)cols) return 1;
   uint64_t entries = (uint64_t)rows * (uint64_t)cols;
+  if (batch > 1 && entries > (uint64_t)INT64_MAX / (uint64_t)batch) return 1;
+  if (batch > 1) entries *= (uint64_t)batch;
   if (entries > (uint64_t)INT64_MAX / entry_bytes) return 1;
   if (entries * entry_bytes > (uint64_t)SIZE_MAX) return 1;
+  return 0;
+}
+
+/* ---- pencils --------------------------------------------------------------------------------- */
+
+dtrPencilExtent dtrPencilBoxOf(const int64_t shape[3], int pr, int pc, int a, int b, int pencil) {
+  /* The axis split over pr and the one split over pc, per pencil (the third is whole). */
+  static const int overRows[3] = {1, 0, 0}, overCols[3] = {2, 2, 1};
+  static const int order[3][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}};
+  dtrPencilExtent box;
+  for (int d = 0; d < 3; d++) {
+    box.start[d] = 0;
+    box.size[d] = shape[d];
+    box.order[d] = order[pencil][d];
+  }
+  const dtrRange ra = dtrSplit(shape[overRows[pencil]], pr, a), rb = dtrSplit(shape[overCols[pencil]], pc, b);
+  box.start[overRows[pencil]] = ra.start;
+  box.size[overRows[pencil]] = ra.count;
+  box.start[overCols[pencil]] = rb.start;
+  box.size[overCols[pencil]] = rb.count;
+  return box;
+}
+
+int dtrPencilTransposeGeometry(const int64_t shape[3], int pr, int pc, int a, int b, int from, int to,
+                               size_t entry_bytes, dtrGeometry* g, dtrGridGroup* group) {
+  const int64_t nx = shape[0], ny = shape[1], nz = shape[2];
+  const int64_t zb = dtrSplit(nz, pc, b).count, xa = dtrSplit(nx, pr, a).count;
+  dtrGeometry m = {0, 0, entry_bytes, 0, 1, dtrBatchOuter, 1, 1};
+  /* X<->Y: rows y (X) / x (Y), the batch z; Y<->Z: rows z (Y) / y (Z), the batch x. */
+  if (from == 0 && to == 1) m.rows = ny, m.cols = nx, m.batch = zb;
+  else if (from == 1 && to == 0) m.rows = nx, m.cols = ny, m.batch = zb, m.batch_layout = dtrBatchMiddle;
+  else if (from == 1 && to == 2) m.rows = nz, m.cols = ny, m.batch = xa;
+  else if (from == 2 && to == 1) m.rows = ny, m.cols = nz, m.batch = xa, m.batch_layout = dtrBatchMiddle;
+  /* Slabs: an X-pencil [z][y][x] is a matrix of z rows of (y, x) planes, split by y in Z [y][x][z]. */
+  else if (from == 0 && to == 2 && pr == 1) m.rows = nz, m.cols = ny * nx, m.col_granule = nx;
+  else if (from == 2 && to == 0 && pr == 1) m.rows = ny * nx, m.cols = nz, m.row_granule = nx;
+  else return -1;
+  const int columnGroup = (from == 0 && to == 1) || (from == 1 && to == 0);
+  m.nranks = columnGroup ? pr : pc;
+  *group = columnGroup ? dtrGridColumn : dtrGridRow;
+  *g = m;
   return 0;
 }

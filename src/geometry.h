@@ -1,8 +1,8 @@
 /*
  * The distribution's index math, in one place: who owns which rows of A and of B, where each
- * block lives in A, in the send and receive segments and in B. Every backend, the CLI's
- * verification and the tests use these functions; nothing else computes an offset of the
- * distribution.
+ * block lives in A, in the send and receive segments and in B, and which boxes the pencils of a
+ * 3-D array are. Every backend, the CLI's verification and the tests use these functions; nothing
+ * else computes an offset of the distribution.
  */
 #ifndef DTR_GEOMETRY_H
 #define DTR_GEOMETRY_H
@@ -28,23 +28,56 @@ static inline dtrRange dtrSplit(int64_t n, int parts, int part) {
   return r;
 }
 
+/* The same split in whole granules of g items (n a multiple of g). */
+static inline dtrRange dtrSplitGranules(int64_t n, int64_t g, int parts, int part) {
+  dtrRange r = dtrSplit(n / g, parts, part);
+  r.start *= g;
+  r.count *= g;
+  return r;
+}
+
+/*
+ * A batch of `batch` matrices transposed together (the third axis of a pencil, the same on every
+ * rank); batch 1 is the plain 2-D transpose. Where the batch axis sits in memory, indices as
+ * (slowest, ..., fastest), i = a row of A (split over the ranks in A), j = a column of A (split
+ * over the ranks in B), k = the batch:
+ *   dtrBatchOuter  A[k][i][j] -> B[j][k][i]   (X->Y, Y->Z of pencils whose own axis is fastest)
+ *   dtrBatchMiddle A[i][k][j] -> B[k][j][i]   (the inverses: Y->X, Z->Y)
+ */
+typedef enum { dtrBatchOuter = 0, dtrBatchMiddle = 1 } dtrBatchLayout;
+
 typedef struct {
   int64_t rows;        /* of A */
   int64_t cols;        /* of A */
   size_t entry_bytes;  /* element size * howmany */
   int nranks;
+  int64_t batch;       /* >= 1 */
+  dtrBatchLayout batch_layout;
+  /* A's rows (B's rows) are split over the ranks in whole granules of this many: a slab of a 3-D
+   * array seen as a matrix whose rows or columns are planes. rows % row_granule == 0, likewise. */
+  int64_t row_granule, col_granule;
 } dtrGeometry;
 
+/* The 2-D transpose of a rows x cols matrix on nranks ranks. */
+dtrGeometry dtrGeometryMatrix(int64_t rows, int64_t cols, size_t entry_bytes, int nranks);
+
 /* Rows of A held by rank r, and rows of B (= columns of A) held by rank r. */
-static inline dtrRange dtrInRows(const dtrGeometry* g, int r) { return dtrSplit(g->rows, g->nranks, r); }
-static inline dtrRange dtrOutRows(const dtrGeometry* g, int r) { return dtrSplit(g->cols, g->nranks, r); }
+static inline dtrRange dtrInRows(const dtrGeometry* g, int r) {
+  return dtrSplitGranules(g->rows, g->row_granule, g->nranks, r);
+}
+static inline dtrRange dtrOutRows(const dtrGeometry* g, int r) {
+  return dtrSplitGranules(g->cols, g->col_granule, g->nranks, r);
+}
+/* Entries of rank r's slab of A and of B (batch included). */
+int64_t dtrInEntries(const dtrGeometry* g, int r);
+int64_t dtrOutEntries(const dtrGeometry* g, int r);
 
 /*
- * Block (r, p) is A[rows of r, columns owned by p in B]. Rank r packs it transposed
- * (outRows(p).count x inRows(r).count entries, contiguous) into its send segment for p; rank p
- * receives it into its receive segment from r and copies it into B[rows of p, columns inRows(r)].
- * Segments are laid out in peer order; the self block has no segment (it goes straight A -> B).
- * Counts and offsets are in entries.
+ * Block (r, p) is A[batch, rows of r, columns owned by p in B]. Rank r packs it (transposed or
+ * copied, by batch layout) into its send segment for p; rank p receives it into its receive
+ * segment from r and unpacks it (copied or transposed) into B. Segments are laid out in peer
+ * order; the self block has no segment (it goes straight A -> B). Counts and offsets are in
+ * entries.
  */
 typedef struct {
   int nranks;
@@ -59,15 +92,17 @@ typedef struct {
 void dtrExchangeLayoutFill(const dtrGeometry* g, int rank, dtrExchangeLayout* layout);
 
 /*
- * One local step of rank r, as a block of `rows` x `cols` entries read at src_offset with pitch
- * src_ld and written at dst_offset with pitch dst_ld (offsets and pitches in entries). A pack and
- * the self block are transposed (the result is cols x rows); an unpack is a plain copy. Empty
- * blocks have rows or cols 0.
+ * One local step of rank r: a block of `rows` x `cols` entries read at src_offset with pitch src_ld
+ * and written at dst_offset with pitch dst_ld (offsets and pitches in entries), transposed (the
+ * result is cols x rows) or copied; `batch` such blocks, the b-th offset by b * src_stride and
+ * b * dst_stride. Empty blocks have rows or cols 0.
  */
 typedef struct {
   int64_t src_offset, src_ld;
   int64_t dst_offset, dst_ld;
   int64_t rows, cols;
+  int transpose;
+  int64_t batch, src_stride, dst_stride;
 } dtrBlock;
 
 /* A's block for peer p, into r's send segment for p (p != r). */
@@ -78,10 +113,10 @@ dtrBlock dtrSelfBlock(const dtrGeometry* g, int r);
 dtrBlock dtrUnpackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q);
 
 /*
- * Pipeline stages: stage s of `stages` moves, of every segment, the rows of B that
- * dtrSplit(rows of the segment, stages, s) gives, a contiguous piece of the segment. The pack of
- * that piece reads those columns of A's block; the unpack writes those rows of B. Sender and
- * receiver cut a segment the same way, so their message sizes match. stages = 1: the whole blocks.
+ * Pipeline stages: stage s of `stages` moves, of every segment, the segment rows that
+ * dtrSplit(rows of the segment, stages, s) gives, a contiguous piece of the segment (a segment's
+ * rows are rows of B in the outer batch layout, rows of A in the middle one). Sender and receiver
+ * cut a segment the same way, so their message sizes match. stages = 1: the whole blocks.
  */
 dtrBlock dtrPackStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int p, int stages, int s);
 dtrBlock dtrUnpackStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q, int stages, int s);
@@ -90,11 +125,43 @@ dtrRange dtrSendStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, i
 dtrRange dtrRecvStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q, int stages, int s);
 
 /* Whether every segment and every stage piece starts on a multiple of `align` bytes in the send and
- * receive buffers: they are sums of multiples of each rank's A rows times the entry size. */
+ * receive buffers: they are sums of multiples of one segment row, whose length is a rank's A rows
+ * (outer layout) or B rows (middle layout) times the batch and the entry size. */
 int dtrPiecesAligned(const dtrGeometry* g, size_t align);
 
-/* 0 when rows * cols * entry_bytes and every local buffer fit in int64 / size_t. */
-int dtrGeometryOverflows(int64_t rows, int64_t cols, size_t entry_bytes);
+/* 0 when rows * cols * batch * entry_bytes and every local buffer fit in int64 / size_t. */
+int dtrGeometryOverflows(int64_t rows, int64_t cols, int64_t batch, size_t entry_bytes);
+
+/* ---- 3-D arrays on a pr x pc process grid ---------------------------------------------------- */
+
+/*
+ * A global nx x ny x nz array; grid coordinates (a, b), a < pr, b < pc. Each pencil holds all of its
+ * own axis, which is the fastest in memory (the others follow cyclically, cuDecomp's
+ * axis-contiguous layout):
+ *   X-pencil: x all, y split over pr by a, z over pc by b; memory [z][y][x]
+ *   Y-pencil: y all, x split over pr by a, z over pc by b; memory [x][z][y]
+ *   Z-pencil: z all, x split over pr by a, y over pc by b; memory [y][x][z]
+ * So X<->Y runs among the ranks of one b (pr of them), Y<->Z among those of one a (pc of them), and
+ * on a 1 x pc grid (slabs) X<->Z among all ranks.
+ */
+typedef struct {
+  int64_t start[3];  /* first global index along x, y, z */
+  int64_t size[3];   /* extent along x, y, z */
+  int order[3];      /* the axes in memory, fastest first (0 = x, 1 = y, 2 = z) */
+} dtrPencilExtent;
+
+dtrPencilExtent dtrPencilBoxOf(const int64_t shape[3], int pr, int pc, int a, int b, int pencil);
+
+/* The sub-communicator a pencil transpose runs on. */
+typedef enum { dtrGridColumn = 0 /* the ranks of one b */, dtrGridRow = 1 /* the ranks of one a */ } dtrGridGroup;
+
+/*
+ * A pencil transpose as a batched distributed transpose: its geometry (nranks: the group's size)
+ * and group, for a rank at (a, b). Returns 0, or -1 where the pair of pencils is not a transpose
+ * of this grid (the same pencil, or X<->Z with pr != 1).
+ */
+int dtrPencilTransposeGeometry(const int64_t shape[3], int pr, int pc, int a, int b, int from, int to,
+                               size_t entry_bytes, dtrGeometry* g, dtrGridGroup* group);
 
 #ifdef __cplusplus
 }

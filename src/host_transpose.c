@@ -35,3 +35,13 @@ void dtrHostCopy2d(const void* src, int64_t lds, void* dst, int64_t ldd, int64_t
   for (int64_t r = 0; r < rows; r++)
     memcpy((char*)dst + (size_t)(r * ldd) * e, (const char*)src + (size_t)(r * lds) * e, (size_t)row_entries * e);
 }
+
+void dtrHostBlock(const void* src, void* dst, dtrBlock b, size_t e) {
+  if (!b.rows || !b.cols) return;
+  for (int64_t k = 0; k < b.batch; k++) {
+    const char* s = (const char*)src + (size_t)(b.src_offset + k * b.src_stride) * e;
+    char* d = (char*)dst + (size_t)(b.dst_offset + k * b.dst_stride) * e;
+    if (b.transpose) dtrHostTranspose(s, b.src_ld, d, b.dst_ld, b.rows, b.cols, e);
+    else dtrHostCopy2d(s, b.src_ld, d, b.dst_ld, b.rows, b.cols, e);
+  }
+}

@@ -69,3 +69,8 @@ const char* dtrGetErrorString(dtrResult_t r) {
     default: return "unknown result code";
   }
 }
+
+const char* dtrPencilName(dtrPencil_t p) {
+  static const char* const names[dtrNumPencils] = {"X", "Y", "Z"};
+  return (p >= 0 && p < dtrNumPencils) ? names[p] : "invalid";
+}

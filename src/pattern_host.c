@@ -1,29 +1,46 @@
 #include "pattern_host.h"
 
-#include "pattern.h"
+uint64_t dtrHostPatternBox(dtrPatternRole role, void* data, const dtrPatternBox* box, size_t e) {
+  uint8_t* p = data;
+  uint64_t wrong = 0;
+  const int64_t n = box->size[0] * box->size[1] * box->size[2];
+  for (int64_t x = 0; x < n; x++, p += e) {
+    const uint64_t index = dtrPatternBoxIndex(box, x);
+    int ok = 1;
+    for (size_t b = 0; b < e; b++) {
+      const uint8_t v = (uint8_t)(dtrPatternWordAt(index, b) >> (8 * (b & 7)));
+      if (role == dtrPatternFill) p[b] = v;
+      else if (role == dtrPatternPoison) p[b] = (uint8_t)~v;
+      else ok &= p[b] == v;
+    }
+    wrong += !ok;
+  }
+  return wrong;
+}
 
 void dtrHostPatternFill(void* slab, int64_t rows, int64_t cols, int64_t row_start, size_t e) {
-  uint8_t* p = slab;
-  for (int64_t r = 0; r < rows; r++)
-    for (int64_t c = 0; c < cols; c++, p += e)
-      for (size_t b = 0; b < e; b++) p[b] = dtrPatternByte(row_start + r, c, cols, b);
+  const dtrPatternBox box = dtrPatternSlabA(rows, cols, row_start);
+  dtrHostPatternBox(dtrPatternFill, slab, &box, e);
 }
 
 void dtrHostPatternPoison(void* slab, int64_t rows, int64_t cols, int64_t row_start, int64_t a_cols, size_t e) {
-  uint8_t* p = slab;
-  for (int64_t r = 0; r < rows; r++)
-    for (int64_t c = 0; c < cols; c++, p += e)
-      for (size_t b = 0; b < e; b++) p[b] = (uint8_t)~dtrPatternByte(c, row_start + r, a_cols, b);
+  const dtrPatternBox box = dtrPatternSlabB(rows, cols, row_start, a_cols);
+  dtrHostPatternBox(dtrPatternPoison, slab, &box, e);
 }
 
 uint64_t dtrHostPatternCheck(const void* slab, int64_t rows, int64_t cols, int64_t row_start, int64_t a_cols, size_t e) {
-  const uint8_t* p = slab;
-  uint64_t wrong = 0;
-  for (int64_t r = 0; r < rows; r++)
-    for (int64_t c = 0; c < cols; c++, p += e) {
-      int ok = 1;
-      for (size_t b = 0; b < e; b++) ok &= (p[b] == dtrPatternByte(c, row_start + r, a_cols, b));
-      wrong += !ok;
-    }
-  return wrong;
+  const dtrPatternBox box = dtrPatternSlabB(rows, cols, row_start, a_cols);
+  return dtrHostPatternBox(dtrPatternCheck, (void*)slab, &box, e);
+}
+
+dtrPatternBox dtrPatternBoxOfPencil(const dtrBox_t* box, const int64_t shape[3]) {
+  const int64_t global[3] = {1, shape[0], shape[0] * shape[1]};
+  dtrPatternBox p;
+  for (int d = 0; d < 3; d++) {
+    const int axis = box->order[d];
+    p.size[d] = box->size[axis];
+    p.start[d] = box->start[axis];
+    p.stride[d] = global[axis];
+  }
+  return p;
 }

@@ -6,10 +6,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "disttranspose.h"
+#include "pattern.h"
+
 void dtrHostPatternFill(void* slab, int64_t rows, int64_t cols, int64_t row_start, size_t entry_bytes);
 void dtrHostPatternPoison(void* slab, int64_t rows, int64_t cols, int64_t row_start, int64_t a_cols, size_t entry_bytes);
 /* Entries of B that differ from the transpose of A's pattern. */
 uint64_t dtrHostPatternCheck(const void* slab, int64_t rows, int64_t cols, int64_t row_start, int64_t a_cols,
                              size_t entry_bytes);
+
+/* Any box (pattern.h): fills, poisons, or returns the entries that differ from the pattern. */
+uint64_t dtrHostPatternBox(dtrPatternRole role, void* data, const dtrPatternBox* box, size_t entry_bytes);
+
+/* The pattern box of a pencil box of a global nx x ny x nz array (index x + nx * (y + ny * z)). */
+dtrPatternBox dtrPatternBoxOfPencil(const dtrBox_t* box, const int64_t shape[3]);
 
 #endif

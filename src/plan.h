@@ -5,6 +5,7 @@
 #include "comm.h"
 #include "disttranspose.h"
 #include "geometry.h"
+#include "workspace.h"
 
 typedef struct dtrBackendOps dtrBackendOps;
 
@@ -24,7 +25,27 @@ struct dtrPlan {
   dtrExchangeLayout layout;
   const dtrBackendOps* ops;
   void* state;           /* the backend's own */
+  dtrGrid_t grid;        /* the grid of a pencil plan (a reference held), else NULL */
+  dtrWorkspace_t workspace_policy;
+  dtrWorkspace* workspace; /* the exchange buffers: send segments, then receive segments */
 };
+
+/* The grid behind dtrGrid_t (grid.c). */
+struct dtrGrid {
+  MPI_Comm comm;   /* a duplicate of the caller's */
+  MPI_Comm column; /* the ranks of this rank's b, ranked by a: X<->Y */
+  MPI_Comm row;    /* the ranks of this rank's a, ranked by b: Y<->Z, and X<->Z on 1 x P */
+  int pr, pc, a, b;
+  int refs;        /* the caller's, and one per plan */
+  dtrWorkspace* pool;
+};
+
+/* Drops one reference to the grid; the last one frees it. */
+void dtrGridRelease(dtrGrid_t grid);
+
+/* Collective: this plan's exchange buffers on `device` (-1: host memory), from its grid's pool or
+ * its own; *send and *recv point into them (NULL when empty). Returns an agreed result. */
+dtrResult_t dtrPlanWorkspaceAcquire(dtrPlan_t plan, int device, char** send, char** recv);
 
 /* A backend: one table of functions (cuDecomp's and NCCL's way of keeping transports apart). */
 struct dtrBackendOps {

@@ -32,29 +32,35 @@ static float timeKernel(dtrKernel_t kernel, const dtrTransposeArgs* args, int it
   return t[iters / 2];
 }
 
-/* The largest block this rank transposes in one launch: a pack of one pipeline stage (the first
- * piece is the largest), or the self block when it has no peers. */
-static void packShape(dtrPlan_t plan, int64_t* rows, int64_t* cols) {
+/* The largest block this rank transposes in one launch: a pack (outer batch layout) or an unpack
+ * (middle layout) of the first pipeline stage, whose pieces are the largest, or, without peers, one
+ * matrix of the self block. */
+static dtrBlock largestTranspose(dtrPlan_t plan) {
   const dtrGeometry* g = &plan->geo;
   const int r = plan->comm.rank;
-  *rows = dtrInRows(g, r).count;
-  *cols = 0;
+  dtrBlock best = {0};
   for (int p = 0; p < g->nranks; p++) {
-    const int64_t c = p == r ? dtrOutRows(g, p).count : dtrSplit(dtrOutRows(g, p).count, plan->stages, 0).count;
-    if (c > *cols) *cols = c;
+    if (p == r) continue;
+    const dtrBlock k[2] = {dtrPackStage(g, &plan->layout, r, p, plan->stages, 0),
+                           dtrUnpackStage(g, &plan->layout, r, p, plan->stages, 0)};
+    for (int i = 0; i < 2; i++)
+      if (k[i].transpose && k[i].rows * k[i].cols > best.rows * best.cols) best = k[i];
   }
+  if (best.rows * best.cols == 0 && dtrSelfBlock(g, r).batch > 0) best = dtrSelfBlock(g, r);
+  return best;
 }
 
 static dtrResult_t measure(dtrPlan_t plan, dtrKernel_t* best) {
   const dtrGeometry* g = &plan->geo;
   const size_t e = g->entry_bytes;
   *best = dtrKernelSimt;
-  int64_t rows, cols;
-  packShape(plan, &rows, &cols);
+  const dtrBlock block = largestTranspose(plan);
+  int64_t rows = block.rows, cols = block.cols;
   if (rows == 0 || cols == 0) return dtrSuccess;
-  /* The vector kernels need 16-byte pitches: with the pack's real pitch (cols of A) and the
-   * segment pitch (rows of this rank) that is a property of the plan, known now. */
-  dtrTransposeArgs probe = {(const void*)(uintptr_t)256, g->cols, (void*)(uintptr_t)256, rows, rows, cols, e};
+  /* The vector kernels need 16-byte pitches: with the block's real pitches that is a property of the
+   * plan, known now. */
+  dtrTransposeArgs probe = {(const void*)(uintptr_t)256, block.src_ld, (void*)(uintptr_t)256, block.dst_ld, rows, cols, e,
+                            1, 0, 0};
   if (!dtrTransposeSupported(dtrKernelSimt16, &probe)) return dtrSuccess;
   /* Shrink to the cap, keeping the aspect ratio. */
   while ((size_t)rows * (size_t)cols * e > DTR_TUNE_BYTES) {
@@ -76,7 +82,7 @@ static dtrResult_t measure(dtrPlan_t plan, dtrKernel_t* best) {
   CUDACHECKGOTO(cudaMemset(src, 0x5a, (size_t)rows * lds * e), res, done);
   CUDACHECKGOTO(cudaEventCreate(&ev[0]), res, done);
   CUDACHECKGOTO(cudaEventCreate(&ev[1]), res, done);
-  dtrTransposeArgs args = {src, lds, dst, ldd, rows, cols, e};
+  dtrTransposeArgs args = {src, lds, dst, ldd, rows, cols, e, 1, 0, 0};
   const dtrKernel_t candidates[] = {dtrKernelTma, dtrKernelSimt16, dtrKernelTmaMc2, dtrKernelTmaMc4, dtrKernelSimt};
   float bestMs = -1.f;
   for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {

@@ -45,7 +45,7 @@ static void runCase(dtrKernel_t kernel, int64_t rows, int64_t cols, size_t e, in
   CUDA_OK(cudaMemcpy(src, h, srcBytes, cudaMemcpyHostToDevice));
   dtrHostPatternPoison(h + shift, cols, ldd, 0, lds, e);
   CUDA_OK(cudaMemcpy(dst, h, dstBytes, cudaMemcpyHostToDevice));
-  dtrTransposeArgs args = {src + shift, lds, dst + shift, ldd, rows, cols, e};
+  dtrTransposeArgs args = {src + shift, lds, dst + shift, ldd, rows, cols, e, 1, 0, 0};
   dtrKernel_t ran;
   CUDA_OK(dtrTransposeLaunch(kernel, &args, 0, &ran));
   CUDA_OK(cudaDeviceSynchronize());
@@ -84,7 +84,7 @@ static void testVariants(void) {
         const size_t e = sizes[s];
         /* 16-byte pitches: the variant itself runs where it fits. */
         const int64_t lds = (int64_t)(roundUp((size_t)cols * e, 16) / e), ldd = (int64_t)(roundUp((size_t)rows * e, 16) / e);
-        dtrTransposeArgs probe = {(void*)(uintptr_t)256, lds, (void*)(uintptr_t)256, ldd + 16 / e, rows, cols, e};
+        dtrTransposeArgs probe = {(void*)(uintptr_t)256, lds, (void*)(uintptr_t)256, ldd + 16 / e, rows, cols, e, 1, 0, 0};
         dtrKernel_t expect = dtrTransposeSupported(kernels[k], &probe) ? kernels[k] : dtrKernelSimt;
         runCase(kernels[k], rows, cols, e, lds, ldd + 16 / e, 0, expect);
         /* An odd pitch (for elements under 16 bytes) and an unaligned pointer force the fallback. */
@@ -94,7 +94,7 @@ static void testVariants(void) {
         }
       }
   /* The variants must really run where they are eligible, on this device. */
-  dtrTransposeArgs aligned = {(void*)(uintptr_t)256, 1024, (void*)(uintptr_t)256, 1024, 1024, 1024, 4};
+  dtrTransposeArgs aligned = {(void*)(uintptr_t)256, 1024, (void*)(uintptr_t)256, 1024, 1024, 1024, 4, 1, 0, 0};
   EXPECT(dtrTransposeSupported(dtrKernelTma, &aligned), "TMA not available on this device");
   EXPECT(dtrTransposeSupported(dtrKernelTmaMc4, &aligned), "TMA multicast not available on this device");
 }
@@ -141,7 +141,7 @@ static void testHuge(dtrKernel_t kernel) {
   CUDA_OK(cudaMemset(wrong, 0, sizeof *wrong));
   CUDA_OK(dtrPatternFillLaunch(a, n, n, 0, 1, 0));
   CUDA_OK(dtrPatternPoisonLaunch(b, n, n, 0, n, 1, 0));
-  dtrTransposeArgs args = {a, n, b, n, n, n, 1};
+  dtrTransposeArgs args = {a, n, b, n, n, n, 1, 1, 0, 0};
   dtrKernel_t ran;
   CUDA_OK(dtrTransposeLaunch(kernel, &args, 0, &ran));
   CUDA_OK(dtrPatternCheckLaunch(b, n, n, 0, n, 1, wrong, 0));

@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
       shapeFor(shape, bytes, e, &rows, &cols);
       const size_t n = (size_t)rows * cols * e;
       CUDA_OK(dtrPatternFillLaunch(src, rows, cols, 0, e, 0));
-      Op op = {OpMemcpy, dtrKernelAuto, {src, cols, dst, rows, rows, cols, e}, n};
+      Op op = {OpMemcpy, dtrKernelAuto, {src, cols, dst, rows, rows, cols, e, 1, 0, 0}, n};
       const float memcpyMs = timeOp(&op, warmup, iters);
       op.kind = OpCopy16;
       const float copyMs1 = timeOp(&op, warmup, iters);

@@ -1,0 +1,66 @@
+#include "workspace.h"
+
+#include <stdlib.h>
+
+#include "checks.h"
+
+size_t dtrWorkspaceRecvOffset(size_t send_bytes) { return (send_bytes + 255) / 256 * 256; }
+
+static dtrResult_t allocate(int device, size_t bytes, void** ptr) {
+  if (device < 0) {
+    if (!(*ptr = malloc(bytes)))
+      return dtrSetError(dtrOutOfMemory, "cannot allocate %zu bytes of host workspace", bytes);
+    return dtrSuccess;
+  }
+  cudaError_t err = cudaMalloc(ptr, bytes);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    *ptr = NULL;
+    return dtrSetError(DTR_CUDA_RESULT(err), "cannot allocate %zu bytes of workspace on GPU %d: %s", bytes, device,
+                       cudaGetErrorString(err));
+  }
+  return dtrSuccess;
+}
+
+dtrResult_t dtrWorkspaceAcquire(dtrWorkspace** pool, int device, size_t bytes, dtrWorkspace** out) {
+  *out = NULL;
+  if (!bytes) return dtrSuccess;
+  dtrWorkspace* best = NULL;
+  if (pool)
+    for (dtrWorkspace* w = *pool; w; w = w->next)
+      if (w->device == device && (!best || w->bytes > best->bytes)) best = w;
+  if (best && best->bytes >= bytes) {
+    best->refs++;
+    *out = best;
+    return dtrSuccess;
+  }
+  dtrWorkspace* w = calloc(1, sizeof *w);
+  if (!w) return dtrSetError(dtrOutOfMemory, "host allocation failed");
+  dtrResult_t res = allocate(device, bytes, &w->ptr);
+  if (res != dtrSuccess) {
+    free(w);
+    return res;
+  }
+  w->bytes = bytes;
+  w->device = device;
+  w->refs = 1;
+  if (pool) {
+    w->next = *pool;
+    *pool = w;
+  }
+  *out = w;
+  return dtrSuccess;
+}
+
+void dtrWorkspaceRelease(dtrWorkspace** pool, dtrWorkspace* ws) {
+  if (!ws || --ws->refs > 0) return;
+  if (pool)
+    for (dtrWorkspace** p = pool; *p; p = &(*p)->next)
+      if (*p == ws) {
+        *p = ws->next;
+        break;
+      }
+  if (ws->device < 0) free(ws->ptr);
+  else cudaFree(ws->ptr);
+  free(ws);
+}

@@ -1,0 +1,31 @@
+/*
+ * The exchange buffers of a plan (send segments, then receive segments). A plan owns its own, or,
+ * where its config asks for it, takes one from the pool of its grid: pencil plans whose executes
+ * never overlap (an FFT's transposes on one stream) then hold one set between them instead of one
+ * each. A pooled buffer is never moved or grown while a plan holds it, so captured graphs stay valid.
+ */
+#ifndef DTR_WORKSPACE_H
+#define DTR_WORKSPACE_H
+
+#include <stddef.h>
+
+#include "disttranspose.h"
+
+typedef struct dtrWorkspace {
+  void* ptr;
+  size_t bytes;
+  int device;  /* -1: host memory */
+  int refs;
+  struct dtrWorkspace* next;
+} dtrWorkspace;
+
+/* Where the receive segments start: after the send segments, 256-byte aligned. */
+size_t dtrWorkspaceRecvOffset(size_t send_bytes);
+
+/* Local. `pool` NULL: a buffer of its own. Otherwise the pool's largest buffer on `device` when it
+ * holds `bytes`, else a new one added to the pool. *ws is NULL when bytes is 0. */
+dtrResult_t dtrWorkspaceAcquire(dtrWorkspace** pool, int device, size_t bytes, dtrWorkspace** ws);
+/* Local: drops the reference; the last one frees the buffer (on its device, which stays current). */
+void dtrWorkspaceRelease(dtrWorkspace** pool, dtrWorkspace* ws);
+
+#endif
