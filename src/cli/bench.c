@@ -18,24 +18,32 @@ typedef struct {
   unsigned long long* wrong; /* device counter */
 } Buffers;
 
-static dtrResult_t allocOne(const Buffers* m, void** p, size_t bytes, const char* what) {
+dtrResult_t dtrBenchAlloc(int gpu, void** p, size_t bytes, const char* what) {
   *p = NULL;
   if (!bytes) return dtrSuccess;
-  if (m->gpu) {
+  if (gpu) {
     cudaError_t err = cudaMalloc(p, bytes);
-    if (err != cudaSuccess)
+    if (err != cudaSuccess) {
+      (void)cudaGetLastError();
       return dtrSetError(DTR_CUDA_RESULT(err), "cannot allocate %zu bytes for %s on the GPU: %s", bytes, what,
                          cudaGetErrorString(err));
+    }
   } else if (!(*p = malloc(bytes))) {
     return dtrSetError(dtrOutOfMemory, "cannot allocate %zu bytes for %s on the host", bytes, what);
   }
   return dtrSuccess;
 }
 
-static void freeOne(const Buffers* m, void* p) {
-  if (m->gpu) cudaFree(p);
+void dtrBenchFree(int gpu, void* p) {
+  if (gpu) cudaFree(p);
   else free(p);
 }
+
+static dtrResult_t allocOne(const Buffers* m, void** p, size_t bytes, const char* what) {
+  return dtrBenchAlloc(m->gpu, p, bytes, what);
+}
+
+static void freeOne(const Buffers* m, void* p) { dtrBenchFree(m->gpu, p); }
 
 static void freeBuffers(Buffers* m) {
   freeOne(m, m->a);
@@ -66,8 +74,12 @@ typedef struct {
   size_t peerBytes;
 } Op;
 
-static dtrResult_t runTranspose(const Op* op) { return dtrExecute(op->plan, op->m->a, op->m->b, op->m->stream); }
-static dtrResult_t runAlltoall(const Op* op) {
+static dtrResult_t runTranspose(void* ctx) {
+  const Op* op = ctx;
+  return dtrExecute(op->plan, op->m->a, op->m->b, op->m->stream);
+}
+static dtrResult_t runAlltoall(void* ctx) {
+  const Op* op = ctx;
   return dtrPlanAlltoall(op->plan, op->m->send, op->m->recv, op->peerBytes, op->m->stream);
 }
 
@@ -76,25 +88,24 @@ static int cmpDouble(const void* x, const void* y) {
   return (a > b) - (a < b);
 }
 
-/* Median over iterations of the slowest rank's time, in microseconds. */
-static dtrResult_t timeOp(dtrResult_t (*fn)(const Op*), const Op* op, int warmup, int iters, double* us) {
-  Buffers* m = op->m;
+dtrResult_t dtrBenchTime(dtrResult_t (*fn)(void*), void* ctx, int gpu, cudaStream_t stream, int warmup, int iters,
+                         double* us) {
   double* t = calloc(2 * (size_t)iters, sizeof *t);
-  cudaEvent_t* ev = m->gpu ? calloc((size_t)iters + 1, sizeof *ev) : NULL;
+  cudaEvent_t* ev = gpu ? calloc((size_t)iters + 1, sizeof *ev) : NULL;
   dtrResult_t res = dtrSuccess;
-  if (!t || (m->gpu && !ev)) {
+  if (!t || (gpu && !ev)) {
     res = dtrSetError(dtrOutOfMemory, "host allocation for timings failed");
     goto done;
   }
-  for (int i = 0; i < warmup; i++) DTRCHECKGOTO(fn(op), res, done);
-  if (m->gpu) {
+  for (int i = 0; i < warmup; i++) DTRCHECKGOTO(fn(ctx), res, done);
+  if (gpu) {
     for (int i = 0; i <= iters; i++) CUDACHECKGOTO(cudaEventCreate(&ev[i]), res, done);
-    CUDACHECKGOTO(cudaStreamSynchronize(m->stream), res, done);
+    CUDACHECKGOTO(cudaStreamSynchronize(stream), res, done);
     MPI_Barrier(MPI_COMM_WORLD);
-    CUDACHECKGOTO(cudaEventRecord(ev[0], m->stream), res, done);
+    CUDACHECKGOTO(cudaEventRecord(ev[0], stream), res, done);
     for (int i = 0; i < iters; i++) {
-      DTRCHECKGOTO(fn(op), res, done);
-      CUDACHECKGOTO(cudaEventRecord(ev[i + 1], m->stream), res, done);
+      DTRCHECKGOTO(fn(ctx), res, done);
+      CUDACHECKGOTO(cudaEventRecord(ev[i + 1], stream), res, done);
     }
     CUDACHECKGOTO(cudaEventSynchronize(ev[iters]), res, done);
     for (int i = 0; i < iters; i++) {
@@ -106,7 +117,7 @@ static dtrResult_t timeOp(dtrResult_t (*fn)(const Op*), const Op* op, int warmup
     for (int i = 0; i < iters; i++) {
       MPI_Barrier(MPI_COMM_WORLD);
       double t0 = MPI_Wtime();
-      DTRCHECKGOTO(fn(op), res, done);
+      DTRCHECKGOTO(fn(ctx), res, done);
       t[i] = (MPI_Wtime() - t0) * 1e6;
     }
   }
@@ -123,7 +134,7 @@ done:
 }
 
 /* Poison B, transpose, count B's wrong entries on this rank. */
-static dtrResult_t checkOnce(const Op* op, const dtrLocalSize_t* ls, int64_t rows, int64_t cols, uint64_t* wrong) {
+static dtrResult_t checkOnce(Op* op, const dtrLocalSize_t* ls, int64_t rows, int64_t cols, uint64_t* wrong) {
   Buffers* m = op->m;
   const size_t e = ls->entry_bytes;
   if (m->gpu) {
@@ -176,8 +187,8 @@ dtrResult_t dtrBenchRun(const dtrCliOptions* o, int64_t rows, int64_t cols, dtrB
     dtrHostPatternFill(m.a, ls.in_rows, cols, ls.in_row_start, ls.entry_bytes);
   }
   for (int c = 0; c < o->check; c++) DTRCHECKGOTO(checkOnce(&op, &ls, rows, cols, &wrong), res, agree);
-  DTRCHECKGOTO(timeOp(runTranspose, &op, o->warmup, o->iters, &r->time_us), res, agree);
-  DTRCHECKGOTO(timeOp(runAlltoall, &op, o->warmup, o->iters, &r->a2a_us), res, agree);
+  DTRCHECKGOTO(dtrBenchTime(runTranspose, &op, m.gpu, m.stream, o->warmup, o->iters, &r->time_us), res, agree);
+  DTRCHECKGOTO(dtrBenchTime(runAlltoall, &op, m.gpu, m.stream, o->warmup, o->iters, &r->a2a_us), res, agree);
 agree:
   res = dtrAgree(dtrPlanComm(plan), res);
   if (res != dtrSuccess) goto done;

@@ -28,4 +28,13 @@ typedef struct {
 /* Collective over MPI_COMM_WORLD; the same result on every rank. */
 dtrResult_t dtrBenchRun(const dtrCliOptions* o, int64_t rows, int64_t cols, dtrBenchResult* r);
 
+/* Collective over MPI_COMM_WORLD: the median over `iters` runs of fn(ctx) (after `warmup` more) of
+ * the slowest rank's time, in microseconds; on `stream` with events on GPUs, by the host clock
+ * otherwise. */
+dtrResult_t dtrBenchTime(dtrResult_t (*fn)(void*), void* ctx, int gpu, cudaStream_t stream, int warmup, int iters,
+                         double* us);
+/* A buffer on the GPU or the host, with a message naming `what` when it cannot be had. */
+dtrResult_t dtrBenchAlloc(int gpu, void** p, size_t bytes, const char* what);
+void dtrBenchFree(int gpu, void* p);
+
 #endif

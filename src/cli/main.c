@@ -7,10 +7,54 @@
 #include "comm.h"
 #include "options.h"
 #include "params.h"
+#include "pencil_bench.h"
 #include "report.h"
 
 #define DEFAULT_GPU_BYTES ((uint64_t)1 << 30)
 #define DEFAULT_CPU_BYTES ((uint64_t)32 << 20)
+
+/* --shape: every pencil transpose of the array on the grid, one row each. Returns the exit status. */
+static int runPencils(const dtrCliOptions* o, int gpus) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  dtrGrid_t grid = NULL;
+  dtrResult_t res = dtrGridCreate(&grid, MPI_COMM_WORLD, o->pr, o->pc);
+  if (res != dtrSuccess) {
+    if (rank == 0) fprintf(stderr, "disttranspose: --grid: %s\n", dtrGetLastError());
+    return 2;
+  }
+  int pr, pc;
+  dtrGridGetDims(grid, &pr, &pc, NULL, NULL);
+  dtrReportHeader(o, gpus);
+  dtrReportPencilHead(o, pr, pc);
+  dtrPencil_t from[6], to[6];
+  const int n = dtrPencilBenchDirections(pr, from, to);
+  dtrPencilBenchResult results[6];
+  int status = 0, done = 0;
+  uint64_t wrong = 0;
+  for (int i = 0; i < n; i++) {
+    res = dtrPencilBenchRun(o, grid, from[i], to[i], &results[i]);
+    if (res != dtrSuccess) {
+      if (rank == 0)
+        fprintf(stderr, "disttranspose: %s -> %s: %s: %s\n", dtrPencilName(from[i]), dtrPencilName(to[i]),
+                dtrGetErrorString(res), dtrGetLastError());
+      status = 1;
+      break;
+    }
+    dtrReportPencilRow(&results[i]);
+    wrong += results[i].wrong;
+    done++;
+  }
+  if (rank == 0 && done)
+    printf("# Wrong entries: %llu %s\n#\n", (unsigned long long)wrong, wrong ? "FAILED" : (o->check ? "OK" : "(not checked)"));
+  if (wrong) status = 1;
+  if (rank == 0 && o->json && done && dtrReportPencilJson(o->json, results, done)) {
+    fprintf(stderr, "disttranspose: cannot write --json file '%s'\n", o->json);
+    status = 1;
+  }
+  dtrGridDestroy(grid);
+  return status;
+}
 
 /* The square matrix closest to `bytes` per rank. */
 static int64_t squareSide(uint64_t bytes, int nranks, size_t entry) {
@@ -41,6 +85,23 @@ int main(int argc, char** argv) {
   dtrEveryRankHasGpu(MPI_COMM_WORLD, &gpus);
   dtrBackend_t likely = o.backend != dtrBackendAuto ? o.backend : dtrEnvParamsGet()->backend;
   if (likely == dtrBackendAuto) likely = gpus ? dtrBackendNccl : dtrBackendCpu;
+  /* The program picks its GPU, the node-local rank's unless --device says; the library takes the
+   * current one. A device that does not exist is the plan's to report, on every rank. */
+  if (gpus) {
+    MPI_Comm local;
+    int localRank = 0, count = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+    MPI_Comm_rank(local, &localRank);
+    MPI_Comm_free(&local);
+    cudaGetDeviceCount(&count);
+    const int dev = o.device >= 0 ? o.device : localRank;
+    if (dev < count) cudaSetDevice(dev);
+  }
+  if (o.shape[0]) {
+    const int status = runPencils(&o, likely == dtrBackendNccl && gpus);
+    MPI_Finalize();
+    return status;
+  }
   const size_t entry = dtrDataTypeSize(o.type) * (size_t)o.howmany;
 
   /* The shapes to run: one given shape, a sweep of square ones, or the default size. */

@@ -45,6 +45,22 @@ int dtrParseSize(const char* s, uint64_t* out) {
   return 0;
 }
 
+int dtrParseDims(const char* s, int n, int64_t* out) {
+  if (!s || !*s) return -1;
+  char buf[128];
+  if (strlen(s) >= sizeof buf) return -1;
+  strcpy(buf, s);
+  int k = 0;
+  for (char *save = NULL, *t = strtok_r(buf, "xX", &save); t; t = strtok_r(NULL, "xX", &save)) {
+    uint64_t v;
+    if (k == n || dtrParseSize(t, &v) || v < 1 || v > (uint64_t)INT64_MAX) return -1;
+    out[k++] = (int64_t)v;
+  }
+  if (s[strlen(s) - 1] == 'x' || s[strlen(s) - 1] == 'X' || strstr(s, "xx") || strstr(s, "XX")) return -1;
+  if (k == 1 && n == 3) out[1] = out[2] = out[0], k = 3;
+  return k == n ? 0 : -1;
+}
+
 static int parseInt(const char* s, long lo, long hi, long* out) {
   if (!s || !*s) return -1;
   errno = 0;
@@ -74,6 +90,10 @@ void dtrCliUsage(FILE* f) {
           "  -n, --iters N         timed iterations (default 20)\n"
           "  -w, --warmup N        untimed iterations first (default 5)\n"
           "  -C, --check N         verified runs per size, 0 for none (default 1)\n"
+          "  -s, --shape NXxNYxNZ  a 3-D array (one number: a cube): benchmark every pencil transpose\n"
+          "                        of it on a process grid, each beside the bare all-to-all of its group\n"
+          "  -g, --grid PRxPC      the process grid of --shape (default: the squarest, PR <= PC;\n"
+          "                        1xP: slabs, with X<->Z)\n"
           "  -J, --json FILE       also write the results as JSON\n"
           "  -h, --help            this text\n\n"
           "With no size given: one square matrix of 1 GiB per rank on GPUs, 32 MiB per rank on the CPU.\n"
@@ -93,6 +113,7 @@ int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errle
       {"iters", required_argument, 0, 'n'},      {"warmup", required_argument, 0, 'w'},
       {"check", required_argument, 0, 'C'},      {"json", required_argument, 0, 'J'},
       {"stages", required_argument, 0, 'S'},     {"help", no_argument, 0, 'h'},
+      {"shape", required_argument, 0, 's'},      {"grid", required_argument, 0, 'g'},
       {0, 0, 0, 0}};
   dtrCliDefaults(o);
   opterr = 0;
@@ -100,7 +121,7 @@ int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errle
   int c;
   uint64_t u;
   long l;
-  while ((c = getopt_long(argc, argv, ":r:c:b:e:f:d:m:B:k:S:G:n:w:C:J:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":r:c:b:e:f:d:m:B:k:S:G:n:w:C:J:s:g:h", longopts, NULL)) != -1) {
     switch (c) {
       case 'r':
       case 'c':
@@ -184,6 +205,21 @@ int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errle
       case 'J':
         o->json = optarg;
         break;
+      case 's':
+        if (dtrParseDims(optarg, 3, o->shape)) {
+          snprintf(err, errlen, "--shape '%s': expected NXxNYxNZ (or N for a cube) of positive counts", optarg);
+          return -1;
+        }
+        break;
+      case 'g': {
+        int64_t g[2];
+        if (dtrParseDims(optarg, 2, g) || g[0] > 1 << 20 || g[1] > 1 << 20) {
+          snprintf(err, errlen, "--grid '%s': expected PRxPC, e.g. 2x2 or 1x4", optarg);
+          return -1;
+        }
+        o->pr = (int)g[0], o->pc = (int)g[1];
+        break;
+      }
       case 'h':
         o->help = 1;
         break;
@@ -202,6 +238,14 @@ int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errle
   const int shape = o->rows || o->cols, sweep = o->minbytes || o->maxbytes;
   if (shape && sweep) {
     snprintf(err, errlen, "give either --rows/--cols or a sweep (--minbytes/--maxbytes), not both");
+    return -1;
+  }
+  if (o->shape[0] && (shape || sweep)) {
+    snprintf(err, errlen, "--shape (a 3-D array) goes without --rows/--cols and --minbytes/--maxbytes");
+    return -1;
+  }
+  if (o->pr && !o->shape[0]) {
+    snprintf(err, errlen, "--grid needs --shape (the 3-D array to move on it)");
     return -1;
   }
   if (o->rows && !o->cols) o->cols = o->rows;

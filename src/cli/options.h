@@ -22,6 +22,8 @@ typedef struct {
   double factor;
   const char* json;
   int help;
+  int64_t shape[3];            /* --shape NXxNYxNZ: the pencil benchmark of a 3-D array; 0: none */
+  int pr, pc;                  /* --grid PRxPC (0: chosen) */
 } dtrCliOptions;
 
 void dtrCliDefaults(dtrCliOptions* o);
@@ -30,5 +32,8 @@ int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errle
 void dtrCliUsage(FILE* f);
 /* A byte count or size with an optional K, M, G or T suffix (powers of 1024). 0 on success. */
 int dtrParseSize(const char* s, uint64_t* out);
+/* "AxBxC" (n = 3) or "AxB" (n = 2) of positive counts with optional suffixes; "A" alone with n = 3
+ * is a cube. 0 on success. */
+int dtrParseDims(const char* s, int n, int64_t* out);
 
 #endif

@@ -105,3 +105,54 @@ int dtrReportJson(const char* path, const dtrBenchResult* rows, int n) {
   fprintf(f, "]\n");
   return fclose(f) ? -1 : 0;
 }
+
+void dtrReportPencilHead(const dtrCliOptions* o, int pr, int pc) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank) return;
+  printf("# array %lld x %lld x %lld (x, y, z; x fastest in X-pencils) on a %d x %d grid%s\n", (long long)o->shape[0],
+         (long long)o->shape[1], (long long)o->shape[2], pr, pc, pr == 1 ? " (slabs)" : "");
+  printf("#\n# %9s %5s %13s %5s %7s %7s %7s %6s | %10s %8s %8s | %10s %6s | %7s\n", "transpose", "group", "bytes/rank",
+         "type", "howmany", "backend", "kernel", "stages", "time(us)", "algbw", "busbw", "a2a(us)", "ratio", "#wrong");
+  printf("# %9s %5s %13s %5s %7s %7s %7s %6s | %10s %8s %8s | %10s %6s | %7s\n", "", "", "", "", "", "", "", "", "",
+         "(GB/s)", "(GB/s)", "", "", "");
+  fflush(stdout);
+}
+
+static const char* kernelColumn(dtrBackend_t b, dtrKernel_t k) { return b == dtrBackendNccl ? dtrKernelName(k) : "host"; }
+
+void dtrReportPencilRow(const dtrPencilBenchResult* r) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank) return;
+  char wrong[24], dir[16];
+  if (r->checked) snprintf(wrong, sizeof wrong, "%llu", (unsigned long long)r->wrong);
+  else snprintf(wrong, sizeof wrong, "N/A");
+  snprintf(dir, sizeof dir, "%s->%s", dtrPencilName(r->from), dtrPencilName(r->to));
+  printf("  %9s %5d %13.0f %5s %7lld %7s %7s %6d | %10.1f %8.2f %8.2f | %10.1f %6.2f | %7s\n", dir, r->group,
+         r->bytes_per_rank, dtrDataTypeName(r->type), (long long)r->howmany, dtrBackendName(r->backend),
+         kernelColumn(r->backend, r->kernel), r->stages, r->time_us, r->algbw, r->busbw, r->a2a_us, r->ratio, wrong);
+  fflush(stdout);
+}
+
+int dtrReportPencilJson(const char* path, const dtrPencilBenchResult* rows, int n) {
+  FILE* f = fopen(path, "w");
+  if (!f) return -1;
+  fprintf(f, "[\n");
+  for (int i = 0; i < n; i++) {
+    const dtrPencilBenchResult* r = &rows[i];
+    char wrong[24] = "null";
+    if (r->checked) snprintf(wrong, sizeof wrong, "%llu", (unsigned long long)r->wrong);
+    fprintf(f,
+            "  {\"transpose\": \"%s->%s\", \"shape\": [%lld, %lld, %lld], \"grid\": [%d, %d], \"group\": %d, "
+            "\"dtype\": \"%s\", \"howmany\": %lld, \"backend\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, "
+            "\"bytes_per_rank\": %.0f, \"time_us\": %.3f, \"alltoall_us\": %.3f, \"ratio\": %.4f, "
+            "\"algbw_GBps\": %.3f, \"busbw_GBps\": %.3f, \"wrong\": %s}%s\n",
+            dtrPencilName(r->from), dtrPencilName(r->to), (long long)r->shape[0], (long long)r->shape[1],
+            (long long)r->shape[2], r->pr, r->pc, r->group, dtrDataTypeName(r->type), (long long)r->howmany,
+            dtrBackendName(r->backend), kernelColumn(r->backend, r->kernel), r->stages, r->bytes_per_rank, r->time_us,
+            r->a2a_us, r->ratio, r->algbw, r->busbw, wrong, i + 1 < n ? "," : "");
+  }
+  fprintf(f, "]\n");
+  return fclose(f) ? -1 : 0;
+}

@@ -6,6 +6,7 @@
 
 #include "bench.h"
 #include "options.h"
+#include "pencil_bench.h"
 
 /* Collective (gathers each rank's host and GPU to rank 0, which prints). */
 void dtrReportHeader(const dtrCliOptions* o, int gpus);
@@ -13,5 +14,10 @@ void dtrReportTableHead(void);
 void dtrReportRow(const dtrBenchResult* r);
 /* Rank 0 only. Returns 0 on success. */
 int dtrReportJson(const char* path, const dtrBenchResult* rows, int n);
+
+/* The pencil table (--shape): one row per transpose, its group's bare all-to-all beside it. */
+void dtrReportPencilHead(const dtrCliOptions* o, int pr, int pc);
+void dtrReportPencilRow(const dtrPencilBenchResult* r);
+int dtrReportPencilJson(const char* path, const dtrPencilBenchResult* rows, int n);
 
 #endif

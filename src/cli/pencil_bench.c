@@ -1,0 +1,130 @@
+#include "pencil_bench.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "checks.h"
+#include "launch.h"
+#include "pattern_host.h"
+#include "plan.h"
+
+int dtrPencilBenchDirections(int pr, dtrPencil_t from[6], dtrPencil_t to[6]) {
+  static const dtrPencil_t pairs[6][2] = {{dtrPencilX, dtrPencilY}, {dtrPencilY, dtrPencilZ}, {dtrPencilZ, dtrPencilY},
+                                          {dtrPencilY, dtrPencilX}, {dtrPencilX, dtrPencilZ}, {dtrPencilZ, dtrPencilX}};
+  const int n = pr == 1 ? 6 : 4;
+  for (int i = 0; i < n; i++) from[i] = pairs[i][0], to[i] = pairs[i][1];
+  return n;
+}
+
+typedef struct {
+  dtrPlan_t plan;
+  int gpu;
+  cudaStream_t stream;
+  void *in, *out, *send, *recv;
+  size_t peerBytes;
+} Run;
+
+static dtrResult_t runTranspose(void* ctx) {
+  Run* r = ctx;
+  return dtrExecute(r->plan, r->in, r->out, r->stream);
+}
+
+static dtrResult_t runAlltoall(void* ctx) {
+  Run* r = ctx;
+  return dtrPlanAlltoall(r->plan, r->send, r->recv, r->peerBytes, r->stream);
+}
+
+/* Fill, poison or check (returning wrong entries) a pencil box on the run's kind of memory. */
+static dtrResult_t pattern(Run* r, dtrPatternRole role, void* data, const dtrBox_t* box, const int64_t shape[3],
+                           unsigned long long* counter, uint64_t* wrong) {
+  const dtrPatternBox p = dtrPatternBoxOfPencil(box, shape);
+  if (!data) return dtrSuccess;
+  if (!r->gpu) {
+    const uint64_t w = dtrHostPatternBox(role, data, &p, box->entry_bytes);
+    if (wrong) *wrong += w;
+    return dtrSuccess;
+  }
+  if (role == dtrPatternCheck) CUDACHECK(cudaMemsetAsync(counter, 0, sizeof *counter, r->stream));
+  CUDACHECK(dtrPatternBoxLaunch(role, data, &p, box->entry_bytes, counter, r->stream));
+  if (role != dtrPatternCheck) return dtrSuccess;
+  unsigned long long w = 0;
+  CUDACHECK(cudaMemcpyAsync(&w, counter, sizeof w, cudaMemcpyDeviceToHost, r->stream));
+  CUDACHECK(cudaStreamSynchronize(r->stream));
+  *wrong += w;
+  return dtrSuccess;
+}
+
+dtrResult_t dtrPencilBenchRun(const dtrCliOptions* o, dtrGrid_t grid, dtrPencil_t from, dtrPencil_t to,
+                              dtrPencilBenchResult* res) {
+  memset(res, 0, sizeof *res);
+  dtrConfig_t cfg;
+  dtrConfigInit(&cfg);
+  cfg.backend = o->backend;
+  cfg.kernel = o->kernel;
+  cfg.device = o->device;
+  cfg.stages = o->stages;
+  Run r = {0};
+  DTRCHECK(dtrPlanCreatePencil(&r.plan, grid, o->shape, from, to, o->type, o->howmany, &cfg));
+  dtrPlanGetBackend(r.plan, &res->backend);
+  dtrPlanGetKernel(r.plan, &res->kernel);
+  dtrPlanGetStages(r.plan, &res->stages);
+  dtrGridGetDims(grid, &res->pr, &res->pc, NULL, NULL);
+  r.gpu = res->backend == dtrBackendNccl;
+  dtrBox_t in, out;
+  dtrPencilBox(grid, o->shape, from, o->type, o->howmany, -1, &in);
+  dtrPencilBox(grid, o->shape, to, o->type, o->howmany, -1, &out);
+  MPI_Comm group = dtrPlanComm(r.plan);
+  MPI_Comm_size(group, &res->group);
+  /* The bare all-to-all moves the group's mean bytes per rank, the same to every peer. */
+  unsigned long long mine = in.bytes, groupBytes = 0;
+  MPI_Allreduce(&mine, &groupBytes, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, group);
+  r.peerBytes = (size_t)(groupBytes / (unsigned long long)res->group / (unsigned long long)res->group);
+  unsigned long long* counter = NULL;
+  uint64_t wrong = 0;
+  dtrResult_t rc = dtrSuccess;
+  if (r.gpu) CUDACHECKGOTO(cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking), rc, agree);
+  if (r.gpu) CUDACHECKGOTO(cudaMalloc((void**)&counter, sizeof *counter), rc, agree);
+  DTRCHECKGOTO(dtrBenchAlloc(r.gpu, &r.in, in.bytes, "the from-pencil"), rc, agree);
+  DTRCHECKGOTO(dtrBenchAlloc(r.gpu, &r.out, out.bytes, "the to-pencil"), rc, agree);
+  DTRCHECKGOTO(dtrBenchAlloc(r.gpu, &r.send, r.peerBytes * res->group, "the all-to-all send buffer"), rc, agree);
+  DTRCHECKGOTO(dtrBenchAlloc(r.gpu, &r.recv, r.peerBytes * res->group, "the all-to-all receive buffer"), rc, agree);
+agree:
+  rc = dtrAgree(MPI_COMM_WORLD, rc);
+  if (rc != dtrSuccess) goto done;
+  DTRCHECKGOTO(pattern(&r, dtrPatternFill, r.in, &in, o->shape, counter, NULL), rc, measured);
+  for (int c = 0; c < o->check; c++) {
+    DTRCHECKGOTO(pattern(&r, dtrPatternPoison, r.out, &out, o->shape, counter, NULL), rc, measured);
+    DTRCHECKGOTO(runTranspose(&r), rc, measured);
+    DTRCHECKGOTO(pattern(&r, dtrPatternCheck, r.out, &out, o->shape, counter, &wrong), rc, measured);
+  }
+  DTRCHECKGOTO(dtrBenchTime(runTranspose, &r, r.gpu, r.stream, o->warmup, o->iters, &res->time_us), rc, measured);
+  DTRCHECKGOTO(dtrBenchTime(runAlltoall, &r, r.gpu, r.stream, o->warmup, o->iters, &res->a2a_us), rc, measured);
+measured:
+  rc = dtrAgree(MPI_COMM_WORLD, rc);
+  if (rc != dtrSuccess) goto done;
+  int nranks;
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  unsigned long long w = wrong, total = 0;
+  MPI_Allreduce(&w, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  res->from = from, res->to = to;
+  memcpy(res->shape, o->shape, sizeof res->shape);
+  res->type = o->type;
+  res->howmany = o->howmany;
+  res->bytes_per_rank = (double)o->shape[0] * (double)o->shape[1] * (double)o->shape[2] * (double)in.entry_bytes / nranks;
+  res->wrong = total;
+  res->checked = o->check > 0;
+  res->algbw = res->time_us > 0 ? res->bytes_per_rank / (res->time_us * 1e3) : 0;
+  res->busbw = res->algbw * (res->group - 1) / res->group;
+  res->ratio = res->a2a_us > 0 ? res->time_us / res->a2a_us : 0;
+done:
+  if (r.gpu && r.stream) cudaStreamSynchronize(r.stream);
+  dtrBenchFree(r.gpu, r.in);
+  dtrBenchFree(r.gpu, r.out);
+  dtrBenchFree(r.gpu, r.send);
+  dtrBenchFree(r.gpu, r.recv);
+  if (counter) cudaFree(counter);
+  if (r.stream) cudaStreamDestroy(r.stream);
+  dtrPlanDestroy(r.plan);
+  return rc;
+}
