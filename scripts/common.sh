@@ -13,7 +13,20 @@ dtr_have_cmake() {
   [ "$(printf '%s\n3.25\n' "$v" | sort -V | head -n1)" = "3.25" ]
 }
 
+# FFTW (the CPU reference of the FFT example) is installed where packages can be had; where they
+# cannot (a GPU machine without a network), the example builds for GPUs only.
+dtr_install_fftw() {
+  [ -f /usr/include/fftw3.h ] && return 0
+  command -v apt-get >/dev/null 2>&1 || return 0
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  echo "disttranspose: installing libfftw3-dev"
+  { $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libfftw3-dev; } >/dev/null 2>&1 ||
+    echo "disttranspose: libfftw3-dev could not be installed; the FFT example builds for GPUs only"
+}
+
 dtr_install_missing() {
+  dtr_install_fftw
   local pkgs=()
   command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 || pkgs+=(libopenmpi-dev openmpi-bin)
   dtr_have_cmake || pkgs+=(cmake)
