@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # On a GPU machine, in one go: build, run the GPU tests on 1..all GPUs, benchmark the local kernels
 # and the distributed transpose, and print a short table last. Stages: tests, kernels, dist (all by
-# default; also: sanitize). Full logs go to DTR_LOG_DIR (default build/device-check).
+# default; also: sanitize, pencils, fft). Full logs go to DTR_LOG_DIR (default build/device-check).
+# pencils: every pencil transpose of DTR_PENCIL_CASES (default 1024:c64 512:c64 512:c128) on the grids
+# DTR_GRIDS (default 2x2 1x4 with 4 GPUs), and the 2-D transposes of the same bytes per rank on each
+# grid's group size (DTR_MATRIX_CASES, "ranks:rows:cols:type"). fft: examples/fft3d on the same.
 # Knobs: DTR_NP_LIST (rank counts of the sweeps; default 1, 2 and all GPUs), DTR_MINBYTES,
 # DTR_MAXBYTES, DTR_STEP (the sweep), DTR_DIST_TYPES (types besides fp32), DTR_BENCH_ARGS
 # (transpose-bench), DTR_TEST_REGEX (which GPU tests; default all), DTR_TEST_TIMEOUT.
@@ -50,6 +53,44 @@ for stage in $stages; do
       mpirun -np "$gpus" "$DTR_BUILD/disttranspose" >"$logs/default.txt" 2>&1 || status=1
       note "## mpirun -np $gpus disttranspose (defaults)"
       cat "$logs/default.txt" >>"$summary"
+      ;;
+    pencils)
+      for grid in ${DTR_GRIDS:-2x2 1x4}; do
+        np=$(( ${grid%x*} * ${grid#*x} ))
+        [ "$np" -le "$gpus" ] || continue
+        for case in ${DTR_PENCIL_CASES:-1024:c64 512:c64 512:c128}; do
+          n=${case%%:*} dt=${case#*:}
+          tag="pencils-$grid-$n-$dt"
+          timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" "$DTR_BUILD/disttranspose" --shape "$n" --grid "$grid" -d "$dt" -J "$logs/$tag.json" \
+            >"$logs/$tag.txt" 2>&1 || status=1
+          note "## mpirun -np $np disttranspose --shape $n --grid $grid -d $dt"
+          grep -vE "^#  Rank" "$logs/$tag.txt" | grep -E "^ |transpose|Wrong|rror" | tee -a "$summary" >/dev/null
+        done
+      done
+      # 2-D transposes of the same bytes per rank on 2 and 4 ranks (the groups of 2x2 and 1x4), shapes
+      # whose segments are 16-byte multiples.
+      for case in ${DTR_MATRIX_CASES:-2:16384:32768:c64 4:32768:32768:c64 2:8192:8192:c64 4:8192:16384:c64 2:8192:8192:c128 4:8192:16384:c128}; do
+        IFS=: read -r np rows cols dt <<<"$case"
+        [ "$np" -le "$gpus" ] || continue
+        tag="matrix-$np-$rows-$cols-$dt"
+        timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" "$DTR_BUILD/disttranspose" -r "$rows" -c "$cols" -d "$dt" -J "$logs/$tag.json" >"$logs/$tag.txt" 2>&1 || status=1
+        note "## mpirun -np $np disttranspose -r $rows -c $cols -d $dt"
+        grep -E "^  " "$logs/$tag.txt" | tee -a "$summary" >/dev/null
+      done
+      ;;
+    fft)
+      for grid in ${DTR_GRIDS:-2x2 1x4}; do
+        np=$(( ${grid%x*} * ${grid#*x} ))
+        [ "$np" -le "$gpus" ] || continue
+        for case in ${DTR_PENCIL_CASES:-1024:c64 512:c64 512:c128}; do
+          n=${case%%:*} dt=${case#*:}
+          tag="fft3d-$grid-$n-$dt"
+          timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" "$DTR_BUILD/examples/fft3d" --shape "$n" --grid "$grid" --dtype "$dt" --iters ${DTR_FFT_ITERS:-10} \
+            >"$logs/$tag.txt" 2>&1 || status=1
+          note "## mpirun -np $np fft3d --shape $n --grid $grid --dtype $dt"
+          grep -vE "^#  Rank" "$logs/$tag.txt" | tail -n 14 | tee -a "$summary" >/dev/null
+        done
+      done
       ;;
   esac
 done
