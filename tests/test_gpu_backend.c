@@ -12,6 +12,7 @@
 #include "check.h"
 #include "disttranspose.h"
 #include "launch.h"
+#include "node_local.h"
 #include "transpose_cases.h"
 
 static int rank, nranks;
@@ -129,11 +130,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   int count = 0, localRank, localSize;
   if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
-  MPI_Comm local;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
-  MPI_Comm_rank(local, &localRank);
-  MPI_Comm_size(local, &localSize);
-  MPI_Comm_free(&local);
+  dtrTestNodeLocal(&localRank, &localSize);
   int none = count == 0, anyNone = 0;
   MPI_Allreduce(&none, &anyNone, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (anyNone) {

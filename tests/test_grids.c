@@ -17,6 +17,7 @@
 #include "check.h"
 #include "disttranspose.h"
 #include "launch.h"
+#include "node_local.h"
 #include "pattern_host.h"
 
 static int rank, nranks, gpu, myDevice = -1;
@@ -318,11 +319,7 @@ int main(int argc, char** argv) {
   if (gpu) {
     int count = 0, localRank, localSize;
     if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
-    MPI_Comm local;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
-    MPI_Comm_rank(local, &localRank);
-    MPI_Comm_size(local, &localSize);
-    MPI_Comm_free(&local);
+    dtrTestNodeLocal(&localRank, &localSize);
     int cannot = localSize > count, any = 0;
     MPI_Allreduce(&cannot, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (any) {

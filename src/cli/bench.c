@@ -159,11 +159,7 @@ dtrResult_t dtrBenchRun(const dtrCliOptions* o, int64_t rows, int64_t cols, dtrB
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   memset(r, 0, sizeof *r);
   dtrConfig_t cfg;
-  dtrConfigInit(&cfg);
-  cfg.backend = o->backend;
-  cfg.kernel = o->kernel;
-  cfg.device = o->device;
-  cfg.stages = o->stages;
+  dtrCliConfig(o, &cfg);
   dtrPlan_t plan = NULL;
   DTRCHECK(dtrPlanCreate(&plan, rows, cols, o->type, o->howmany, MPI_COMM_WORLD, &cfg));
   dtrLocalSize_t ls;

@@ -20,6 +20,14 @@ void dtrCliDefaults(dtrCliOptions* o) {
   o->factor = 2.0;
 }
 
+void dtrCliConfig(const dtrCliOptions* o, dtrConfig_t* cfg) {
+  dtrConfigInit(cfg);
+  cfg->backend = o->backend;
+  cfg->kernel = o->kernel;
+  cfg->device = o->device;
+  cfg->stages = o->stages;
+}
+
 int dtrParseSize(const char* s, uint64_t* out) {
   if (!s || !*s || *s == '-') return -1;
   errno = 0;

@@ -27,6 +27,8 @@ typedef struct {
 } dtrCliOptions;
 
 void dtrCliDefaults(dtrCliOptions* o);
+/* The library config the options ask for. */
+void dtrCliConfig(const dtrCliOptions* o, dtrConfig_t* cfg);
 /* 0 on success; otherwise -1 with a message naming the bad option in err. */
 int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errlen);
 void dtrCliUsage(FILE* f);

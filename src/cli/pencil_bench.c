@@ -59,11 +59,7 @@ dtrResult_t dtrPencilBenchRun(const dtrCliOptions* o, dtrGrid_t grid, dtrPencil_
                               dtrPencilBenchResult* res) {
   memset(res, 0, sizeof *res);
   dtrConfig_t cfg;
-  dtrConfigInit(&cfg);
-  cfg.backend = o->backend;
-  cfg.kernel = o->kernel;
-  cfg.device = o->device;
-  cfg.stages = o->stages;
+  dtrCliConfig(o, &cfg);
   Run r = {0};
   DTRCHECK(dtrPlanCreatePencil(&r.plan, grid, o->shape, from, to, o->type, o->howmany, &cfg));
   dtrPlanGetBackend(r.plan, &res->backend);
