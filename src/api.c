@@ -171,6 +171,11 @@ static dtrResult_t finishPlan(dtrPlan_t plan, const dtrGeometry* geo, dtrDataTyp
                               const dtrConfig_t* cfg, dtrPlan_t* out) {
   dtrResult_t res;
   plan->geo = *geo;
+  /* Padded segment rows change every message's size: every rank must pad alike. */
+  plan->geo.segment_align = (size_t)dtrEnvParamsGet()->segment_align;
+  const int64_t align = (int64_t)plan->geo.segment_align;
+  const char* const alignName[] = {"DTR_SEGMENT_ALIGN"};
+  DTRCHECKGOTO(dtrAgreeValues(plan->comm.comm, &align, alignName, 1), res, fail);
   plan->type = type;
   plan->howmany = howmany;
   plan->workspace_policy = cfg->workspace;

@@ -1,24 +1,39 @@
 #include "geometry.h"
 
 dtrGeometry dtrGeometryMatrix(int64_t rows, int64_t cols, size_t entry_bytes, int nranks) {
-  dtrGeometry g = {rows, cols, entry_bytes, nranks, 1, dtrBatchOuter, 1, 1};
+  dtrGeometry g = {rows, cols, entry_bytes, nranks, 1, dtrBatchOuter, 1, 1, 1};
   return g;
 }
 
 int64_t dtrInEntries(const dtrGeometry* g, int r) { return g->batch * dtrInRows(g, r).count * g->cols; }
 int64_t dtrOutEntries(const dtrGeometry* g, int r) { return g->batch * dtrOutRows(g, r).count * g->rows; }
 
+static int64_t gcd64(int64_t a, int64_t b) {
+  while (b) {
+    const int64_t t = a % b;
+    a = b, b = t;
+  }
+  return a;
+}
+
+/* The pitch of a segment row of `entries` entries: padded to segment_align bytes for batch 1. */
+static int64_t segmentPitch(const dtrGeometry* g, int64_t entries) {
+  if (g->batch != 1 || g->segment_align <= 1) return entries;
+  const int64_t a = (int64_t)g->segment_align, unit = a / gcd64(a, (int64_t)g->entry_bytes);
+  return (entries + unit - 1) / unit * unit;
+}
+
 /*
  * A segment is a matrix of segment rows: rows of B (outer layout: [j][k][i], one row of B's
- * columns per batch) or rows of A (middle layout: [i][k][j]). Its rows and row length, for the
+ * columns per batch) or rows of A (middle layout: [i][k][j]). Its rows and row pitch, for the
  * segment r sends to p (r's A rows, p's B rows); r == p has none.
  */
 static dtrRange segmentShape(const dtrGeometry* g, int r, int p) {
-  dtrRange shape = {0, 0}; /* start: rows, count: entries per row */
+  dtrRange shape = {0, 0}; /* start: rows, count: entries per row, padding included */
   if (r == p) return shape;
   const int64_t in = dtrInRows(g, r).count, out = dtrOutRows(g, p).count;
   shape.start = g->batch_layout == dtrBatchOuter ? out : in;
-  shape.count = g->batch * (g->batch_layout == dtrBatchOuter ? in : out);
+  shape.count = segmentPitch(g, g->batch * (g->batch_layout == dtrBatchOuter ? in : out));
   return shape;
 }
 
@@ -51,16 +66,20 @@ static dtrBlock block(int64_t so, int64_t sld, int64_t dof, int64_t dld, int64_t
  */
 dtrBlock dtrPackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int p) {
   const int64_t nIn = dtrInRows(g, r).count, k = g->batch, out = dtrOutRows(g, p).count, j0 = dtrOutRows(g, p).start;
-  dtrBlock b = g->batch_layout == dtrBatchOuter ? block(j0, g->cols, l->send_offset[p], k * nIn, k * nIn, out, 1)
-                                                : block(j0, g->cols, l->send_offset[p], out, nIn * k, out, 0);
+  /* Middle layout: a copy row per batch of a segment row, so the pitch is the width unless batch 1. */
+  const int64_t pitch = segmentShape(g, r, p).count;
+  dtrBlock b = g->batch_layout == dtrBatchOuter ? block(j0, g->cols, l->send_offset[p], pitch, k * nIn, out, 1)
+                                                : block(j0, g->cols, l->send_offset[p], k == 1 ? pitch : out, nIn * k, out, 0);
   if (p == r) b.rows = b.cols = 0;
   return b;
 }
 
 dtrBlock dtrUnpackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q) {
   const int64_t nOut = dtrOutRows(g, r).count, k = g->batch, in = dtrInRows(g, q).count, i0 = dtrInRows(g, q).start;
-  dtrBlock b = g->batch_layout == dtrBatchOuter ? block(l->recv_offset[q], in, i0, g->rows, nOut * k, in, 0)
-                                                : block(l->recv_offset[q], k * nOut, i0, g->rows, in, k * nOut, 1);
+  /* Outer layout: a copy row per batch of a segment row, so the pitch is the width unless batch 1. */
+  const int64_t pitch = q == r ? 1 : segmentShape(g, q, r).count;
+  dtrBlock b = g->batch_layout == dtrBatchOuter ? block(l->recv_offset[q], k == 1 ? pitch : in, i0, g->rows, nOut * k, in, 0)
+                                                : block(l->recv_offset[q], pitch, i0, g->rows, in, k * nOut, 1);
   if (q == r) b.rows = b.cols = 0;
   return b;
 }
@@ -131,7 +150,7 @@ dtrRange dtrRecvStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, i
 int dtrPiecesAligned(const dtrGeometry* g, size_t align) {
   for (int r = 0; r < g->nranks; r++) {
     const int64_t rows = g->batch_layout == dtrBatchOuter ? dtrInRows(g, r).count : dtrOutRows(g, r).count;
-    if (((size_t)(g->batch * rows) * g->entry_bytes) % align) return 0;
+    if (((size_t)segmentPitch(g, g->batch * rows) * g->entry_bytes) % align) return 0;
   }
   return 1;
 }
@@ -172,7 +191,7 @@ int dtrPencilTransposeGeometry(const int64_t shape[3], int pr, int pc, int a, in
                                size_t entry_bytes, dtrGeometry* g, dtrGridGroup* group) {
   const int64_t nx = shape[0], ny = shape[1], nz = shape[2];
   const int64_t zb = dtrSplit(nz, pc, b).count, xa = dtrSplit(nx, pr, a).count;
-  dtrGeometry m = {0, 0, entry_bytes, 0, 1, dtrBatchOuter, 1, 1};
+  dtrGeometry m = {0, 0, entry_bytes, 0, 1, dtrBatchOuter, 1, 1, 1};
   /* X<->Y: rows y (X) / x (Y), the batch z; Y<->Z: rows z (Y) / y (Z), the batch x. */
   if (from == 0 && to == 1) m.rows = ny, m.cols = nx, m.batch = zb;
   else if (from == 1 && to == 0) m.rows = nx, m.cols = ny, m.batch = zb, m.batch_layout = dtrBatchMiddle;

@@ -40,6 +40,7 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   params.tma_boxes = 0;
   params.tile_group = 0;
   params.tiles_per_cta = 0;
+  params.segment_align = 16;
   const char* v;
   if ((v = getenv("DTR_BACKEND")) && *v) {
     if (dtrParseBackend(v, &params.backend)) bad("DTR_BACKEND", v, dtrBackendChoices());
@@ -55,5 +56,6 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   readInt("DTR_STREAMING", 0, 1, &params.streaming);
   readInt("DTR_TILES_PER_CTA", -1, 1 << 20, &params.tiles_per_cta);
   readInt("DTR_STAGES", 0, DTR_MAX_STAGES, &params.stages);
+  readInt("DTR_SEGMENT_ALIGN", 1, 4096, &params.segment_align);
   return &params;
 }

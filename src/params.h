@@ -12,6 +12,8 @@
  *   DTR_STREAMING    1: evict-first loads and stores in the element-wise kernel (default 0)
  *   DTR_TILES_PER_CTA  tiles each block of a transpose kernel takes (-1: persistent blocks, as many
  *                    as fit at once)
+ *   DTR_SEGMENT_ALIGN  bytes to which the exchange's segment rows are padded (single matrices;
+ *                    default 16; 1: packed), so that every message starts aligned
  * For the last four, 0 (the default) leaves each kernel at what was measured best for it.
  */
 #ifndef DTR_PARAMS_H
@@ -28,6 +30,7 @@ typedef struct {
   int streaming;
   int tiles_per_cta;
   int stages;
+  int segment_align;
   int bad;               /* a variable was set to a value it cannot take */
   char bad_message[256];
 } dtrEnvParams;

@@ -120,6 +120,9 @@ static void testExchangeLayout(void) {
   dtrGeometry batched = odd;
   batched.batch = 2; /* 66 rows on 4 ranks: 17 or 16 rows, times 2 batches of 4 bytes: 136 or 128 bytes */
   EXPECT(!dtrPiecesAligned(&batched, 16) && dtrPiecesAligned(&batched, 8), "batched piece alignment");
+  dtrGeometry padded = odd;
+  padded.segment_align = 16;
+  EXPECT(dtrPiecesAligned(&padded, 16) && !dtrPiecesAligned(&padded, 32), "padded segment rows");
   EXPECT(dtrGeometryOverflows(1, 1, 1, 16) == 0, "1x1 overflows");
   EXPECT(dtrGeometryOverflows((int64_t)1 << 40, (int64_t)1 << 40, 1, 8) == 1, "2^80 entries accepted");
   EXPECT(dtrGeometryOverflows((int64_t)1 << 31, (int64_t)1 << 31, 1, 16) == 1, "2^66 bytes accepted");
@@ -211,14 +214,16 @@ static void testBatchedEmulation(void) {
             for (int stages = 1; stages <= 3; stages += 2) {
               dtrGeometry g = dtrGeometryMatrix(shapes[s][0], shapes[s][1], 8, p);
               g.batch = k;
+              /* Segment rows padded to 16 or 128 bytes in turn (batch 1 only pads). */
+              g.segment_align = (size_t)1 << (4 * ((s + gran + stages) % 3));
               g.batch_layout = (dtrBatchLayout)layout;
               /* Granules: rows of A, or of B, split in planes of 3 (the shape scaled to fit). */
               if (gran == 1) g.rows *= 3, g.row_granule = 3;
               if (gran == 2) g.cols *= 3, g.col_granule = 3;
               const int64_t wrong = emulateTranspose(&g, stages);
-              EXPECT(wrong == 0, "%lld x %lld batch %lld %s granules %lld/%lld on %d ranks, %d stages: %lld wrong",
+              EXPECT(wrong == 0, "%lld x %lld batch %lld %s granules %lld/%lld align %zu on %d ranks, %d stages: %lld wrong",
                      (long long)g.rows, (long long)g.cols, (long long)k, layout ? "middle" : "outer",
-                     (long long)g.row_granule, (long long)g.col_granule, p, stages, (long long)wrong);
+                     (long long)g.row_granule, (long long)g.col_granule, g.segment_align, p, stages, (long long)wrong);
               cases++;
             }
   EXPECT(cases > 1000, "only %d emulated cases", cases);
