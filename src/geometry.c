@@ -53,6 +53,10 @@ void dtrExchangeLayoutFill(const dtrGeometry* g, int rank, dtrExchangeLayout* la
   layout->recv_total = recv;
 }
 
+/* The pitch of the 2-D copy over a segment whose rows have `pitch`: each copy row is a whole segment
+ * row for batch 1 (padding and all), else one batch's `width` entries of it (rows packed). */
+static int64_t copyPitch(const dtrGeometry* g, int64_t pitch, int64_t width) { return g->batch == 1 ? pitch : width; }
+
 static dtrBlock block(int64_t so, int64_t sld, int64_t dof, int64_t dld, int64_t rows, int64_t cols, int transpose) {
   dtrBlock b = {so, sld, dof, dld, rows, cols, transpose, 1, 0, 0};
   return b;
@@ -66,19 +70,17 @@ static dtrBlock block(int64_t so, int64_t sld, int64_t dof, int64_t dld, int64_t
  */
 dtrBlock dtrPackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int p) {
   const int64_t nIn = dtrInRows(g, r).count, k = g->batch, out = dtrOutRows(g, p).count, j0 = dtrOutRows(g, p).start;
-  /* Middle layout: a copy row per batch of a segment row, so the pitch is the width unless batch 1. */
   const int64_t pitch = segmentShape(g, r, p).count;
   dtrBlock b = g->batch_layout == dtrBatchOuter ? block(j0, g->cols, l->send_offset[p], pitch, k * nIn, out, 1)
-                                                : block(j0, g->cols, l->send_offset[p], k == 1 ? pitch : out, nIn * k, out, 0);
+                                                : block(j0, g->cols, l->send_offset[p], copyPitch(g, pitch, out), nIn * k, out, 0);
   if (p == r) b.rows = b.cols = 0;
   return b;
 }
 
 dtrBlock dtrUnpackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q) {
   const int64_t nOut = dtrOutRows(g, r).count, k = g->batch, in = dtrInRows(g, q).count, i0 = dtrInRows(g, q).start;
-  /* Outer layout: a copy row per batch of a segment row, so the pitch is the width unless batch 1. */
-  const int64_t pitch = q == r ? 1 : segmentShape(g, q, r).count;
-  dtrBlock b = g->batch_layout == dtrBatchOuter ? block(l->recv_offset[q], k == 1 ? pitch : in, i0, g->rows, nOut * k, in, 0)
+  const int64_t pitch = segmentShape(g, q, r).count;
+  dtrBlock b = g->batch_layout == dtrBatchOuter ? block(l->recv_offset[q], copyPitch(g, pitch, in), i0, g->rows, nOut * k, in, 0)
                                                 : block(l->recv_offset[q], pitch, i0, g->rows, in, k * nOut, 1);
   if (q == r) b.rows = b.cols = 0;
   return b;

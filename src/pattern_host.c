@@ -1,5 +1,7 @@
 #include "pattern_host.h"
 
+#include "launch.h"
+
 uint64_t dtrHostPatternBox(dtrPatternRole role, void* data, const dtrPatternBox* box, size_t e) {
   uint8_t* p = data;
   uint64_t wrong = 0;
@@ -43,4 +45,23 @@ dtrPatternBox dtrPatternBoxOfPencil(const dtrBox_t* box, const int64_t shape[3])
     p.stride[d] = global[axis];
   }
   return p;
+}
+
+cudaError_t dtrPatternApply(int gpu, dtrPatternRole role, void* data, const dtrPatternBox* box, size_t e,
+                            unsigned long long* counter, cudaStream_t stream, uint64_t* wrong) {
+  if (!data) return cudaSuccess;
+  if (!gpu) {
+    const uint64_t w = dtrHostPatternBox(role, data, box, e);
+    if (role == dtrPatternCheck) *wrong += w;
+    return cudaSuccess;
+  }
+  cudaError_t err;
+  if (role == dtrPatternCheck && (err = cudaMemsetAsync(counter, 0, sizeof *counter, stream)) != cudaSuccess) return err;
+  if ((err = dtrPatternBoxLaunch(role, data, box, e, counter, stream)) != cudaSuccess || role != dtrPatternCheck) return err;
+  unsigned long long w = 0;
+  if ((err = cudaMemcpyAsync(&w, counter, sizeof w, cudaMemcpyDeviceToHost, stream)) != cudaSuccess ||
+      (err = cudaStreamSynchronize(stream)) != cudaSuccess)
+    return err;
+  *wrong += w;
+  return cudaSuccess;
 }

@@ -47,14 +47,9 @@ static void expectDevice(const char* after) {
 
 /* Fill, poison or check a box (pattern.h) on the backend's kind of memory; returns wrong entries. */
 static uint64_t pattern(dtrPatternRole role, void* data, const dtrPatternBox* box, size_t e) {
-  if (!data) return 0;
-  if (!gpu) return dtrHostPatternBox(role, data, box, e);
-  unsigned long long w = 0;
-  if (role == dtrPatternCheck) cudaMemsetAsync(dWrong, 0, sizeof w, stream);
-  EXPECT(dtrPatternBoxLaunch(role, data, box, e, dWrong, stream) == cudaSuccess, "pattern launch");
-  if (role != dtrPatternCheck) return 0;
-  cudaMemcpyAsync(&w, dWrong, sizeof w, cudaMemcpyDeviceToHost, stream);
-  EXPECT(cudaStreamSynchronize(stream) == cudaSuccess, "stream: %s", cudaGetErrorString(cudaGetLastError()));
+  uint64_t w = 0;
+  const cudaError_t err = dtrPatternApply(gpu, role, data, box, e, dWrong, stream, &w);
+  EXPECT(err == cudaSuccess, "pattern: %s", cudaGetErrorString(err));
   return w;
 }
 

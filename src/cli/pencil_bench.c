@@ -35,23 +35,11 @@ static dtrResult_t runAlltoall(void* ctx) {
   return dtrPlanAlltoall(r->plan, r->send, r->recv, r->peerBytes, r->stream);
 }
 
-/* Fill, poison or check (returning wrong entries) a pencil box on the run's kind of memory. */
+/* Fill, poison or check (adding to *wrong) a pencil box on the run's kind of memory. */
 static dtrResult_t pattern(Run* r, dtrPatternRole role, void* data, const dtrBox_t* box, const int64_t shape[3],
                            unsigned long long* counter, uint64_t* wrong) {
   const dtrPatternBox p = dtrPatternBoxOfPencil(box, shape);
-  if (!data) return dtrSuccess;
-  if (!r->gpu) {
-    const uint64_t w = dtrHostPatternBox(role, data, &p, box->entry_bytes);
-    if (wrong) *wrong += w;
-    return dtrSuccess;
-  }
-  if (role == dtrPatternCheck) CUDACHECK(cudaMemsetAsync(counter, 0, sizeof *counter, r->stream));
-  CUDACHECK(dtrPatternBoxLaunch(role, data, &p, box->entry_bytes, counter, r->stream));
-  if (role != dtrPatternCheck) return dtrSuccess;
-  unsigned long long w = 0;
-  CUDACHECK(cudaMemcpyAsync(&w, counter, sizeof w, cudaMemcpyDeviceToHost, r->stream));
-  CUDACHECK(cudaStreamSynchronize(r->stream));
-  *wrong += w;
+  CUDACHECK(dtrPatternApply(r->gpu, role, data, &p, box->entry_bytes, counter, r->stream, wrong));
   return dtrSuccess;
 }
 
