@@ -65,6 +65,10 @@ typedef enum {
   dtrBackendAuto = 0,  /* NCCL when every rank has a GPU, else CPU */
   dtrBackendNccl = 1,  /* device buffers, NCCL grouped send/recv */
   dtrBackendCpu = 2,   /* host buffers, MPI_Alltoallv */
+  dtrBackendP2p = 3,   /* device buffers on GPUs of one host that reach each other's memory (NVLink,
+                          PCIe peer-to-peer): one kernel per rank stores transposed tiles straight
+                          into every rank's B; no staging buffers. out must be memory that CUDA IPC
+                          can export (cudaMalloc); each new out buffer is mapped once, on first use */
   dtrNumBackends
 } dtrBackend_t;
 

@@ -40,6 +40,42 @@ int dtrTransposeSupported(dtrKernel_t kernel, const dtrTransposeArgs* args);
 cudaError_t dtrTransposeLaunch(dtrKernel_t kernel, const dtrTransposeArgs* args, cudaStream_t stream,
                                dtrKernel_t* ran);
 
+/* Most transposes in one grouped launch, and most ranks of a one-pass (peer-to-peer) plan. */
+#define DTR_GROUP_MAX 16
+
+/*
+ * Several transposes in one launch: the one-pass path's blocks, one per rank, each stored straight
+ * into that rank's memory. Member i gets `ctas` blocks (0: the device's resident blocks shared out
+ * evenly), numbered i, i + count, ...: every member's stores run at once, each through few blocks.
+ * Members the 16-byte kernel cannot serve (an odd pitch or pointer) run after, one launch each, on
+ * the element-wise kernel. Every block ends with a system-scope fence, so that its stores into
+ * peer memory are visible before a signal that follows the launch.
+ */
+cudaError_t dtrTransposeGroupLaunch(const dtrTransposeArgs* members, int count, int ctas, cudaStream_t stream);
+
+/*
+ * Cross-GPU ordering of the one-pass path. Each rank owns one flags array in its device memory,
+ * mapped into every peer: [0] its epoch (executes begun), [1 + q] the epoch at which rank q last
+ * arrived, [1 + n + q] the epoch at which rank q last finished its stores. peer[q] is rank q's
+ * array as mapped here (peer[rank] is this rank's own).
+ */
+typedef struct {
+  uint64_t* peer[DTR_GROUP_MAX];
+  int rank, nranks;
+} dtrPeerFlags;
+
+/* 64-bit words of a flags array of n ranks. */
+#define DTR_PEER_FLAG_WORDS(n) (1 + 2 * (size_t)(n))
+
+typedef enum {
+  dtrPeerArrive = 0, /* begins an epoch; returns once every rank has begun it: every rank's stream
+                        has finished what came before, so its B may be overwritten */
+  dtrPeerFinish = 1  /* returns once every rank has finished this epoch's stores: B is complete */
+} dtrPeerPhase;
+
+/* One block that signals every rank and waits for every rank's signal, in stream order. */
+cudaError_t dtrPeerBarrierLaunch(const dtrPeerFlags* flags, dtrPeerPhase phase, cudaStream_t stream);
+
 /* Knobs of the kernels: boxes per TMA stage (1 or 2), the width in tiles of the column groups in which
  * the kernels take their tiles, evict-first (streaming) loads and stores in the element-wise kernel,
  * and tiles per block (n: a grid of about tiles / n blocks; -1: persistent, as many blocks as fit at

@@ -15,6 +15,8 @@
 
 #include "launch.h"
 #include "tile_layout.h"
+#include "group.h"
+#include "simt16_tile.cuh"
 #include "tile_transpose.cuh"
 #include "variants.h"
 
@@ -22,77 +24,21 @@ namespace dtr {
 
 /* ---- simt16 ----------------------------------------------------------------------------------- */
 
-constexpr int kSimt16Threads = 128;
-
-/* Copies n < 16/S elements of S bytes one by one (a chunk cut by the matrix edge). */
-template <int S>
-__device__ __forceinline__ void copyElements(uint8_t* dst, const uint8_t* src, uint32_t n) {
-  for (uint32_t e = 0; e < n; e++) {
-    if (S == 1) dst[e] = src[e];
-    else if (S == 2) reinterpret_cast<uint16_t*>(dst)[e] = reinterpret_cast<const uint16_t*>(src)[e];
-    else if (S == 4) reinterpret_cast<uint32_t*>(dst)[e] = reinterpret_cast<const uint32_t*>(src)[e];
-    else if (S == 8) reinterpret_cast<uint64_t*>(dst)[e] = reinterpret_cast<const uint64_t*>(src)[e];
-    else reinterpret_cast<uint4*>(dst)[e] = reinterpret_cast<const uint4*>(src)[e];
-  }
-}
-
 template <int S>
 __global__ void __launch_bounds__(kSimt16Threads) simt16Kernel(const uint8_t* __restrict__ src, int64_t ldsBytes,
                                                                uint8_t* __restrict__ dst, int64_t lddBytes,
                                                                int64_t rows, int64_t cols, uint32_t tilesX,
                                                                uint32_t tilesY, uint32_t group, int64_t srcBatchBytes,
                                                                int64_t dstBatchBytes) {
-  constexpr uint32_t m = 16 / S, T = (S == 1) ? 256 : 128, box = 128 / S;
+  constexpr uint32_t T = (S == 1) ? 256 : 128;
   src += blockIdx.z * srcBatchBytes;
   dst += blockIdx.z * dstBatchBytes;
-  constexpr uint32_t chunksPerThread = T * 8 / kSimt16Threads;
-  /* Dynamic: two 32 KB buffers for 1-byte elements exceed the static limit. */
-  extern __shared__ uint8_t smemRaw[];
-  uint8_t* stage = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smemRaw) + 1023) & ~uintptr_t(1023));
-  uint8_t* result = stage + T * 128;
-  const uint32_t tid = threadIdx.x;
+  uint8_t* stage = simt16Stage();
   const uint64_t tiles = (uint64_t)tilesX * tilesY;
   for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     uint32_t tx, ty;
     dtrTileOrder(t, tilesX, tilesY, group, &tx, &ty);
-    const int64_t row0 = (int64_t)ty * T, col0 = (int64_t)tx * box;
-    /* Load: eight threads read one 128-byte source row; zeros beyond the matrix. */
-    /* All of a thread's loads are issued before the first shared store; chunks cut by the right
-     * edge are completed element by element afterwards, straight into shared memory. */
-    uint4 v[chunksPerThread];
-#pragma unroll
-    for (uint32_t j = 0; j < chunksPerThread; j++) {
-      const uint32_t ci = tid + j * kSimt16Threads, r = ci / 8, c = ci % 8;
-      const int64_t gr = row0 + r, gc = col0 + c * m;
-      v[j] = make_uint4(0, 0, 0, 0);
-      if (gr < rows && gc + m <= cols) v[j] = *reinterpret_cast<const uint4*>(src + gr * ldsBytes + gc * S);
-    }
-#pragma unroll
-    for (uint32_t j = 0; j < chunksPerThread; j++) {
-      const uint32_t ci = tid + j * kSimt16Threads, r = ci / 8, c = ci % 8;
-      uint8_t* slot = stage + dtrSwizzle128(r, c);
-      *reinterpret_cast<uint4*>(slot) = v[j];
-      const int64_t gr = row0 + r, gc = col0 + c * m;
-      if (gr < rows && gc < cols && gc + m > cols)
-        copyElements<S>(slot, src + gr * ldsBytes + gc * S, (uint32_t)(cols - gc));
-    }
-    __syncthreads();
-    transposeShare<S>(stage, result, T, T / m, 0, 1, tid, kSimt16Threads);
-    __syncthreads();
-    /* Store: eight threads write one 128-byte piece of a result row; clipped at the matrix edge. */
-#pragma unroll
-    for (uint32_t j = 0; j < chunksPerThread; j++) {
-      const uint32_t ci = tid + j * kSimt16Threads;
-      const uint32_t region = ci / (box * 8), row = (ci / 8) % box, c = ci % 8;
-      const int64_t gr = col0 + row, gc = row0 + (int64_t)(region * 8 + c) * m;
-      if (gr < cols && gc < rows) {
-        const uint8_t* s = result + region * box * 128 + dtrSwizzle128(row, c);
-        uint8_t* p = dst + gr * lddBytes + gc * S;
-        if (gc + m <= rows) *reinterpret_cast<uint4*>(p) = *reinterpret_cast<const uint4*>(s);
-        else copyElements<S>(p, s, (uint32_t)(rows - gc));
-      }
-    }
-    __syncthreads();
+    simt16Tile<S>(src, ldsBytes, dst, lddBytes, rows, cols, tx, ty, stage, stage + T * 128);
   }
 }
 
@@ -195,60 +141,90 @@ __device__ __forceinline__ void storeWord(W* p, W v) {
   else *p = v;
 }
 
+/* Rows past the tile: where result rows do not start on sector boundaries, a tile writes them from
+ * one boundary to the next (see wordTile), which reaches up to X entries into the next tile's rows. */
+template <typename W>
+struct WordTileRows {
+  static constexpr int X = kSector / (int)sizeof(W);
+  static constexpr int RX = (X + kTileRowsPerPass - 1) / kTileRowsPerPass;
+  static constexpr int words = (WordTile<W>::T + RX * kTileRowsPerPass) * WordTile<W>::pitch;
+};
+
+/* One T x T tile (tx, ty) through the shared `tile`; every thread of the (32, 8) block takes part. */
+template <typename W, bool Streaming>
+__device__ __forceinline__ void wordTile(const W* __restrict__ src, int64_t lds, W* __restrict__ dst, int64_t ldd,
+                                         int64_t rows, int64_t cols, uint32_t tx, uint32_t ty, W* tile) {
+  constexpr int T = WordTile<W>::T, P = WordTile<W>::pitch, R = T / kTileRowsPerPass, C = T / kTile;
+  constexpr int X = WordTileRows<W>::X, RX = WordTileRows<W>::RX;
+  const bool shifted = ((reinterpret_cast<uintptr_t>(dst) | (uintptr_t)ldd * sizeof(W)) & (kSector - 1));
+  const int64_t row0 = (int64_t)ty * T, col0 = (int64_t)tx * T;
+  W v[R + RX][C];
+#pragma unroll
+  for (int i = 0; i < R + RX; i++)
+#pragma unroll
+    for (int j = 0; j < C; j++) {
+      const int64_t r = row0 + threadIdx.y + i * kTileRowsPerPass, c = col0 + threadIdx.x + j * kTile;
+      const bool row = i < R || (shifted && threadIdx.y + (i - R) * kTileRowsPerPass < X);
+      if (row && r < rows && c < cols) v[i][j] = loadWord<W, Streaming>(src + r * lds + c);
+    }
+#pragma unroll
+  for (int i = 0; i < R + RX; i++)
+#pragma unroll
+    for (int j = 0; j < C; j++) tile[(threadIdx.y + i * kTileRowsPerPass) * P + threadIdx.x + j * kTile] = v[i][j];
+  __syncthreads();
+  /* Each result row is written from the first sector boundary at or after the tile's first
+   * entry, d entries on, to T entries further (the first tile from the row's start, the last to
+   * its end): no sector is then written in part by two tiles, which would have the L2 fetch it
+   * back from memory (4-byte entries, 268435 x 1000: 66 % of copy before, 82 % so; 8-byte,
+   * 134217 x 1000: 76 %, 89 %). j = -1 is the entries before the boundary, which only the first
+   * tile writes. */
+#pragma unroll
+  for (int i = 0; i < R; i++) {
+    const int64_t c = col0 + threadIdx.y + i * kTileRowsPerPass;
+    W* out = dst + c * ldd + row0;
+    const int64_t d =
+        shifted ? (int64_t)((kSector - (reinterpret_cast<uintptr_t>(out) & (kSector - 1))) & (kSector - 1)) / (int64_t)sizeof(W) : 0;
+    const int64_t from = row0 == 0 ? 0 : d, to = rows - row0 < T + d ? rows - row0 : T + d;
+#pragma unroll
+    for (int j = -1; j < C; j++) {
+      const int64_t r = d + threadIdx.x + j * kTile; /* within the tile */
+      if (c < cols && r >= from && r < to) storeWord<W, Streaming>(out + r, tile[r * P + threadIdx.y + i * kTileRowsPerPass]);
+    }
+  }
+  __syncthreads();
+}
+
 template <typename W, bool Streaming>
 __global__ void __launch_bounds__(kTile * kTileRowsPerPass, WordBlocks<W>::value)
     simtWordKernel(const W* __restrict__ src, int64_t lds, W* __restrict__ dst, int64_t ldd, int64_t rows, int64_t cols,
                    uint32_t tilesX, uint32_t tilesY, uint32_t group, int64_t srcBatch, int64_t dstBatch) {
-  constexpr int T = WordTile<W>::T, P = WordTile<W>::pitch, R = T / kTileRowsPerPass, C = T / kTile;
   src += blockIdx.z * srcBatch;
   dst += blockIdx.z * dstBatch;
-  /* Rows past the tile: where result rows do not start on sector boundaries, a tile writes them
-   * from one boundary to the next (see below), which reaches up to X entries into the next tile's
-   * rows. */
-  constexpr int X = kSector / (int)sizeof(W);
-  constexpr int RX = (X + kTileRowsPerPass - 1) / kTileRowsPerPass;
-  __shared__ W tile[(T + RX * kTileRowsPerPass) * P];
-  const bool shifted = ((reinterpret_cast<uintptr_t>(dst) | (uintptr_t)ldd * sizeof(W)) & (kSector - 1));
+  __shared__ W tile[WordTileRows<W>::words];
   const uint64_t tiles = (uint64_t)tilesX * tilesY;
   for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     uint32_t tx, ty;
     dtrTileOrder(t, tilesX, tilesY, group, &tx, &ty);
-    const int64_t row0 = (int64_t)ty * T, col0 = (int64_t)tx * T;
-    W v[R + RX][C];
-#pragma unroll
-    for (int i = 0; i < R + RX; i++)
-#pragma unroll
-      for (int j = 0; j < C; j++) {
-        const int64_t r = row0 + threadIdx.y + i * kTileRowsPerPass, c = col0 + threadIdx.x + j * kTile;
-        const bool row = i < R || (shifted && threadIdx.y + (i - R) * kTileRowsPerPass < X);
-        if (row && r < rows && c < cols) v[i][j] = loadWord<W, Streaming>(src + r * lds + c);
-      }
-#pragma unroll
-    for (int i = 0; i < R + RX; i++)
-#pragma unroll
-      for (int j = 0; j < C; j++) tile[(threadIdx.y + i * kTileRowsPerPass) * P + threadIdx.x + j * kTile] = v[i][j];
-    __syncthreads();
-    /* Each result row is written from the first sector boundary at or after the tile's first
-     * entry, d entries on, to T entries further (the first tile from the row's start, the last to
-     * its end): no sector is then written in part by two tiles, which would have the L2 fetch it
-     * back from memory (4-byte entries, 268435 x 1000: 66 % of copy before, 82 % so; 8-byte,
-     * 134217 x 1000: 76 %, 89 %). j = -1 is the entries before the boundary, which only the first
-     * tile writes. */
-#pragma unroll
-    for (int i = 0; i < R; i++) {
-      const int64_t c = col0 + threadIdx.y + i * kTileRowsPerPass;
-      W* out = dst + c * ldd + row0;
-      const int64_t d =
-          shifted ? (int64_t)((kSector - (reinterpret_cast<uintptr_t>(out) & (kSector - 1))) & (kSector - 1)) / (int64_t)sizeof(W) : 0;
-      const int64_t from = row0 == 0 ? 0 : d, to = rows - row0 < T + d ? rows - row0 : T + d;
-#pragma unroll
-      for (int j = -1; j < C; j++) {
-        const int64_t r = d + threadIdx.x + j * kTile; /* within the tile */
-        if (c < cols && r >= from && r < to) storeWord<W, Streaming>(out + r, tile[r * P + threadIdx.y + i * kTileRowsPerPass]);
-      }
-    }
-    __syncthreads();
+    wordTile<W, Streaming>(src, lds, dst, ldd, rows, cols, tx, ty, tile);
   }
+}
+
+/* The grouped form (group.h): member blockIdx.x % count, its tiles and matrices in turn. */
+template <typename W>
+__global__ void __launch_bounds__(kTile * kTileRowsPerPass, WordBlocks<W>::value) wordGroupKernel(const __grid_constant__ TransposeGroup g) {
+  const TransposeGroupMember& m = g.m[blockIdx.x % g.count];
+  const uint32_t first = blockIdx.x / g.count, stride = gridDim.x / g.count;
+  const uint64_t tiles = (uint64_t)m.tilesX * m.tilesY;
+  __shared__ W tile[WordTileRows<W>::words];
+  for (uint64_t w = first; w < m.work; w += stride) {
+    const uint64_t b = w / tiles;
+    uint32_t tx, ty;
+    dtrTileOrder(w - b * tiles, m.tilesX, m.tilesY, g.tileGroup, &tx, &ty);
+    wordTile<W, false>(reinterpret_cast<const W*>(m.src + b * m.srcBatchBytes), m.ldsBytes / (int64_t)sizeof(W),
+                       reinterpret_cast<W*>(m.dst + b * m.dstBatchBytes), m.lddBytes / (int64_t)sizeof(W), m.rows, m.cols,
+                       tx, ty, tile);
+  }
+  __threadfence_system();
 }
 
 /* Entries of 32 bytes or more: each result row is written contiguously, each entry read whole. */
@@ -319,6 +295,40 @@ static cudaError_t launchSimtTyped(const dtrTransposeArgs* a, cudaStream_t strea
   simtTileKernel<W><<<dim3(grid, 1, batchOf(a)), dim3(kTile, kTileRowsPerPass), smem, stream>>>(
       src, ldsW, dst, lddW, a->rows, a->cols, k, tilesX, tiles, sbW, dbW);
   return cudaGetLastError();
+}
+
+template <typename W>
+static cudaError_t launchWordGroupTyped(TransposeGroup& g, int ctas, cudaStream_t stream) {
+  constexpr int T = WordTile<W>::T;
+  g.tileGroup = (uint32_t)tuningFor(dtrKernelSimt, sizeof(W)).tileGroup;
+  for (int i = 0; i < g.count; i++) transposeGroupTiles(&g.m[i], T, T);
+  if (ctas <= 0) {
+    DeviceInfo d;
+    int perSm = 0;
+    cudaError_t err = deviceInfo(&d);
+    if (err == cudaSuccess) err = residentBlocks((const void*)wordGroupKernel<W>, kTile * kTileRowsPerPass, 0, &perSm);
+    if (err != cudaSuccess) return err;
+    ctas = perSm * d.sms / g.count;
+    if (ctas < 1) ctas = 1;
+  }
+  wordGroupKernel<W><<<(unsigned)(ctas * g.count), dim3(kTile, kTileRowsPerPass), 0, stream>>>(g);
+  return cudaGetLastError();
+}
+
+int wordGroupEligible(const dtrTransposeArgs* a) {
+  const uint64_t s = a->entry_bytes;
+  const uint64_t align = (uint64_t)(uintptr_t)a->src | (uint64_t)(uintptr_t)a->dst | (uint64_t)a->lds * s |
+                         (uint64_t)a->ldd * s | (uint64_t)(a->src_stride | a->dst_stride) * s;
+  return (s == 4 || s == 8 || s == 16) && !(align & (s - 1));
+}
+
+cudaError_t launchWordGroup(TransposeGroup& g, int ctas, cudaStream_t stream) {
+  switch (g.m[0].entryBytes) {
+    case 4: return launchWordGroupTyped<uint32_t>(g, ctas, stream);
+    case 8: return launchWordGroupTyped<uint64_t>(g, ctas, stream);
+    case 16: return launchWordGroupTyped<uint4>(g, ctas, stream);
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 cudaError_t launchSimt(const dtrTransposeArgs* a, cudaStream_t stream) {

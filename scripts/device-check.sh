@@ -6,7 +6,8 @@
 # DTR_GRIDS (default 2x2 1x4 with 4 GPUs), and the 2-D transposes of the same bytes per rank on each
 # grid's group size (DTR_MATRIX_CASES, "ranks:rows:cols:type"). fft: examples/fft3d on the same.
 # Knobs: DTR_NP_LIST (rank counts of the sweeps; default 1, 2 and all GPUs), DTR_MINBYTES,
-# DTR_MAXBYTES, DTR_STEP (the sweep), DTR_DIST_TYPES (types besides fp32), DTR_BENCH_ARGS
+# DTR_MAXBYTES, DTR_STEP (the sweep), DTR_DIST_TYPES (types besides fp32), DTR_DIST_BACKENDS (default
+# auto; e.g. "nccl p2p"), DTR_BENCH_ARGS
 # (transpose-bench), DTR_TEST_REGEX (which GPU tests; default all), DTR_TEST_TIMEOUT.
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
@@ -43,11 +44,13 @@ for stage in $stages; do
     dist)
       for np in ${DTR_NP_LIST:-$(printf '%s\n' 1 2 "$gpus" | sort -un)}; do
         [ "$np" -le "$gpus" ] || continue
-        for dt in fp32 ${DTR_DIST_TYPES:-}; do
-          mpirun -np "$np" "$DTR_BUILD/disttranspose" -b ${DTR_MINBYTES:-1M} -e ${DTR_MAXBYTES:-1G} -f ${DTR_STEP:-4} -d "$dt" \
-            -J "$logs/sweep-$np-$dt.json" >"$logs/sweep-$np-$dt.txt" 2>&1 || status=1
-          note "## mpirun -np $np disttranspose -b ${DTR_MINBYTES:-1M} -e ${DTR_MAXBYTES:-1G} -f ${DTR_STEP:-4} -d $dt"
-          grep -vE "^#  Rank" "$logs/sweep-$np-$dt.txt" | grep -E "^ |^# *bytes|Wrong|rror" | tee -a "$summary" >/dev/null
+        for be in ${DTR_DIST_BACKENDS:-auto}; do
+          for dt in fp32 ${DTR_DIST_TYPES:-}; do
+            mpirun -np "$np" "$DTR_BUILD/disttranspose" -B "$be" -b ${DTR_MINBYTES:-1M} -e ${DTR_MAXBYTES:-1G} -f ${DTR_STEP:-4} \
+              -d "$dt" -J "$logs/sweep-$np-$be-$dt.json" >"$logs/sweep-$np-$be-$dt.txt" 2>&1 || status=1
+            note "## mpirun -np $np disttranspose -B $be -b ${DTR_MINBYTES:-1M} -e ${DTR_MAXBYTES:-1G} -f ${DTR_STEP:-4} -d $dt"
+            grep -vE "^#  Rank" "$logs/sweep-$np-$be-$dt.txt" | grep -E "^ |^# *bytes|Wrong|rror" | tee -a "$summary" >/dev/null
+          done
         done
       done
       mpirun -np "$gpus" "$DTR_BUILD/disttranspose" >"$logs/default.txt" 2>&1 || status=1

@@ -85,7 +85,7 @@ static dtrResult_t checkConfig(const dtrConfig_t* c) {
   const dtrEnvParams* env = dtrEnvParamsGet();
   if (env->bad) return dtrSetError(dtrInvalidArgument, "%s", env->bad_message);
   if ((int)c->backend < 0 || c->backend >= dtrNumBackends)
-    return dtrSetError(dtrInvalidArgument, "config.backend = %d is not a backend (auto, nccl, cpu)", (int)c->backend);
+    return dtrSetError(dtrInvalidArgument, "config.backend = %d is not a backend (auto, nccl, cpu, p2p)", (int)c->backend);
   if ((int)c->kernel < 0 || c->kernel >= dtrNumKernels)
     return dtrSetError(dtrInvalidArgument, "config.kernel = %d is not a kernel (%s)", (int)c->kernel, "auto, simt, simt16, tma, tma-mc2, tma-mc4");
   if (c->device < -1) return dtrSetError(dtrInvalidArgument, "config.device = %d: must be -1 (by local rank) or a device index", c->device);
@@ -106,7 +106,7 @@ static dtrResult_t resolveBackend(dtrPlan_t plan, dtrBackend_t asked) {
     b = everyone ? dtrBackendNccl : dtrBackendCpu;
   }
   plan->backend = b;
-  plan->ops = (b == dtrBackendNccl) ? &dtrNcclBackend : &dtrCpuBackend;
+  plan->ops = b == dtrBackendNccl ? &dtrNcclBackend : b == dtrBackendP2p ? &dtrP2pBackend : &dtrCpuBackend;
   return dtrSuccess;
 }
 

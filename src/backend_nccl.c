@@ -23,9 +23,9 @@
 #include <nccl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "checks.h"
+#include "device.h"
 #include "launch.h"
 #include "nccl_comms.h"
 #include "params.h"
@@ -52,51 +52,6 @@ typedef struct {
  * after (beside NCCL it takes memory bandwidth and SMs the messages need).
  */
 static const int kSelfLastRanks = 4;
-
-/* Which GPU this rank takes, and whether it can: checked on every rank before NCCL is touched. */
-static dtrResult_t selectDevice(dtrPlan_t plan, const dtrConfig_t* config, int* device) {
-  const dtrComm* c = &plan->comm;
-  char host[64] = "";
-  gethostname(host, sizeof host - 1);
-  int count = 0;
-  cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError();
-    count = 0;
-  }
-  dtrResult_t res = dtrSuccess;
-  /* By default the caller's current device, as NCCL and cuFFT take it. */
-  *device = config->device;
-  if (count > 0 && *device < 0 && cudaGetDevice(device) != cudaSuccess) {
-    (void)cudaGetLastError();
-    *device = 0;
-  }
-  if (count == 0)
-    res = dtrSetError(dtrNoDevice, "the NCCL backend needs a GPU, but rank %d on %s sees none (%s)", c->rank, host,
-                      err == cudaSuccess ? "no CUDA devices" : cudaGetErrorString(err));
-  else if (config->device >= count)
-    res = dtrSetError(dtrNoDevice, "config.device = %d, but rank %d on %s sees only %d GPUs", config->device, c->rank, host,
-                      count);
-  else if (c->local_size > count)
-    res = dtrSetError(dtrNoDevice, "%d ranks run on %s but it has only %d GPUs: the NCCL backend needs one GPU per rank",
-                      c->local_size, host, count);
-  if (res != dtrSuccess) *device = -1;
-
-  /* Two ranks on one GPU is an error NCCL would report obscurely (or hang on): name it here. */
-  int* all = malloc((size_t)c->local_size * sizeof *all);
-  if (!all) return dtrSetError(dtrOutOfMemory, "host allocation failed");
-  if (MPI_Allgather(device, 1, MPI_INT, all, 1, MPI_INT, c->local) != MPI_SUCCESS) {
-    free(all);
-    return dtrSetError(dtrMpiError, "MPI_Allgather of the devices failed");
-  }
-  for (int i = 0; i < c->local_size && res == dtrSuccess; i++)
-    if (i != c->local_rank && all[i] == *device && *device >= 0)
-      res = dtrSetError(dtrInvalidArgument, "node-local ranks %d and %d on %s both chose GPU %d: the NCCL backend needs one GPU per rank",
-                        i < c->local_rank ? i : c->local_rank, i < c->local_rank ? c->local_rank : i, host, *device);
-  free(all);
-  if (res == dtrSuccess) CUDACHECK(cudaSetDevice(*device));
-  return res;
-}
 
 static void ncclStateFree(NcclState* s) {
   if (!s) return;
@@ -131,7 +86,7 @@ static dtrResult_t createStreams(dtrPlan_t plan, NcclState* s) {
 static dtrResult_t ncclCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   NcclState* s = calloc(1, sizeof *s);
   dtrResult_t res = s ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate the NCCL backend state");
-  if (res == dtrSuccess) res = selectDevice(plan, config, &plan->device);
+  if (res == dtrSuccess) res = dtrSelectDevice(plan, config, "NCCL", &plan->device);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
   DTRCHECKGOTO(dtrPlanWorkspaceAcquire(plan, plan->device, &s->send, &s->recv), res, fail);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, createStreams(plan, s)), res, fail);
@@ -146,46 +101,13 @@ fail:
   return res;
 }
 
-/* The range [p, p + bytes) must be device memory of one allocation (cuMemGetAddressRange's view,
- * through the runtime's pointer attributes and a driver entry point). */
-static dtrResult_t checkDeviceBuffer(dtrPlan_t plan, const void* p, size_t bytes, const char* name) {
-  if (!bytes) return dtrSuccess;
-  struct cudaPointerAttributes attr;
-  cudaError_t err = cudaPointerGetAttributes(&attr, p);
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError();
-    return dtrSetError(dtrInvalidArgument, "%s = %p is not memory CUDA knows (%s)", name, p, cudaGetErrorString(err));
-  }
-  if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
-    return dtrSetError(dtrInvalidArgument, "%s = %p is host memory; the NCCL backend needs device buffers", name, p);
-  if (attr.type == cudaMemoryTypeDevice && attr.device != plan->device)
-    return dtrSetError(dtrInvalidArgument, "%s = %p is on GPU %d, but this rank's plan runs on GPU %d", name, p,
-                       attr.device, plan->device);
-  if ((uintptr_t)p % dtrDataTypeSize(plan->type))
-    return dtrSetError(dtrInvalidArgument, "%s = %p is not aligned to its element size (%zu bytes)", name, p,
-                       dtrDataTypeSize(plan->type));
-  typedef int (*GetRangeFn)(uintptr_t*, size_t*, uintptr_t);
-  static GetRangeFn getRange = NULL;
-  static int tried = 0;
-  if (!tried) {
-    tried = 1;
-    getRange = (GetRangeFn)dtrDriverEntryPoint("cuMemGetAddressRange");
-  }
-  uintptr_t base = 0;
-  size_t size = 0;
-  if (getRange && getRange(&base, &size, (uintptr_t)p) == 0 && (uintptr_t)p + bytes > base + size)
-    return dtrSetError(dtrInvalidArgument, "%s = %p has %zu bytes to the end of its allocation; this rank needs %zu",
-                       name, p, (size_t)(base + size - (uintptr_t)p), bytes);
-  return dtrSuccess;
-}
-
 static dtrResult_t ncclCheckBuffers(dtrPlan_t plan, const void* in, void* out) {
   const dtrGeometry* g = &plan->geo;
   const int r = plan->comm.rank;
   const size_t inBytes = (size_t)dtrInEntries(g, r) * g->entry_bytes;
   const size_t outBytes = (size_t)dtrOutEntries(g, r) * g->entry_bytes;
-  DTRCHECK(checkDeviceBuffer(plan, in, inBytes, "in"));
-  DTRCHECK(checkDeviceBuffer(plan, out, outBytes, "out"));
+  DTRCHECK(dtrCheckDeviceBuffer(plan, in, inBytes, "in"));
+  DTRCHECK(dtrCheckDeviceBuffer(plan, out, outBytes, "out"));
   return dtrSuccess;
 }
 
@@ -288,18 +210,8 @@ static void ncclDestroy(dtrPlan_t plan) {
 static dtrResult_t ncclAlltoall(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer,
                                 cudaStream_t stream) {
   NcclState* s = plan->state;
-  dtrResult_t res = dtrSuccess;
   CUDACHECK(cudaSetDevice(plan->device));
-  NCCLCHECK(ncclGroupStart());
-  for (int q = 0; q < plan->comm.nranks; q++) {
-    NCCLCHECKGOTO(ncclSend((const char*)send + q * bytes_per_peer, bytes_per_peer, ncclUint8, q, s->nccl, stream), res,
-                  group);
-    NCCLCHECKGOTO(ncclRecv((char*)recv + q * bytes_per_peer, bytes_per_peer, ncclUint8, q, s->nccl, stream), res,
-                  group);
-  }
-group:
-  NCCLCHECK(ncclGroupEnd());
-  return res;
+  return dtrNcclAlltoall(s->nccl, plan->comm.nranks, send, recv, bytes_per_peer, stream);
 }
 
 const dtrBackendOps dtrNcclBackend = {"nccl", ncclCreate, ncclCheckBuffers, ncclExecute, ncclDestroy, ncclAlltoall};

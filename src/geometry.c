@@ -86,10 +86,10 @@ dtrBlock dtrUnpackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r,
   return b;
 }
 
-/* The self block is a batch of transposes: A's (i, j) of batch k lands in B, whose rows interleave
+/* A direct block is a batch of transposes: A's (i, j) of batch k lands in p's B, whose rows interleave
  * the batch with the rows of other ranks (outer) or whose batch interleaves A's rows (middle). */
-dtrBlock dtrSelfBlock(const dtrGeometry* g, int r) {
-  const dtrRange in = dtrInRows(g, r), out = dtrOutRows(g, r);
+dtrBlock dtrDirectBlock(const dtrGeometry* g, int r, int p) {
+  const dtrRange in = dtrInRows(g, r), out = dtrOutRows(g, p);
   const int64_t k = g->batch;
   dtrBlock b;
   if (g->batch_layout == dtrBatchOuter) {
@@ -105,6 +105,8 @@ dtrBlock dtrSelfBlock(const dtrGeometry* g, int r) {
   if (k == 0) b.rows = b.cols = 0;
   return b;
 }
+
+dtrBlock dtrSelfBlock(const dtrGeometry* g, int r) { return dtrDirectBlock(g, r, r); }
 
 /* Restricts a block to the segment rows of `piece`: the columns of a transpose that writes the
  * segment, the rows of a transpose that reads it, or the rows of a copy (`batch` of them per

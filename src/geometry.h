@@ -113,6 +113,8 @@ typedef struct {
 dtrBlock dtrPackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int p);
 /* A's block for r itself, straight into B. */
 dtrBlock dtrSelfBlock(const dtrGeometry* g, int r);
+/* A's block for p, straight into p's B (the one-pass path; offsets in p's B): dtrSelfBlock for p = r. */
+dtrBlock dtrDirectBlock(const dtrGeometry* g, int r, int p);
 /* The segment received from q, into B's columns of q (q != r). */
 dtrBlock dtrUnpackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q);
 

@@ -5,7 +5,7 @@
 
 static const char* const typeNames[dtrNumTypes] = {"int8", "fp16", "bf16", "fp32", "fp64", "c64", "c128"};
 static const size_t typeSizes[dtrNumTypes] = {1, 2, 2, 4, 8, 8, 16};
-static const char* const backendNames[dtrNumBackends] = {"auto", "nccl", "cpu"};
+static const char* const backendNames[dtrNumBackends] = {"auto", "nccl", "cpu", "p2p"};
 static const char* const kernelNames[dtrNumKernels] = {"auto", "simt", "simt16", "tma", "tma-mc2", "tma-mc4"};
 
 static int lookup(const char* const* names, int n, const char* name) {
@@ -46,7 +46,7 @@ int dtrParseKernel(const char* name, dtrKernel_t* out) {
 }
 
 const char* dtrDataTypeChoices(void) { return "int8|fp16|bf16|fp32|fp64|c64|c128"; }
-const char* dtrBackendChoices(void) { return "auto|nccl|cpu"; }
+const char* dtrBackendChoices(void) { return "auto|nccl|cpu|p2p"; }
 const char* dtrKernelChoices(void) { return "auto|simt|simt16|tma|tma-mc2|tma-mc4"; }
 
 const char* dtrDataTypeName(dtrDataType_t t) { return (t >= 0 && t < dtrNumTypes) ? typeNames[t] : "invalid"; }

@@ -97,3 +97,17 @@ void dtrNcclCommRelease(ncclComm_t nccl) {
       return;
     }
 }
+
+dtrResult_t dtrNcclAlltoall(ncclComm_t nccl, int nranks, const void* send, void* recv, size_t bytes_per_peer,
+                            cudaStream_t stream) {
+  dtrResult_t res = dtrSuccess;
+  NCCLCHECK(ncclGroupStart());
+  for (int q = 0; q < nranks; q++) {
+    NCCLCHECKGOTO(ncclSend((const char*)send + q * bytes_per_peer, bytes_per_peer, ncclUint8, q, nccl, stream), res,
+                  group);
+    NCCLCHECKGOTO(ncclRecv((char*)recv + q * bytes_per_peer, bytes_per_peer, ncclUint8, q, nccl, stream), res, group);
+  }
+group:
+  NCCLCHECK(ncclGroupEnd());
+  return res;
+}

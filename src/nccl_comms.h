@@ -16,4 +16,9 @@ dtrResult_t dtrNcclCommAcquire(MPI_Comm comm, int device, ncclComm_t* nccl);
 /* Local: drops this plan's reference. Idle communicators are kept until MPI_Finalize. */
 void dtrNcclCommRelease(ncclComm_t nccl);
 
+/* The bare all-to-all: `bytes_per_peer` from send + q * bytes_per_peer to every rank q (itself
+ * included), one NCCL group of sends and receives on `stream`. */
+dtrResult_t dtrNcclAlltoall(ncclComm_t nccl, int nranks, const void* send, void* recv, size_t bytes_per_peer,
+                            cudaStream_t stream);
+
 #endif

@@ -57,5 +57,6 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   readInt("DTR_TILES_PER_CTA", -1, 1 << 20, &params.tiles_per_cta);
   readInt("DTR_STAGES", 0, DTR_MAX_STAGES, &params.stages);
   readInt("DTR_SEGMENT_ALIGN", 1, 4096, &params.segment_align);
+  readInt("DTR_P2P_CTAS", 0, 1 << 16, &params.p2p_ctas);
   return &params;
 }

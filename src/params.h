@@ -1,7 +1,7 @@
 /*
  * Environment parameters, read in one place and logged at INFO:
  *   DTR_DEBUG        WARN|INFO|TRACE|NONE   log level (read by debug.c)
- *   DTR_BACKEND      auto|nccl|cpu          replaces a config's dtrBackendAuto
+ *   DTR_BACKEND      auto|nccl|cpu|p2p      replaces a config's dtrBackendAuto
  *   DTR_KERNEL       auto|simt|simt16|tma|tma-mc2|tma-mc4   replaces a config's dtrKernelAuto
  *   DTR_STAGES       pipeline stages of the exchange; replaces a config's 0 (by size)
  *   DTR_TUNE_ITERS   timed runs per candidate kernel at plan time (default 3; 0: no measurement,
@@ -14,6 +14,8 @@
  *                    as fit at once)
  *   DTR_SEGMENT_ALIGN  bytes to which the exchange's segment rows are padded (single matrices;
  *                    default 16; 1: packed), so that every message starts aligned
+ *   DTR_P2P_CTAS     blocks per peer of the p2p backend's one-pass kernel (default 0: the device's
+ *                    resident blocks shared out evenly)
  * For the last four, 0 (the default) leaves each kernel at what was measured best for it.
  */
 #ifndef DTR_PARAMS_H
@@ -31,6 +33,7 @@ typedef struct {
   int tiles_per_cta;
   int stages;
   int segment_align;
+  int p2p_ctas;
   int bad;               /* a variable was set to a value it cannot take */
   char bad_message[256];
 } dtrEnvParams;

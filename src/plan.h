@@ -63,6 +63,7 @@ struct dtrBackendOps {
 
 extern const dtrBackendOps dtrNcclBackend;
 extern const dtrBackendOps dtrCpuBackend;
+extern const dtrBackendOps dtrP2pBackend;
 
 /* Collective: the bare all-to-all of this plan's backend (for benchmarks). */
 dtrResult_t dtrPlanAlltoall(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer, cudaStream_t stream);

@@ -100,6 +100,9 @@ static void ncclWithoutGpus(void) {
   dtrPlan_t plan;
   expectAll(dtrPlanCreate(&plan, 64, 64, dtrFloat32, 1, MPI_COMM_WORLD, &cfg), dtrNoDevice, "GPU", "NCCL without GPUs");
   if (rank == 0) printf("NCCL backend without enough GPUs: '%s'\n", dtrGetLastError());
+  cfg.backend = dtrBackendP2p;
+  expectAll(dtrPlanCreate(&plan, 64, 64, dtrFloat32, 1, MPI_COMM_WORLD, &cfg), dtrNoDevice, "p2p backend", "p2p without GPUs");
+  if (rank == 0) printf("p2p backend without enough GPUs: '%s'\n", dtrGetLastError());
 }
 
 static void badExecutes(void) {

@@ -1,8 +1,10 @@
 /*
- * The NCCL backend under mpiexec, one GPU per rank: every shape and type and each kernel variant,
- * with and without pipeline stages, verified on the GPU bit for bit; CUDA-graph captures of
- * execute (one stage and three); device-buffer checks. With more
- * ranks on a node than GPUs it checks instead that every rank fails cleanly.
+ * A GPU backend under mpiexec, one GPU per rank (argument: nccl, the default, or p2p): every shape
+ * and type and each kernel variant, with and without pipeline stages, verified on the GPU bit for
+ * bit; CUDA-graph captures of execute (one stage and three); back-to-back executes into the same
+ * buffers with no host synchronisation between them (B poisoned before each, checked after each:
+ * a peer that writes too early or a result read too soon shows as wrong entries); device-buffer
+ * checks. With more ranks on a node than GPUs it checks instead that every rank fails cleanly.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 static int rank, nranks;
 static cudaStream_t stream;
 static unsigned long long* dWrong;
+static dtrBackend_t backend = dtrBackendNccl;
 
 static uint64_t sumRanks(uint64_t v) {
   uint64_t all = 0;
@@ -45,6 +48,22 @@ typedef struct {
   cudaGraphExec_t graph;
 } Ctx;
 
+/* Poison, execute, check, eight times over on the stream, then one synchronisation. */
+static uint64_t backToBack(const dtrLocalSize_t* ls, int64_t rows, int64_t cols, Ctx* c) {
+  const size_t e = ls->entry_bytes;
+  unsigned long long w = 0;
+  cudaMemsetAsync(dWrong, 0, sizeof w, stream);
+  for (int i = 0; i < 8; i++) {
+    if (c->b) dtrPatternPoisonLaunch(c->b, ls->out_rows, rows, ls->out_row_start, cols, e, stream);
+    dtrResult_t res = dtrExecute(c->plan, c->a, c->b, stream);
+    EXPECT(res == dtrSuccess, "execute %d back to back: %s", i, dtrGetLastError());
+    if (c->b) dtrPatternCheckLaunch(c->b, ls->out_rows, rows, ls->out_row_start, cols, e, dWrong, stream);
+  }
+  cudaMemcpyAsync(&w, dWrong, sizeof w, cudaMemcpyDeviceToHost, stream);
+  EXPECT(cudaStreamSynchronize(stream) == cudaSuccess, "stream: %s", cudaGetErrorString(cudaGetLastError()));
+  return w;
+}
+
 static dtrResult_t runExecute(void* p) {
   Ctx* c = p;
   return dtrExecute(c->plan, c->a, c->b, stream);
@@ -59,7 +78,7 @@ static uint64_t runCase(int64_t rows, int64_t cols, dtrDataType_t type, int64_t 
                         int stages) {
   dtrConfig_t cfg;
   dtrConfigInit(&cfg);
-  cfg.backend = dtrBackendNccl;
+  cfg.backend = backend;
   cfg.kernel = kernel;
   cfg.stages = stages;
   Ctx c = {0};
@@ -73,6 +92,7 @@ static uint64_t runCase(int64_t rows, int64_t cols, dtrDataType_t type, int64_t 
   if (c.a) dtrPatternFillLaunch(c.a, ls.in_rows, cols, ls.in_row_start, ls.entry_bytes, stream);
   uint64_t wrong = verify(&ls, rows, cols, c.b, runExecute, &c);
   wrong += verify(&ls, rows, cols, c.b, runExecute, &c); /* the plan is reusable */
+  wrong += backToBack(&ls, rows, cols, &c);
   if (graph) {
     cudaGraph_t g;
     EXPECT(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess, "begin capture");
@@ -94,7 +114,7 @@ static uint64_t runCase(int64_t rows, int64_t cols, dtrDataType_t type, int64_t 
 static void badBuffers(void) {
   dtrConfig_t cfg;
   dtrConfigInit(&cfg);
-  cfg.backend = dtrBackendNccl;
+  cfg.backend = backend;
   dtrPlan_t plan;
   const int64_t rows = 1024 * nranks, cols = 1024 * nranks; /* buffers of MiBs: allocation granularity */
   if (dtrPlanCreate(&plan, rows, cols, dtrFloat32, 1, MPI_COMM_WORLD, &cfg) != dtrSuccess) {
@@ -114,6 +134,16 @@ static void badBuffers(void) {
   EXPECT(res == dtrInvalidArgument && strstr(dtrGetLastError(), "allocation"), "small buffer: %d %s", res, dtrGetLastError());
   res = dtrExecute(plan, (char*)a + 2, b, stream);
   EXPECT(res == dtrInvalidArgument && strstr(dtrGetLastError(), "aligned"), "misaligned: %d %s", res, dtrGetLastError());
+  if (backend == dtrBackendP2p) {
+    /* Memory from a stream-ordered pool cannot be shared through CUDA IPC: refused on every rank. */
+    void* pooled = NULL;
+    cudaMallocAsync(&pooled, ls.out_bytes, stream);
+    cudaStreamSynchronize(stream);
+    res = dtrExecute(plan, a, rank == 0 ? pooled : b, stream);
+    EXPECT(res != dtrSuccess && strstr(dtrGetLastError(), "IPC"), "pooled buffer: %d %s", res, dtrGetLastError());
+    cudaFreeAsync(pooled, stream);
+    cudaStreamSynchronize(stream);
+  }
   res = dtrExecute(plan, a, b, stream);
   EXPECT(res == dtrSuccess, "good execute after bad ones: %s", dtrGetLastError());
   cudaStreamSynchronize(stream);
@@ -128,6 +158,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  if (argc > 1 && strcmp(argv[1], "p2p") == 0) backend = dtrBackendP2p;
   int count = 0, localRank, localSize;
   if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
   dtrTestNodeLocal(&localRank, &localSize);
@@ -142,7 +173,7 @@ int main(int argc, char** argv) {
     /* More ranks than GPUs: the plan must fail on every rank, naming the problem. */
     dtrConfig_t cfg;
     dtrConfigInit(&cfg);
-    cfg.backend = dtrBackendNccl;
+    cfg.backend = backend;
     dtrPlan_t plan;
     dtrResult_t res = dtrPlanCreate(&plan, 100, 100, dtrFloat32, 1, MPI_COMM_WORLD, &cfg);
     EXPECT(res == dtrNoDevice && strstr(dtrGetLastError(), "GPU"), "%d ranks on %d GPUs: %d '%s'", localSize, count, res,
@@ -187,7 +218,7 @@ int main(int argc, char** argv) {
       }
     badBuffers();
     EXPECT(wrong == 0, "%llu wrong entries", (unsigned long long)wrong);
-    if (rank == 0) printf("%d ranks, %d cases: %llu wrong entries\n", nranks, cases, (unsigned long long)wrong);
+    if (rank == 0) printf("%s, %d ranks, %d cases: %llu wrong entries\n", dtrBackendName(backend), nranks, cases, (unsigned long long)wrong);
     cudaFree(dWrong);
     cudaStreamDestroy(stream);
   }

@@ -1,6 +1,6 @@
 /*
  * Plans on communicators other than the world, under mpiexec, on the backend named by argv[1]
- * (cpu: host buffers, in CI; nccl: one GPU per rank, the current one):
+ * (cpu: host buffers, in CI; nccl or p2p: one GPU per rank, the current one):
  *   - the world split in halves, a plan on each half beside a plan on the world, default config,
  *     buffers allocated before the plans, executes interleaved on one stream and on two; the caller's
  *     current device checked after every call;
@@ -21,6 +21,7 @@
 #include "pattern_host.h"
 
 static int rank, nranks, gpu, myDevice = -1;
+static dtrBackend_t backend = dtrBackendCpu;
 static cudaStream_t stream, stream2;
 static unsigned long long* dWrong;
 
@@ -62,7 +63,7 @@ static uint64_t sumRanks(uint64_t v) {
 static dtrConfig_t config(dtrWorkspace_t ws) {
   dtrConfig_t c;
   dtrConfigInit(&c);
-  c.backend = gpu ? dtrBackendNccl : dtrBackendCpu;
+  c.backend = backend;
   c.workspace = ws;
   return c;
 }
@@ -107,7 +108,7 @@ static void splitCommunicators(void) {
   /* The user's way: default config (backend auto: NCCL where every rank has a GPU). */
   dtrConfig_t def;
   dtrConfigInit(&def);
-  if (!gpu) def.backend = dtrBackendCpu;
+  if (backend != dtrBackendNccl) def.backend = backend;
   MatrixCase h, w;
   matrixSetup(&h, half, 37, 101, &def);
   matrixSetup(&w, MPI_COMM_WORLD, 64, 29, &def);
@@ -310,7 +311,9 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  gpu = argc > 1 && !strcmp(argv[1], "nccl");
+  if (argc > 1 && !strcmp(argv[1], "nccl")) backend = dtrBackendNccl;
+  if (argc > 1 && !strcmp(argv[1], "p2p")) backend = dtrBackendP2p;
+  gpu = backend != dtrBackendCpu;
   if (gpu) {
     int count = 0, localRank, localSize;
     if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
@@ -339,7 +342,7 @@ int main(int argc, char** argv) {
   }
   int failures = dtrTestFailures, all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) printf("%d ranks (%s): %d failed checks\n", nranks, gpu ? "nccl" : "cpu", all);
+  if (rank == 0) printf("%d ranks (%s): %d failed checks\n", nranks, dtrBackendName(backend), all);
   MPI_Finalize();
   return all ? 1 : 0;
 }

@@ -169,7 +169,7 @@ dtrResult_t dtrBenchRun(const dtrCliOptions* o, int64_t rows, int64_t cols, dtrB
   dtrPlanGetStages(plan, &r->stages);
 
   Buffers m = {0};
-  m.gpu = (r->backend == dtrBackendNccl);
+  m.gpu = (r->backend != dtrBackendCpu);
   const double totalBytes = (double)rows * (double)cols * (double)ls.entry_bytes;
   /* The bare all-to-all in its best layout: every message a whole number of 16-byte words (NCCL
    * slows down by up to 70 % on others), which rounds the bytes up by less than 16 per peer. */

@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
     if (dev < count) cudaSetDevice(dev);
   }
   if (o.shape[0]) {
-    const int status = runPencils(&o, likely == dtrBackendNccl && gpus);
+    const int status = runPencils(&o, likely != dtrBackendCpu && gpus);
     MPI_Finalize();
     return status;
   }
@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
     shapes[n][0] = o.rows;
     shapes[n++][1] = o.cols;
   } else {
-    uint64_t lo = o.minbytes ? o.minbytes : (likely == dtrBackendNccl ? DEFAULT_GPU_BYTES : DEFAULT_CPU_BYTES);
+    uint64_t lo = o.minbytes ? o.minbytes : (likely != dtrBackendCpu ? DEFAULT_GPU_BYTES : DEFAULT_CPU_BYTES);
     uint64_t hi = o.minbytes ? o.maxbytes : lo;
     for (double b = (double)lo; b <= (double)hi * (1 + 1e-9) && n < 128; b *= o.factor) {
       int64_t side = squareSide((uint64_t)b, nranks, entry);
@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
     }
   }
 
-  dtrReportHeader(&o, likely == dtrBackendNccl && gpus);
+  dtrReportHeader(&o, likely != dtrBackendCpu && gpus);
   dtrReportTableHead();
   dtrBenchResult* results = calloc((size_t)n, sizeof *results);
   int status = 0, done = 0;

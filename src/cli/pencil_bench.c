@@ -54,7 +54,7 @@ dtrResult_t dtrPencilBenchRun(const dtrCliOptions* o, dtrGrid_t grid, dtrPencil_
   dtrPlanGetKernel(r.plan, &res->kernel);
   dtrPlanGetStages(r.plan, &res->stages);
   dtrGridGetDims(grid, &res->pr, &res->pc, NULL, NULL);
-  r.gpu = res->backend == dtrBackendNccl;
+  r.gpu = res->backend != dtrBackendCpu;
   dtrBox_t in, out;
   dtrPencilBox(grid, o->shape, from, o->type, o->howmany, -1, &in);
   dtrPencilBox(grid, o->shape, to, o->type, o->howmany, -1, &out);

@@ -60,6 +60,9 @@ void dtrReportHeader(const dtrCliOptions* o, int gpus) {
   fflush(stdout);
 }
 
+/* The kernel of a GPU backend's packs (p2p: of its one-pass kernel); the CPU backend's work is on the host. */
+static const char* kernelColumn(dtrBackend_t b, dtrKernel_t k) { return b == dtrBackendCpu ? "host" : dtrKernelName(k); }
+
 void dtrReportTableHead(void) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -80,7 +83,7 @@ void dtrReportRow(const dtrBenchResult* r) {
   else snprintf(wrong, sizeof wrong, "N/A");
   printf("  %13.0f %9lld %9lld %5s %7lld %7s %7s %6d | %10.1f %8.2f %8.2f | %10.1f %6.2f | %7s\n", r->bytes_per_rank,
          (long long)r->rows, (long long)r->cols, dtrDataTypeName(r->type), (long long)r->howmany,
-         dtrBackendName(r->backend), r->backend == dtrBackendNccl ? dtrKernelName(r->kernel) : "host", r->stages,
+         dtrBackendName(r->backend), kernelColumn(r->backend, r->kernel), r->stages,
          r->time_us, r->algbw, r->busbw, r->a2a_us, r->ratio, wrong);
   fflush(stdout);
 }
@@ -98,7 +101,7 @@ int dtrReportJson(const char* path, const dtrBenchResult* rows, int n) {
             "\"backend\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, \"bytes_per_rank\": %.0f, \"time_us\": %.3f, "
             "\"alltoall_us\": %.3f, \"ratio\": %.4f, \"algbw_GBps\": %.3f, \"busbw_GBps\": %.3f, \"wrong\": %s}%s\n",
             (long long)r->rows, (long long)r->cols, dtrDataTypeName(r->type), (long long)r->howmany, r->nranks,
-            dtrBackendName(r->backend), r->backend == dtrBackendNccl ? dtrKernelName(r->kernel) : "host", r->stages,
+            dtrBackendName(r->backend), kernelColumn(r->backend, r->kernel), r->stages,
             r->bytes_per_rank, r->time_us, r->a2a_us, r->ratio, r->algbw, r->busbw,
             wrong, i + 1 < n ? "," : "");
   }
@@ -118,8 +121,6 @@ void dtrReportPencilHead(const dtrCliOptions* o, int pr, int pc) {
          "(GB/s)", "(GB/s)", "", "", "");
   fflush(stdout);
 }
-
-static const char* kernelColumn(dtrBackend_t b, dtrKernel_t k) { return b == dtrBackendNccl ? dtrKernelName(k) : "host"; }
 
 void dtrReportPencilRow(const dtrPencilBenchResult* r) {
   int rank;

@@ -1,0 +1,92 @@
+/*
+ * Several transposes of one entry size in one launch (dtrTransposeGroupLaunch): the one-pass path
+ * stores each peer's block straight into that peer's memory, and one grid serves all peers at once
+ * so that every NVLink carries traffic from the start. Blocks are dealt to members in turn and each
+ * member's blocks loop over its tiles (and matrices of its batch): a fixed, small number of blocks
+ * per peer, which stores into peer memory prefer (more blocks contend on the links).
+ */
+#include <stdint.h>
+
+#include "group.h"
+#include "launch.h"
+#include "simt16_tile.cuh"
+#include "variants.h"
+
+namespace dtr {
+namespace {
+
+template <int S>
+__global__ void __launch_bounds__(kSimt16Threads) simt16GroupKernel(const __grid_constant__ TransposeGroup g) {
+  constexpr uint32_t T = (S == 1) ? 256 : 128;
+  const TransposeGroupMember& m = g.m[blockIdx.x % g.count];
+  const uint32_t first = blockIdx.x / g.count, stride = gridDim.x / g.count;
+  const uint64_t tiles = (uint64_t)m.tilesX * m.tilesY;
+  uint8_t* stage = simt16Stage();
+  for (uint64_t w = first; w < m.work; w += stride) {
+    const uint64_t b = w / tiles;
+    uint32_t tx, ty;
+    dtrTileOrder(w - b * tiles, m.tilesX, m.tilesY, g.tileGroup, &tx, &ty);
+    simt16Tile<S>(m.src + b * m.srcBatchBytes, m.ldsBytes, m.dst + b * m.dstBatchBytes, m.lddBytes, m.rows, m.cols, tx,
+                  ty, stage, stage + T * 128);
+  }
+  __threadfence_system();
+}
+
+template <int S>
+cudaError_t launchGroupTyped(TransposeGroup& g, int ctas, cudaStream_t stream) {
+  constexpr uint32_t T = (S == 1) ? 256 : 128, box = 128 / S;
+  g.tileGroup = (uint32_t)tuningFor(dtrKernelSimt16, S).tileGroup;
+  for (int i = 0; i < g.count; i++) transposeGroupTiles(&g.m[i], T, box);
+  const size_t smem = 1024 + 2 * T * 128;
+  cudaError_t err = allowDynamicSmem((const void*)simt16GroupKernel<S>, (int)smem);
+  if (err != cudaSuccess) return err;
+  if (ctas <= 0) {
+    DeviceInfo d;
+    int perSm = 0;
+    if ((err = deviceInfo(&d)) != cudaSuccess) return err;
+    if ((err = residentBlocks((const void*)simt16GroupKernel<S>, kSimt16Threads, smem, &perSm)) != cudaSuccess) return err;
+    ctas = perSm * d.sms / g.count;
+    if (ctas < 1) ctas = 1;
+  }
+  simt16GroupKernel<S><<<(unsigned)(ctas * g.count), kSimt16Threads, smem, stream>>>(g);
+  return cudaGetLastError();
+}
+
+cudaError_t launchVectorGroup(TransposeGroup& g, int ctas, cudaStream_t stream) {
+  switch (g.m[0].entryBytes) {
+    case 1: return launchGroupTyped<1>(g, ctas, stream);
+    case 2: return launchGroupTyped<2>(g, ctas, stream);
+    case 4: return launchGroupTyped<4>(g, ctas, stream);
+    case 8: return launchGroupTyped<8>(g, ctas, stream);
+    case 16: return launchGroupTyped<16>(g, ctas, stream);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace
+}  // namespace dtr
+
+using namespace dtr;
+
+/* Members go to the 16-byte kernel's group where they can, to the word kernel's where their entries
+ * are aligned words, and the rest (1- and 2-byte entries off alignment, tuples) one by one. */
+extern "C" cudaError_t dtrTransposeGroupLaunch(const dtrTransposeArgs* members, int count, int ctas,
+                                               cudaStream_t stream) {
+  if (count < 0 || count > DTR_GROUP_MAX || (count && !members)) return cudaErrorInvalidValue;
+  TransposeGroup vector = {}, word = {};
+  int alone[DTR_GROUP_MAX], na = 0;
+  for (int i = 0; i < count; i++) {
+    const dtrTransposeArgs* a = &members[i];
+    if (a->entry_bytes != members[0].entry_bytes || a->rows < 0 || a->cols < 0) return cudaErrorInvalidValue;
+    if (!a->rows || !a->cols || a->batch == 0) continue;
+    if (dtrTransposeSupported(dtrKernelSimt16, a)) vector.m[vector.count++] = transposeGroupMember(a);
+    else if (wordGroupEligible(a)) word.m[word.count++] = transposeGroupMember(a);
+    else alone[na++] = i;
+  }
+  cudaError_t err = cudaSuccess;
+  if (vector.count && (err = launchVectorGroup(vector, ctas, stream)) != cudaSuccess) return err;
+  if (word.count && (err = launchWordGroup(word, ctas, stream)) != cudaSuccess) return err;
+  for (int i = 0; i < na; i++)
+    if ((err = dtrTransposeLaunch(dtrKernelSimt, &members[alone[i]], stream, NULL)) != cudaSuccess) return err;
+  return cudaSuccess;
+}

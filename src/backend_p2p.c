@@ -1,0 +1,260 @@
+/*
+ * p2p backend: the one-pass path inside a host. Each rank's GPU reaches every peer's memory (NVLink
+ * or PCIe peer-to-peer), so one grouped kernel per rank reads its slab of A once, transposes each
+ * peer's block in shared memory and stores it straight into that peer's B (its own block into its
+ * own B): no pack, no staging buffer, no message, no unpack.
+ *
+ * An execute, all on the caller's stream:
+ *   arrive    a barrier between the GPUs: no rank stores into a B before its owner's stream has
+ *             finished what came before the execute (which may still read the previous result)
+ *   transpose dtrTransposeGroupLaunch with every rank's dtrDirectBlock
+ *   finish    a barrier: B is complete once every rank's stores into it are
+ * The barriers are flags in each rank's device memory, mapped into every peer at plan time (see
+ * peer_sync.cu); nothing waits on the host.
+ *
+ * The peers' B: each execute the ranks exchange a description of their out pointer over MPI (a
+ * few dozen bytes; the IPC handle only the first time a plan sees an allocation), and map the ones
+ * new to this process (peer_memory.c). An execute is capturable into a CUDA graph once its buffers
+ * have been through one execute outside the capture.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks.h"
+#include "device.h"
+#include "launch.h"
+#include "nccl_comms.h"
+#include "params.h"
+#include "peer_memory.h"
+#include "plan.h"
+
+typedef struct {
+  dtrPeerFlags flags;             /* flags.peer[rank] is this rank's own array */
+  int flag_mappings[DTR_GROUP_MAX]; /* the peers' arrays as mapped here (-1: own) */
+  uint64_t* published;            /* ids of this rank's out allocations whose handles the peers have */
+  int npublished;
+  int* held;                      /* mappings of the peers' B this plan holds */
+  int nheld;
+  dtrPeerBuffer* records;         /* [nranks]: one execute's exchange */
+  int ctas;
+  ncclComm_t nccl;                /* only for the benchmark's bare all-to-all, made on first use */
+} P2pState;
+
+static void p2pStateFree(dtrPlan_t plan, P2pState* s) {
+  if (!s) return;
+  for (int i = 0; i < s->nheld; i++) dtrPeerBufferUnmap(s->held[i]);
+  for (int q = 0; q < plan->comm.nranks && q < DTR_GROUP_MAX; q++)
+    if (q != plan->comm.rank) dtrPeerBufferUnmap(s->flag_mappings[q]);
+  /* The peers have unmapped this rank's flags before they are freed. */
+  MPI_Barrier(plan->comm.comm);
+  if (plan->comm.rank < DTR_GROUP_MAX && s->flags.peer[plan->comm.rank]) cudaFree(s->flags.peer[plan->comm.rank]);
+  if (s->nccl) dtrNcclCommRelease(s->nccl);
+  free(s->published);
+  free(s->held);
+  free(s->records);
+  free(s);
+}
+
+/* Every rank's GPU must be visible here and reachable from this rank's: checked on every rank. */
+static dtrResult_t checkPeers(dtrPlan_t plan) {
+  const dtrComm* c = &plan->comm;
+  if (c->nhosts != 1)
+    return dtrSetError(dtrInvalidArgument,
+                       "the p2p backend needs every rank of the communicator on one host; these %d ranks span %d hosts "
+                       "(use nccl)",
+                       c->nranks, c->nhosts);
+  if (c->nranks > DTR_GROUP_MAX)
+    return dtrSetError(dtrInvalidArgument, "the p2p backend serves at most %d ranks; this communicator has %d",
+                       DTR_GROUP_MAX, c->nranks);
+  enum { kBusId = 32 };
+  char* bus = calloc((size_t)c->nranks, kBusId);
+  if (!bus) return dtrSetError(dtrOutOfMemory, "host allocation failed");
+  dtrResult_t res = dtrSuccess;
+  if (cudaDeviceGetPCIBusId(bus + (size_t)c->rank * kBusId, kBusId, plan->device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    res = dtrSetError(dtrCudaError, "cannot read the PCI bus id of GPU %d", plan->device);
+  }
+  if (MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, bus, kBusId, MPI_CHAR, c->comm) != MPI_SUCCESS)
+    res = dtrSetError(dtrMpiError, "MPI_Allgather of the GPUs' bus ids failed");
+  for (int q = 0; q < c->nranks && res == dtrSuccess; q++) {
+    if (q == c->rank) continue;
+    const char* id = bus + (size_t)q * kBusId;
+    int dev = -1, can = 0;
+    if (cudaDeviceGetByPCIBusId(&dev, id) != cudaSuccess) {
+      (void)cudaGetLastError();
+      res = dtrSetError(dtrInvalidArgument,
+                        "rank %d's GPU (%s) is not visible to rank %d: the p2p backend needs every rank to see every "
+                        "GPU (CUDA_VISIBLE_DEVICES)",
+                        q, id, c->rank);
+    } else if (cudaDeviceCanAccessPeer(&can, plan->device, dev) != cudaSuccess || !can) {
+      (void)cudaGetLastError();
+      res = dtrSetError(dtrInvalidArgument,
+                        "GPU %d (rank %d) cannot access the memory of GPU %d (rank %d, %s): no peer-to-peer path; use nccl",
+                        plan->device, c->rank, dev, q, id);
+    }
+  }
+  free(bus);
+  return res;
+}
+
+/*
+ * Collective: every rank's description of `p` (with its handle where the peers have not had it);
+ * maps the peers' ones here into ptrs[q] (ptrs[rank] = p). `publish` tells whether p's allocation is
+ * new to this plan's peers. Returns an agreed result.
+ */
+static dtrResult_t exchangePointers(dtrPlan_t plan, P2pState* s, void* p, int publish, char** ptrs,
+                                    int* mappings, uint64_t* id) {
+  const dtrComm* c = &plan->comm;
+  dtrPeerBuffer* mine = &s->records[c->rank];
+  dtrResult_t res = dtrPeerBufferDescribe(p, 0, mine);
+  if (res == dtrSuccess && publish < 0) {
+    publish = 1;
+    for (int i = 0; i < s->npublished && publish; i++)
+      if (s->published[i] == mine->buffer_id) publish = 0;
+  }
+  if (res == dtrSuccess && publish) res = dtrPeerBufferDescribe(p, 1, mine);
+  mine->result = (int32_t)res;
+  if (MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, s->records, (int)sizeof *mine, MPI_BYTE, c->comm) != MPI_SUCCESS)
+    return dtrSetError(dtrMpiError, "MPI_Allgather of the buffers' descriptions failed");
+  int failed = 0;
+  for (int q = 0; q < c->nranks; q++) failed |= s->records[q].result != dtrSuccess;
+  /* Every rank saw the same records: all of them take the same branch. */
+  if (failed) return dtrAgree(c->comm, res);
+  *id = mine->buffer_id;
+  for (int q = 0; q < c->nranks && res == dtrSuccess; q++) {
+    mappings[q] = -1;
+    if (q == c->rank) ptrs[q] = p;
+    else res = dtrPeerBufferMap(&s->records[q], plan->device, &ptrs[q], &mappings[q]);
+  }
+  if (res != dtrSuccess)
+    for (int q = 0; q < c->nranks; q++)
+      if (q != c->rank && mappings[q] >= 0) dtrPeerBufferUnmap(mappings[q]);
+  return dtrAgree(c->comm, res);
+}
+
+/* Keeps `n` new mappings (dropping those of allocations already held) and the published id. */
+static dtrResult_t keepMappings(dtrPlan_t plan, P2pState* s, const int* mappings, uint64_t id, int published) {
+  const int p = plan->comm.nranks;
+  int* held = realloc(s->held, (size_t)(s->nheld + p) * sizeof *held);
+  if (!held) return dtrSetError(dtrOutOfMemory, "host allocation failed");
+  s->held = held;
+  for (int q = 0; q < p; q++) {
+    if (mappings[q] < 0) continue;
+    int dup = 0;
+    for (int i = 0; i < s->nheld && !dup; i++) dup = s->held[i] == mappings[q];
+    if (dup) dtrPeerBufferUnmap(mappings[q]); /* a reference this plan already holds */
+    else s->held[s->nheld++] = mappings[q];
+  }
+  if (published) {
+    uint64_t* ids = realloc(s->published, (size_t)(s->npublished + 1) * sizeof *ids);
+    if (!ids) return dtrSetError(dtrOutOfMemory, "host allocation failed");
+    s->published = ids;
+    s->published[s->npublished++] = id;
+  }
+  return dtrSuccess;
+}
+
+static dtrResult_t createFlags(dtrPlan_t plan, P2pState* s) {
+  const int p = plan->comm.nranks, r = plan->comm.rank;
+  const size_t bytes = DTR_PEER_FLAG_WORDS(p) * sizeof(uint64_t);
+  s->flags.rank = r;
+  s->flags.nranks = p;
+  dtrResult_t res = dtrSuccess;
+  void* own = NULL;
+  cudaError_t err = cudaMalloc(&own, bytes);
+  if (err == cudaSuccess) err = cudaMemset(own, 0, bytes);
+  if (err == cudaSuccess) err = cudaDeviceSynchronize();
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    res = dtrSetError(DTR_CUDA_RESULT(err), "cannot allocate the p2p backend's flags: %s", cudaGetErrorString(err));
+  }
+  s->flags.peer[r] = own;
+  DTRCHECK(dtrAgree(plan->comm.comm, res));
+  char* ptrs[DTR_GROUP_MAX];
+  uint64_t id = 0;
+  DTRCHECK(exchangePointers(plan, s, own, 1, ptrs, s->flag_mappings, &id));
+  for (int q = 0; q < p; q++) s->flags.peer[q] = (uint64_t*)ptrs[q];
+  return dtrSuccess;
+}
+
+static dtrResult_t p2pCreate(dtrPlan_t plan, const dtrConfig_t* config) {
+  const int p = plan->comm.nranks;
+  P2pState* s = calloc(1, sizeof *s);
+  dtrResult_t res = s ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate the p2p backend state");
+  if (s) {
+    for (int q = 0; q < DTR_GROUP_MAX; q++) s->flag_mappings[q] = -1;
+    s->records = calloc((size_t)p, sizeof *s->records);
+    if (!s->records) res = dtrSetError(dtrOutOfMemory, "cannot allocate the p2p backend state");
+  }
+  if (res == dtrSuccess) res = dtrSelectDevice(plan, config, "p2p", &plan->device);
+  DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
+  DTRCHECKGOTO(dtrAgree(plan->comm.comm, checkPeers(plan)), res, fail);
+  DTRCHECKGOTO(createFlags(plan, s), res, fail);
+  s->ctas = dtrEnvParamsGet()->p2p_ctas;
+  /* The grouped kernel is the 16-byte one where pitches and pointers allow, else element-wise. */
+  plan->kernel = config->kernel == dtrKernelSimt ? dtrKernelSimt : dtrKernelSimt16;
+  plan->state = s;
+  return dtrSuccess;
+fail:
+  if (s) p2pStateFree(plan, s);
+  return res;
+}
+
+static dtrResult_t p2pCheckBuffers(dtrPlan_t plan, const void* in, void* out) {
+  const dtrGeometry* g = &plan->geo;
+  const int r = plan->comm.rank;
+  DTRCHECK(dtrCheckDeviceBuffer(plan, in, (size_t)dtrInEntries(g, r) * g->entry_bytes, "in"));
+  DTRCHECK(dtrCheckDeviceBuffer(plan, out, (size_t)dtrOutEntries(g, r) * g->entry_bytes, "out"));
+  return dtrSuccess;
+}
+
+static dtrResult_t p2pExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream) {
+  P2pState* s = plan->state;
+  const dtrGeometry* g = &plan->geo;
+  const int r = plan->comm.rank, p = plan->comm.nranks;
+  const size_t e = g->entry_bytes;
+  CUDACHECK(cudaSetDevice(plan->device));
+  /* A rank that owns no B still takes part: it has nothing to map, so it stands in its flags. */
+  void* mine = dtrOutEntries(g, r) > 0 ? out : (void*)s->flags.peer[r];
+  char* outs[DTR_GROUP_MAX];
+  int mappings[DTR_GROUP_MAX];
+  uint64_t id = 0;
+  int publish = -1;
+  DTRCHECK(exchangePointers(plan, s, mine, publish, outs, mappings, &id));
+  publish = s->records[r].has_handle;
+  DTRCHECK(keepMappings(plan, s, mappings, id, publish));
+
+  dtrTransposeArgs members[DTR_GROUP_MAX];
+  int n = 0;
+  for (int i = 1; i <= p; i++) {
+    /* Peers in a staggered order (rank r starts with r + 1), its own block last. */
+    const int q = (r + i) % p;
+    const dtrBlock k = dtrDirectBlock(g, r, q);
+    if (!k.rows || !k.cols || !k.batch) continue;
+    members[n++] = (dtrTransposeArgs){(const char*)in + k.src_offset * e, k.src_ld, outs[q] + k.dst_offset * e,
+                                      k.dst_ld, k.rows, k.cols, e, k.batch, k.src_stride, k.dst_stride};
+  }
+  CUDACHECK(dtrPeerBarrierLaunch(&s->flags, dtrPeerArrive, stream));
+  if (plan->kernel == dtrKernelSimt)
+    for (int i = 0; i < n; i++) CUDACHECK(dtrTransposeLaunch(dtrKernelSimt, &members[i], stream, NULL));
+  else CUDACHECK(dtrTransposeGroupLaunch(members, n, s->ctas, stream));
+  CUDACHECK(dtrPeerBarrierLaunch(&s->flags, dtrPeerFinish, stream));
+  return dtrSuccess;
+}
+
+static void p2pDestroy(dtrPlan_t plan) {
+  if (plan->device >= 0) cudaSetDevice(plan->device);
+  p2pStateFree(plan, plan->state);
+  plan->state = NULL;
+}
+
+/* The reference of the benchmarks is NCCL's all-to-all on the same ranks. */
+static dtrResult_t p2pAlltoall(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer,
+                               cudaStream_t stream) {
+  P2pState* s = plan->state;
+  CUDACHECK(cudaSetDevice(plan->device));
+  if (!s->nccl) DTRCHECK(dtrNcclCommAcquire(plan->comm.comm, plan->device, &s->nccl));
+  return dtrNcclAlltoall(s->nccl, plan->comm.nranks, send, recv, bytes_per_peer, stream);
+}
+
+const dtrBackendOps dtrP2pBackend = {"p2p", p2pCreate, p2pCheckBuffers, p2pExecute, p2pDestroy, p2pAlltoall};

@@ -1,0 +1,19 @@
+/* The GPU of a rank and the device buffers it is given: what every GPU backend checks alike. */
+#ifndef DTR_DEVICE_H
+#define DTR_DEVICE_H
+
+#include "plan.h"
+
+/* Collective over the plan's communicator: the GPU this rank takes (config->device, else the current
+ * one), checked on every rank (a GPU at all, one per node-local rank, no two ranks on one) before a
+ * transport is touched, and made current. `backend` names the backend in messages. */
+dtrResult_t dtrSelectDevice(dtrPlan_t plan, const dtrConfig_t* config, const char* backend, int* device);
+
+/* Local: [p, p + bytes) is device memory of one allocation on the plan's device, aligned to the
+ * element size. `name` names the argument in messages. */
+dtrResult_t dtrCheckDeviceBuffer(dtrPlan_t plan, const void* p, size_t bytes, const char* name);
+
+/* The allocation that holds p (cuMemGetAddressRange): 0, or -1 where the driver cannot tell. */
+int dtrAllocationRange(const void* p, uintptr_t* base, size_t* size);
+
+#endif
