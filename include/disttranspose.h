@@ -62,7 +62,8 @@ typedef enum {
 } dtrDataType_t;
 
 typedef enum {
-  dtrBackendAuto = 0,  /* NCCL when every rank has a GPU, else CPU */
+  dtrBackendAuto = 0,  /* p2p where every rank has a GPU and all are on one host (NCCL where p2p
+                          cannot serve), NCCL across hosts, CPU where a rank has no GPU */
   dtrBackendNccl = 1,  /* device buffers, NCCL grouped send/recv */
   dtrBackendCpu = 2,   /* host buffers, MPI_Alltoallv */
   dtrBackendP2p = 3,   /* device buffers on GPUs of one host that reach each other's memory (NVLink,

@@ -45,13 +45,15 @@ cudaError_t dtrTransposeLaunch(dtrKernel_t kernel, const dtrTransposeArgs* args,
 
 /*
  * Several transposes in one launch: the one-pass path's blocks, one per rank, each stored straight
- * into that rank's memory. Member i gets `ctas` blocks (0: the device's resident blocks shared out
+ * into that rank's memory. `kernel`: dtrKernelSimt for the element-wise kernels only, anything else
+ * lets members go to the 16-byte kernel where their pitches suit it. Member i gets `ctas` blocks (0: the device's resident blocks shared out
  * evenly), numbered i, i + count, ...: every member's stores run at once, each through few blocks.
- * Members the 16-byte kernel cannot serve (an odd pitch or pointer) run after, one launch each, on
- * the element-wise kernel. Every block ends with a system-scope fence, so that its stores into
+ * Members of aligned 4-, 8- or 16-byte words that the 16-byte kernel does not take go to a grouped
+ * element-wise kernel; the rest run after, one launch each. Every block ends with a system-scope fence, so that its stores into
  * peer memory are visible before a signal that follows the launch.
  */
-cudaError_t dtrTransposeGroupLaunch(const dtrTransposeArgs* members, int count, int ctas, cudaStream_t stream);
+cudaError_t dtrTransposeGroupLaunch(dtrKernel_t kernel, const dtrTransposeArgs* members, int count, int ctas,
+                                    cudaStream_t stream);
 
 /*
  * Cross-GPU ordering of the one-pass path. Each rank owns one flags array in its device memory,

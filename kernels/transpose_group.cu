@@ -68,9 +68,18 @@ cudaError_t launchVectorGroup(TransposeGroup& g, int ctas, cudaStream_t stream) 
 
 using namespace dtr;
 
-/* Members go to the 16-byte kernel's group where they can, to the word kernel's where their entries
- * are aligned words, and the rest (1- and 2-byte entries off alignment, tuples) one by one. */
-extern "C" cudaError_t dtrTransposeGroupLaunch(const dtrTransposeArgs* members, int count, int ctas,
+/* Members go to the 16-byte kernel's group where they can and both pitches are whole 128-byte lines,
+ * to the word kernel's where their entries are aligned words, and the rest (1- and 2-byte entries off
+ * alignment, tuples) one by one. On 2 H200s, fp32 46340 x 46340 (a pitch of 185360 bytes, 16 x an odd
+ * number) took the 16-byte kernel 5.3 x the NCCL all-to-all, storing into the peer; pitches that are
+ * whole lines, or not 16-byte multiples (the word kernel), 0.8-0.95 x. */
+static int vectorGroupEligible(const dtrTransposeArgs* a) {
+  const uint64_t line = 128;
+  return dtrTransposeSupported(dtrKernelSimt16, a) && ((uint64_t)a->lds * a->entry_bytes) % line == 0 &&
+         ((uint64_t)a->ldd * a->entry_bytes) % line == 0;
+}
+
+extern "C" cudaError_t dtrTransposeGroupLaunch(dtrKernel_t kernel, const dtrTransposeArgs* members, int count, int ctas,
                                                cudaStream_t stream) {
   if (count < 0 || count > DTR_GROUP_MAX || (count && !members)) return cudaErrorInvalidValue;
   TransposeGroup vector = {}, word = {};
@@ -79,7 +88,7 @@ extern "C" cudaError_t dtrTransposeGroupLaunch(const dtrTransposeArgs* members, 
     const dtrTransposeArgs* a = &members[i];
     if (a->entry_bytes != members[0].entry_bytes || a->rows < 0 || a->cols < 0) return cudaErrorInvalidValue;
     if (!a->rows || !a->cols || a->batch == 0) continue;
-    if (dtrTransposeSupported(dtrKernelSimt16, a)) vector.m[vector.count++] = transposeGroupMember(a);
+    if (kernel != dtrKernelSimt && vectorGroupEligible(a)) vector.m[vector.count++] = transposeGroupMember(a);
     else if (wordGroupEligible(a)) word.m[word.count++] = transposeGroupMember(a);
     else alone[na++] = i;
   }

@@ -96,17 +96,25 @@ static dtrResult_t checkConfig(const dtrConfig_t* c) {
   return dtrSuccess;
 }
 
-/* Auto: NCCL when every rank sees a GPU, the CPU otherwise. */
-static dtrResult_t resolveBackend(dtrPlan_t plan, dtrBackend_t asked) {
+static void setBackend(dtrPlan_t plan, dtrBackend_t b) {
+  plan->backend = b;
+  plan->ops = b == dtrBackendNccl ? &dtrNcclBackend : b == dtrBackendP2p ? &dtrP2pBackend : &dtrCpuBackend;
+}
+
+/* Auto: p2p where every rank is on one host with a GPU, NCCL where they span hosts, the CPU where a
+ * rank has no GPU. *tryP2p: p2p is auto's first choice, to be replaced by NCCL if it cannot serve. */
+static dtrResult_t resolveBackend(dtrPlan_t plan, dtrBackend_t asked, int* tryP2p) {
   dtrBackend_t b = asked;
+  *tryP2p = 0;
   if (b == dtrBackendAuto) b = dtrEnvParamsGet()->backend;
   if (b == dtrBackendAuto) {
     int everyone = 0;
     DTRCHECK(dtrEveryRankHasGpu(plan->comm.comm, &everyone));
     b = everyone ? dtrBackendNccl : dtrBackendCpu;
+    *tryP2p = everyone && plan->comm.nhosts == 1 && plan->comm.nranks > 1;
   }
-  plan->backend = b;
-  plan->ops = b == dtrBackendNccl ? &dtrNcclBackend : b == dtrBackendP2p ? &dtrP2pBackend : &dtrCpuBackend;
+  setBackend(plan, *tryP2p ? dtrBackendP2p : b);
+  plan->automatic = asked == dtrBackendAuto;
   return dtrSuccess;
 }
 
@@ -189,9 +197,23 @@ static dtrResult_t finishPlan(dtrPlan_t plan, const dtrGeometry* geo, dtrDataTyp
   plan->layout.recv_offset = storage + 3 * p;
   dtrExchangeLayoutFill(&plan->geo, plan->comm.rank, &plan->layout);
 
-  DTRCHECKGOTO(resolveBackend(plan, cfg->backend), res, fail);
-  plan->stages = resolveStages(plan, cfg->stages);
-  DTRCHECKGOTO(plan->ops->create(plan, cfg), res, fail);
+  int tryP2p = 0;
+  DTRCHECKGOTO(resolveBackend(plan, cfg->backend, &tryP2p), res, fail);
+  res = dtrSuccess;
+  if (tryP2p) {
+    plan->stages = 1;
+    res = plan->ops->create(plan, cfg);
+    if (res != dtrSuccess) {
+      /* Agreed, and nothing left allocated: every rank moves on to NCCL together. */
+      INFO("auto: the p2p backend cannot serve (%s); NCCL instead", dtrGetLastError());
+      plan->device = -1;
+      setBackend(plan, dtrBackendNccl);
+    }
+  }
+  if (!tryP2p || res != dtrSuccess) {
+    plan->stages = resolveStages(plan, cfg->stages);
+    DTRCHECKGOTO(plan->ops->create(plan, cfg), res, fail);
+  }
   INFO("plan %lld x %lld (batch %lld, %s) %s x %lld on %d ranks (%d hosts): backend %s, kernel %s, %d stages",
        (long long)geo->rows, (long long)geo->cols, (long long)geo->batch,
        geo->batch_layout == dtrBatchOuter ? "outer" : "middle", dtrDataTypeName(type), (long long)howmany, p,
@@ -201,6 +223,16 @@ static dtrResult_t finishPlan(dtrPlan_t plan, const dtrGeometry* geo, dtrDataTyp
 fail:
   freePlan(plan);
   return res;
+}
+
+dtrResult_t dtrPlanCreateLike(dtrPlan_t plan, dtrBackend_t backend, dtrPlan_t* out) {
+  dtrConfig_t cfg;
+  dtrConfigInit(&cfg);
+  cfg.backend = backend;
+  cfg.device = plan->device;
+  dtrPlan_t like = NULL;
+  DTRCHECK(newPlan(plan->comm.comm, &like));
+  return finishPlan(like, &plan->geo, plan->type, plan->howmany, &cfg, out);
 }
 
 dtrResult_t dtrPlanCreate(dtrPlan_t* out, int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany,

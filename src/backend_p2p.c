@@ -38,6 +38,7 @@ typedef struct {
   dtrPeerBuffer* records;         /* [nranks]: one execute's exchange */
   int ctas;
   ncclComm_t nccl;                /* only for the benchmark's bare all-to-all, made on first use */
+  dtrPlan_t fallback;             /* an NCCL plan for buffers that cannot be mapped (auto only) */
 } P2pState;
 
 static void p2pStateFree(dtrPlan_t plan, P2pState* s) {
@@ -49,6 +50,7 @@ static void p2pStateFree(dtrPlan_t plan, P2pState* s) {
   MPI_Barrier(plan->comm.comm);
   if (plan->comm.rank < DTR_GROUP_MAX && s->flags.peer[plan->comm.rank]) cudaFree(s->flags.peer[plan->comm.rank]);
   if (s->nccl) dtrNcclCommRelease(s->nccl);
+  if (s->fallback) dtrPlanDestroy(s->fallback);
   free(s->published);
   free(s->held);
   free(s->records);
@@ -100,10 +102,11 @@ static dtrResult_t checkPeers(dtrPlan_t plan) {
 /*
  * Collective: every rank's description of `p` (with its handle where the peers have not had it);
  * maps the peers' ones here into ptrs[q] (ptrs[rank] = p). `publish` tells whether p's allocation is
- * new to this plan's peers. Returns an agreed result.
+ * new to this plan's peers (-1: look it up). Where a rank's buffer cannot be shared, *unshareable is
+ * set on every rank if not NULL, else that rank's error is returned. Returns an agreed result.
  */
 static dtrResult_t exchangePointers(dtrPlan_t plan, P2pState* s, void* p, int publish, char** ptrs,
-                                    int* mappings, uint64_t* id) {
+                                    int* mappings, uint64_t* id, int* unshareable) {
   const dtrComm* c = &plan->comm;
   dtrPeerBuffer* mine = &s->records[c->rank];
   dtrResult_t res = dtrPeerBufferDescribe(p, 0, mine);
@@ -119,6 +122,10 @@ static dtrResult_t exchangePointers(dtrPlan_t plan, P2pState* s, void* p, int pu
   int failed = 0;
   for (int q = 0; q < c->nranks; q++) failed |= s->records[q].result != dtrSuccess;
   /* Every rank saw the same records: all of them take the same branch. */
+  if (failed && unshareable) {
+    *unshareable = 1;
+    return dtrSuccess;
+  }
   if (failed) return dtrAgree(c->comm, res);
   *id = mine->buffer_id;
   for (int q = 0; q < c->nranks && res == dtrSuccess; q++) {
@@ -172,7 +179,7 @@ static dtrResult_t createFlags(dtrPlan_t plan, P2pState* s) {
   DTRCHECK(dtrAgree(plan->comm.comm, res));
   char* ptrs[DTR_GROUP_MAX];
   uint64_t id = 0;
-  DTRCHECK(exchangePointers(plan, s, own, 1, ptrs, s->flag_mappings, &id));
+  DTRCHECK(exchangePointers(plan, s, own, 1, ptrs, s->flag_mappings, &id, NULL));
   for (int q = 0; q < p; q++) s->flags.peer[q] = (uint64_t*)ptrs[q];
   return dtrSuccess;
 }
@@ -190,7 +197,9 @@ static dtrResult_t p2pCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, checkPeers(plan)), res, fail);
   DTRCHECKGOTO(createFlags(plan, s), res, fail);
-  s->ctas = dtrEnvParamsGet()->p2p_ctas;
+  const dtrEnvParams* env = dtrEnvParamsGet();
+  dtrKernelTuningSet(env->tma_boxes, env->tile_group, env->streaming, env->tiles_per_cta);
+  s->ctas = env->p2p_ctas;
   /* The grouped kernel is the 16-byte one where pitches and pointers allow, else element-wise. */
   plan->kernel = config->kernel == dtrKernelSimt ? dtrKernelSimt : dtrKernelSimt16;
   plan->state = s;
@@ -219,10 +228,17 @@ static dtrResult_t p2pExecute(dtrPlan_t plan, const void* in, void* out, cudaStr
   char* outs[DTR_GROUP_MAX];
   int mappings[DTR_GROUP_MAX];
   uint64_t id = 0;
-  int publish = -1;
-  DTRCHECK(exchangePointers(plan, s, mine, publish, outs, mappings, &id));
-  publish = s->records[r].has_handle;
-  DTRCHECK(keepMappings(plan, s, mappings, id, publish));
+  int unshareable = 0;
+  DTRCHECK(exchangePointers(plan, s, mine, -1, outs, mappings, &id, plan->automatic ? &unshareable : NULL));
+  if (unshareable) {
+    /* Auto chose p2p: buffers it cannot map (a stream-ordered pool's) go through NCCL instead. */
+    if (!s->fallback) {
+      INFO("p2p: a rank's out buffer cannot be shared through CUDA IPC; this execute and the like go through NCCL");
+      DTRCHECK(dtrPlanCreateLike(plan, dtrBackendNccl, &s->fallback));
+    }
+    return s->fallback->ops->execute(s->fallback, in, out, stream);
+  }
+  DTRCHECK(keepMappings(plan, s, mappings, id, s->records[r].has_handle));
 
   dtrTransposeArgs members[DTR_GROUP_MAX];
   int n = 0;
@@ -235,9 +251,7 @@ static dtrResult_t p2pExecute(dtrPlan_t plan, const void* in, void* out, cudaStr
                                       k.dst_ld, k.rows, k.cols, e, k.batch, k.src_stride, k.dst_stride};
   }
   CUDACHECK(dtrPeerBarrierLaunch(&s->flags, dtrPeerArrive, stream));
-  if (plan->kernel == dtrKernelSimt)
-    for (int i = 0; i < n; i++) CUDACHECK(dtrTransposeLaunch(dtrKernelSimt, &members[i], stream, NULL));
-  else CUDACHECK(dtrTransposeGroupLaunch(members, n, s->ctas, stream));
+  CUDACHECK(dtrTransposeGroupLaunch(plan->kernel, members, n, s->ctas, stream));
   CUDACHECK(dtrPeerBarrierLaunch(&s->flags, dtrPeerFinish, stream));
   return dtrSuccess;
 }

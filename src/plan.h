@@ -19,6 +19,7 @@ struct dtrPlan {
   dtrDataType_t type;
   int64_t howmany;
   dtrBackend_t backend;  /* resolved: never Auto */
+  int automatic;         /* the backend was auto's choice: p2p may then hand an execute to NCCL */
   dtrKernel_t kernel;    /* resolved for the packs: never Auto on the NCCL backend */
   int device;            /* -1 on the CPU backend */
   int stages;            /* pipeline stages of the exchange (geometry.h's dtr*Stage), >= 1 */
@@ -64,6 +65,10 @@ struct dtrBackendOps {
 extern const dtrBackendOps dtrNcclBackend;
 extern const dtrBackendOps dtrCpuBackend;
 extern const dtrBackendOps dtrP2pBackend;
+
+/* Collective: a plan of the same transpose on the same ranks and device on another backend (the p2p
+ * backend's fallback for buffers it cannot map). */
+dtrResult_t dtrPlanCreateLike(dtrPlan_t plan, dtrBackend_t backend, dtrPlan_t* out);
 
 /* Collective: the bare all-to-all of this plan's backend (for benchmarks). */
 dtrResult_t dtrPlanAlltoall(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer, cudaStream_t stream);

@@ -154,6 +154,31 @@ static void badBuffers(void) {
   dtrPlanDestroy(plan);
 }
 
+/* Auto picks p2p on one host with several GPUs; an out buffer CUDA IPC cannot share (a stream-ordered
+ * pool's) then goes through NCCL, exactly. */
+static void autoChoice(void) {
+  const int64_t rows = 300 * nranks + 7, cols = 200 * nranks + 3;
+  dtrPlan_t plan;
+  dtrResult_t res = dtrPlanCreate(&plan, rows, cols, dtrComplex64, 1, MPI_COMM_WORLD, NULL);
+  EXPECT(res == dtrSuccess, "auto plan: %s", dtrGetLastError());
+  if (res != dtrSuccess) return;
+  dtrBackend_t b;
+  dtrPlanGetBackend(plan, &b);
+  EXPECT(b == (nranks > 1 ? dtrBackendP2p : dtrBackendNccl), "auto chose %s on %d GPUs of one host", dtrBackendName(b), nranks);
+  dtrLocalSize_t ls;
+  dtrLocalSize(rows, cols, dtrComplex64, 1, MPI_COMM_WORLD, -1, &ls);
+  Ctx c = {plan, NULL, NULL, NULL};
+  cudaMalloc(&c.a, ls.in_bytes);
+  cudaMallocAsync(&c.b, ls.out_bytes, stream);
+  dtrPatternFillLaunch(c.a, ls.in_rows, cols, ls.in_row_start, ls.entry_bytes, stream);
+  uint64_t wrong = verify(&ls, rows, cols, c.b, runExecute, &c) + backToBack(&ls, rows, cols, &c);
+  EXPECT(wrong == 0, "auto with pooled buffers: %llu wrong", (unsigned long long)wrong);
+  cudaFreeAsync(c.b, stream);
+  cudaStreamSynchronize(stream);
+  cudaFree(c.a);
+  dtrPlanDestroy(plan);
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -217,6 +242,7 @@ int main(int argc, char** argv) {
         }
       }
     badBuffers();
+    if (backend == dtrBackendP2p) autoChoice();
     EXPECT(wrong == 0, "%llu wrong entries", (unsigned long long)wrong);
     if (rank == 0) printf("%s, %d ranks, %d cases: %llu wrong entries\n", dtrBackendName(backend), nranks, cases, (unsigned long long)wrong);
     cudaFree(dWrong);

@@ -32,7 +32,8 @@ typedef struct {
   long long shape[3];
   int pr, pc;
   int dbl;     /* c128 */
-  int gpu;     /* NCCL backend and cuFFT; else the CPU backend and FFTW */
+  int gpu;     /* a GPU backend and cuFFT; else the CPU backend and FFTW */
+  dtrBackend_t backend; /* of the transposes: auto (p2p on one host, else NCCL), nccl, p2p or cpu */
   int iters, warmup, reference;
 } Options;
 
@@ -40,7 +41,7 @@ static int rank, nranks;
 
 static void usage(void) {
   if (rank) return;
-  printf("Usage: mpirun -np N fft3d [--shape NXxNYxNZ | N] [--grid PRxPC] [--dtype c64|c128] [--backend nccl|cpu]\n"
+  printf("Usage: mpirun -np N fft3d [--shape NXxNYxNZ | N] [--grid PRxPC] [--dtype c64|c128] [--backend auto|nccl|p2p|cpu]\n"
          "                     [--iters N] [--warmup N] [--reference 0|1]\n"
          "A forward and inverse complex 3-D FFT on slabs (1xP) or pencils, checked and timed per stage.\n");
 }
@@ -68,7 +69,7 @@ static int parse(int argc, char** argv, Options* o) {
   (void)cudaGetLastError();
   int any = gpus > 0, all = 0;
   MPI_Allreduce(&any, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  *o = (Options){{64, 64, 64}, 0, 0, 0, all, 10, 3, 1};
+  *o = (Options){{64, 64, 64}, 0, 0, 0, all, all ? dtrBackendAuto : dtrBackendCpu, 10, 3, 1};
   for (int i = 1; i < argc; i++) {
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
     long long g[2];
@@ -83,8 +84,12 @@ static int parse(int argc, char** argv, Options* o) {
       if (strcmp(v, "c64") && strcmp(v, "c128")) goto bad;
       o->dbl = !strcmp(v, "c128");
     } else if (!strcmp(argv[i], "--backend")) {
-      if (strcmp(v, "nccl") && strcmp(v, "cpu")) goto bad;
-      o->gpu = !strcmp(v, "nccl");
+      if (!strcmp(v, "auto")) o->backend = dtrBackendAuto;
+      else if (!strcmp(v, "nccl")) o->backend = dtrBackendNccl;
+      else if (!strcmp(v, "p2p")) o->backend = dtrBackendP2p;
+      else if (!strcmp(v, "cpu")) o->backend = dtrBackendCpu;
+      else goto bad;
+      o->gpu = o->backend != dtrBackendCpu;
     } else if (!strcmp(argv[i], "--iters") || !strcmp(argv[i], "--warmup") || !strcmp(argv[i], "--reference")) {
       char* end;
       long n = strtol(v, &end, 10);
@@ -247,7 +252,7 @@ static int setup(Fft* f, char* err, size_t errlen) {
   /* The transposes: one workspace for all of them (they run one after the other on one stream). */
   dtrConfig_t cfg;
   dtrConfigInit(&cfg);
-  cfg.backend = o->gpu ? dtrBackendNccl : dtrBackendCpu;
+  cfg.backend = o->gpu ? o->backend : dtrBackendCpu;
   cfg.workspace = dtrWorkspaceGrid;
   const dtrPencil_t path[3] = {dtrPencilX, slabs ? dtrPencilZ : dtrPencilY, dtrPencilZ};
   dtrPlan_t plans[4] = {NULL};
@@ -298,7 +303,9 @@ static void teardown(Fft* f) {
 
 static const char* stageName(const Stage* s, char* buf, size_t len) {
   if (s->name) return s->name;
-  snprintf(buf, len, "%s->%s", dtrPencilName((dtrPencil_t)s->in), dtrPencilName((dtrPencil_t)s->out));
+  dtrBackend_t b = dtrBackendAuto;
+  dtrPlanGetBackend(s->plan, &b);
+  snprintf(buf, len, "%s->%s %s", dtrPencilName((dtrPencil_t)s->in), dtrPencilName((dtrPencil_t)s->out), dtrBackendName(b));
   return buf;
 }
 
@@ -454,7 +461,7 @@ int main(int argc, char** argv) {
     char name[32];
     printf("# fft3d: %lld x %lld x %lld %s on a %d x %d grid (%s), %d ranks, %s; iters %d, warmup %d\n", o->shape[0],
            o->shape[1], o->shape[2], o->dbl ? "c128" : "c64", o->pr, o->pc, o->pr == 1 ? "slabs" : "pencils", nranks,
-           o->gpu ? "NCCL backend, cuFFT" : "CPU backend, FFTW", iters, o->warmup);
+           o->gpu ? "GPUs, cuFFT" : "CPU backend, FFTW", iters, o->warmup);
     printf("# %-10s %12s %12s\n", "stage", "forward(us)", "inverse(us)");
     for (int s = 0; s < f.nstages; s++)
       printf("  %-10s %12.1f %12.1f\n", stageName(&f.fwd[s], name, sizeof name), medF[s] * 1e6,
