@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "launch.h"
+#include "tile_layout.h"
 
 namespace dtr {
 
@@ -46,6 +47,29 @@ inline void transposeGroupTiles(TransposeGroupMember* m, int64_t tileRows, int64
   m->tilesY = (uint32_t)((m->rows + tileRows - 1) / tileRows);
   m->work = (m->rows && m->cols) ? (uint64_t)m->tilesX * m->tilesY * (uint64_t)m->batch : 0;
 }
+
+#ifdef __CUDACC__
+/* The loop of every grouped kernel: block b serves member b % count, taking that member's tiles (and
+ * matrices of its batch) from b / count on in steps of the blocks it has; tile(m, k, tx, ty) does one
+ * tile of matrix k. The closing fence makes the stores (into peer memory) visible before what follows. */
+template <typename Tile>
+__device__ __forceinline__ void forEachGroupTile(const TransposeGroup& g, Tile tile) {
+  const TransposeGroupMember& m = g.m[blockIdx.x % g.count];
+  const uint32_t first = blockIdx.x / g.count, stride = gridDim.x / g.count;
+  const uint64_t tiles = (uint64_t)m.tilesX * m.tilesY;
+  for (uint64_t w = first; w < m.work; w += stride) {
+    const uint64_t k = w / tiles;
+    uint32_t tx, ty;
+    dtrTileOrder(w - k * tiles, m.tilesX, m.tilesY, g.tileGroup, &tx, &ty);
+    tile(m, k, tx, ty);
+  }
+  __threadfence_system();
+}
+#endif
+
+/* Blocks per member of a grouped launch: `ctas` where given, else the kernel's resident blocks on the
+ * device shared out evenly (at least one). */
+cudaError_t groupBlocksPerMember(const void* kernel, int threads, size_t smem, int count, int* ctas);
 
 /* The element-wise word kernel's grouped form (transpose_simt.cu): members of 4-, 8- or 16-byte
  * entries aligned to their size, at any pitch. */

@@ -18,18 +18,11 @@ namespace {
 template <int S>
 __global__ void __launch_bounds__(kSimt16Threads) simt16GroupKernel(const __grid_constant__ TransposeGroup g) {
   constexpr uint32_t T = (S == 1) ? 256 : 128;
-  const TransposeGroupMember& m = g.m[blockIdx.x % g.count];
-  const uint32_t first = blockIdx.x / g.count, stride = gridDim.x / g.count;
-  const uint64_t tiles = (uint64_t)m.tilesX * m.tilesY;
   uint8_t* stage = simt16Stage();
-  for (uint64_t w = first; w < m.work; w += stride) {
-    const uint64_t b = w / tiles;
-    uint32_t tx, ty;
-    dtrTileOrder(w - b * tiles, m.tilesX, m.tilesY, g.tileGroup, &tx, &ty);
-    simt16Tile<S>(m.src + b * m.srcBatchBytes, m.ldsBytes, m.dst + b * m.dstBatchBytes, m.lddBytes, m.rows, m.cols, tx,
+  forEachGroupTile(g, [&](const TransposeGroupMember& m, uint64_t k, uint32_t tx, uint32_t ty) {
+    simt16Tile<S>(m.src + k * m.srcBatchBytes, m.ldsBytes, m.dst + k * m.dstBatchBytes, m.lddBytes, m.rows, m.cols, tx,
                   ty, stage, stage + T * 128);
-  }
-  __threadfence_system();
+  });
 }
 
 template <int S>
@@ -40,14 +33,8 @@ cudaError_t launchGroupTyped(TransposeGroup& g, int ctas, cudaStream_t stream) {
   const size_t smem = 1024 + 2 * T * 128;
   cudaError_t err = allowDynamicSmem((const void*)simt16GroupKernel<S>, (int)smem);
   if (err != cudaSuccess) return err;
-  if (ctas <= 0) {
-    DeviceInfo d;
-    int perSm = 0;
-    if ((err = deviceInfo(&d)) != cudaSuccess) return err;
-    if ((err = residentBlocks((const void*)simt16GroupKernel<S>, kSimt16Threads, smem, &perSm)) != cudaSuccess) return err;
-    ctas = perSm * d.sms / g.count;
-    if (ctas < 1) ctas = 1;
-  }
+  if ((err = groupBlocksPerMember((const void*)simt16GroupKernel<S>, kSimt16Threads, smem, g.count, &ctas)) != cudaSuccess)
+    return err;
   simt16GroupKernel<S><<<(unsigned)(ctas * g.count), kSimt16Threads, smem, stream>>>(g);
   return cudaGetLastError();
 }
@@ -64,6 +51,18 @@ cudaError_t launchVectorGroup(TransposeGroup& g, int ctas, cudaStream_t stream) 
 }
 
 }  // namespace
+
+cudaError_t groupBlocksPerMember(const void* kernel, int threads, size_t smem, int count, int* ctas) {
+  if (*ctas > 0) return cudaSuccess;
+  DeviceInfo d;
+  int perSm = 0;
+  cudaError_t err = deviceInfo(&d);
+  if (err == cudaSuccess) err = residentBlocks(kernel, threads, smem, &perSm);
+  if (err != cudaSuccess) return err;
+  *ctas = perSm * d.sms / count > 0 ? perSm * d.sms / count : 1;
+  return cudaSuccess;
+}
+
 }  // namespace dtr
 
 using namespace dtr;

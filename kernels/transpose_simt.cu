@@ -209,22 +209,15 @@ __global__ void __launch_bounds__(kTile * kTileRowsPerPass, WordBlocks<W>::value
   }
 }
 
-/* The grouped form (group.h): member blockIdx.x % count, its tiles and matrices in turn. */
+/* The grouped form (group.h). */
 template <typename W>
 __global__ void __launch_bounds__(kTile * kTileRowsPerPass, WordBlocks<W>::value) wordGroupKernel(const __grid_constant__ TransposeGroup g) {
-  const TransposeGroupMember& m = g.m[blockIdx.x % g.count];
-  const uint32_t first = blockIdx.x / g.count, stride = gridDim.x / g.count;
-  const uint64_t tiles = (uint64_t)m.tilesX * m.tilesY;
   __shared__ W tile[WordTileRows<W>::words];
-  for (uint64_t w = first; w < m.work; w += stride) {
-    const uint64_t b = w / tiles;
-    uint32_t tx, ty;
-    dtrTileOrder(w - b * tiles, m.tilesX, m.tilesY, g.tileGroup, &tx, &ty);
-    wordTile<W, false>(reinterpret_cast<const W*>(m.src + b * m.srcBatchBytes), m.ldsBytes / (int64_t)sizeof(W),
-                       reinterpret_cast<W*>(m.dst + b * m.dstBatchBytes), m.lddBytes / (int64_t)sizeof(W), m.rows, m.cols,
+  forEachGroupTile(g, [&](const TransposeGroupMember& m, uint64_t k, uint32_t tx, uint32_t ty) {
+    wordTile<W, false>(reinterpret_cast<const W*>(m.src + k * m.srcBatchBytes), m.ldsBytes / (int64_t)sizeof(W),
+                       reinterpret_cast<W*>(m.dst + k * m.dstBatchBytes), m.lddBytes / (int64_t)sizeof(W), m.rows, m.cols,
                        tx, ty, tile);
-  }
-  __threadfence_system();
+  });
 }
 
 /* Entries of 32 bytes or more: each result row is written contiguously, each entry read whole. */
@@ -302,15 +295,8 @@ static cudaError_t launchWordGroupTyped(TransposeGroup& g, int ctas, cudaStream_
   constexpr int T = WordTile<W>::T;
   g.tileGroup = (uint32_t)tuningFor(dtrKernelSimt, sizeof(W)).tileGroup;
   for (int i = 0; i < g.count; i++) transposeGroupTiles(&g.m[i], T, T);
-  if (ctas <= 0) {
-    DeviceInfo d;
-    int perSm = 0;
-    cudaError_t err = deviceInfo(&d);
-    if (err == cudaSuccess) err = residentBlocks((const void*)wordGroupKernel<W>, kTile * kTileRowsPerPass, 0, &perSm);
-    if (err != cudaSuccess) return err;
-    ctas = perSm * d.sms / g.count;
-    if (ctas < 1) ctas = 1;
-  }
+  cudaError_t err = groupBlocksPerMember((const void*)wordGroupKernel<W>, kTile * kTileRowsPerPass, 0, g.count, &ctas);
+  if (err != cudaSuccess) return err;
   wordGroupKernel<W><<<(unsigned)(ctas * g.count), dim3(kTile, kTileRowsPerPass), 0, stream>>>(g);
   return cudaGetLastError();
 }
@@ -318,7 +304,7 @@ static cudaError_t launchWordGroupTyped(TransposeGroup& g, int ctas, cudaStream_
 int wordGroupEligible(const dtrTransposeArgs* a) {
   const uint64_t s = a->entry_bytes;
   const uint64_t align = (uint64_t)(uintptr_t)a->src | (uint64_t)(uintptr_t)a->dst | (uint64_t)a->lds * s |
-                         (uint64_t)a->ldd * s | (uint64_t)(a->src_stride | a->dst_stride) * s;
+                         (uint64_t)a->ldd * s | (batchOf(a) > 1 ? (uint64_t)(a->src_stride | a->dst_stride) * s : 0);
   return (s == 4 || s == 8 || s == 16) && !(align & (s - 1));
 }
 

@@ -17,6 +17,14 @@ mkdir -p "$logs"
 summary="$logs/summary.txt"
 : >"$summary"
 note() { echo "$*" | tee -a "$summary"; }
+# "grid ranks n dtype" for every grid of DTR_GRIDS that fits on this machine and case of DTR_PENCIL_CASES.
+gridCases() {
+  for grid in ${DTR_GRIDS:-2x2 1x4}; do
+    np=$(( ${grid%x*} * ${grid#*x} ))
+    [ "$np" -le "$gpus" ] || continue
+    for case in ${DTR_PENCIL_CASES:-1024:c64 512:c64 512:c128}; do echo "$grid $np ${case%%:*} ${case#*:}"; done
+  done
+}
 
 dtr_build >"$logs/build.log" 2>&1 || { tail -n 40 "$logs/build.log"; exit 1; }
 gpus=$(dtr_gpu_count)
@@ -58,18 +66,13 @@ for stage in $stages; do
       cat "$logs/default.txt" >>"$summary"
       ;;
     pencils)
-      for grid in ${DTR_GRIDS:-2x2 1x4}; do
-        np=$(( ${grid%x*} * ${grid#*x} ))
-        [ "$np" -le "$gpus" ] || continue
-        for case in ${DTR_PENCIL_CASES:-1024:c64 512:c64 512:c128}; do
-          n=${case%%:*} dt=${case#*:}
-          tag="pencils-$grid-$n-$dt"
-          timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" "$DTR_BUILD/disttranspose" --shape "$n" --grid "$grid" -d "$dt" -J "$logs/$tag.json" \
-            >"$logs/$tag.txt" 2>&1 || status=1
-          note "## mpirun -np $np disttranspose --shape $n --grid $grid -d $dt"
-          grep -vE "^#  Rank" "$logs/$tag.txt" | grep -E "^ |transpose|Wrong|rror" | tee -a "$summary" >/dev/null
-        done
-      done
+      while read -r grid np n dt; do
+        tag="pencils-$grid-$n-$dt"
+        timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" "$DTR_BUILD/disttranspose" --shape "$n" --grid "$grid" -d "$dt" -J "$logs/$tag.json" \
+          >"$logs/$tag.txt" 2>&1 </dev/null || status=1
+        note "## mpirun -np $np disttranspose --shape $n --grid $grid -d $dt"
+        grep -vE "^#  Rank" "$logs/$tag.txt" | grep -E "^ |transpose|Wrong|rror" | tee -a "$summary" >/dev/null
+      done < <(gridCases)
       # 2-D transposes of the same bytes per rank on 2 and 4 ranks (the groups of 2x2 and 1x4), shapes
       # whose segments are 16-byte multiples.
       for case in ${DTR_MATRIX_CASES:-2:16384:32768:c64 4:32768:32768:c64 2:8192:8192:c64 4:8192:16384:c64 2:8192:8192:c128 4:8192:16384:c128}; do
@@ -82,18 +85,13 @@ for stage in $stages; do
       done
       ;;
     fft)
-      for grid in ${DTR_GRIDS:-2x2 1x4}; do
-        np=$(( ${grid%x*} * ${grid#*x} ))
-        [ "$np" -le "$gpus" ] || continue
-        for case in ${DTR_PENCIL_CASES:-1024:c64 512:c64 512:c128}; do
-          n=${case%%:*} dt=${case#*:}
-          tag="fft3d-$grid-$n-$dt"
-          timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" "$DTR_BUILD/examples/fft3d" --shape "$n" --grid "$grid" --dtype "$dt" --iters ${DTR_FFT_ITERS:-10} \
-            >"$logs/$tag.txt" 2>&1 || status=1
-          note "## mpirun -np $np fft3d --shape $n --grid $grid --dtype $dt"
-          grep -vE "^#  Rank" "$logs/$tag.txt" | tail -n 14 | tee -a "$summary" >/dev/null
-        done
-      done
+      while read -r grid np n dt; do
+        tag="fft3d-$grid-$n-$dt"
+        timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" "$DTR_BUILD/examples/fft3d" --shape "$n" --grid "$grid" --dtype "$dt" --iters ${DTR_FFT_ITERS:-10} \
+          >"$logs/$tag.txt" 2>&1 </dev/null || status=1
+        note "## mpirun -np $np fft3d --shape $n --grid $grid --dtype $dt"
+        grep -vE "^#  Rank" "$logs/$tag.txt" | tail -n 14 | tee -a "$summary" >/dev/null
+      done < <(gridCases)
       ;;
   esac
 done

@@ -63,6 +63,26 @@ void dtrReportHeader(const dtrCliOptions* o, int gpus) {
 /* The kernel of a GPU backend's packs (p2p: of its one-pass kernel); the CPU backend's work is on the host. */
 static const char* kernelColumn(dtrBackend_t b, dtrKernel_t k) { return b == dtrBackendCpu ? "host" : dtrKernelName(k); }
 
+/* The #wrong column: the count, or `none` when the row was not checked. */
+static const char* wrongText(int checked, uint64_t wrong, const char* none, char* buf, size_t len) {
+  if (!checked) return none;
+  snprintf(buf, len, "%llu", (unsigned long long)wrong);
+  return buf;
+}
+
+/* The JSON fields every benchmark row has, from its type on, closing the row's object. */
+static void jsonMeasures(FILE* f, dtrDataType_t type, int64_t howmany, dtrBackend_t backend, dtrKernel_t kernel,
+                         int stages, double bytes, double time, double a2a, double ratio, double algbw, double busbw,
+                         int checked, uint64_t wrong, int last) {
+  char buf[24];
+  fprintf(f,
+          "\"dtype\": \"%s\", \"howmany\": %lld, \"backend\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, "
+          "\"bytes_per_rank\": %.0f, \"time_us\": %.3f, \"alltoall_us\": %.3f, \"ratio\": %.4f, "
+          "\"algbw_GBps\": %.3f, \"busbw_GBps\": %.3f, \"wrong\": %s}%s\n",
+          dtrDataTypeName(type), (long long)howmany, dtrBackendName(backend), kernelColumn(backend, kernel), stages, bytes,
+          time, a2a, ratio, algbw, busbw, wrongText(checked, wrong, "null", buf, sizeof buf), last ? "" : ",");
+}
+
 void dtrReportTableHead(void) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -79,12 +99,10 @@ void dtrReportRow(const dtrBenchResult* r) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank) return;
   char wrong[24];
-  if (r->checked) snprintf(wrong, sizeof wrong, "%llu", (unsigned long long)r->wrong);
-  else snprintf(wrong, sizeof wrong, "N/A");
   printf("  %13.0f %9lld %9lld %5s %7lld %7s %7s %6d | %10.1f %8.2f %8.2f | %10.1f %6.2f | %7s\n", r->bytes_per_rank,
          (long long)r->rows, (long long)r->cols, dtrDataTypeName(r->type), (long long)r->howmany,
          dtrBackendName(r->backend), kernelColumn(r->backend, r->kernel), r->stages,
-         r->time_us, r->algbw, r->busbw, r->a2a_us, r->ratio, wrong);
+         r->time_us, r->algbw, r->busbw, r->a2a_us, r->ratio, wrongText(r->checked, r->wrong, "N/A", wrong, sizeof wrong));
   fflush(stdout);
 }
 
@@ -94,16 +112,9 @@ int dtrReportJson(const char* path, const dtrBenchResult* rows, int n) {
   fprintf(f, "[\n");
   for (int i = 0; i < n; i++) {
     const dtrBenchResult* r = &rows[i];
-    char wrong[24] = "null";
-    if (r->checked) snprintf(wrong, sizeof wrong, "%llu", (unsigned long long)r->wrong);
-    fprintf(f,
-            "  {\"rows\": %lld, \"cols\": %lld, \"dtype\": \"%s\", \"howmany\": %lld, \"ranks\": %d, "
-            "\"backend\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, \"bytes_per_rank\": %.0f, \"time_us\": %.3f, "
-            "\"alltoall_us\": %.3f, \"ratio\": %.4f, \"algbw_GBps\": %.3f, \"busbw_GBps\": %.3f, \"wrong\": %s}%s\n",
-            (long long)r->rows, (long long)r->cols, dtrDataTypeName(r->type), (long long)r->howmany, r->nranks,
-            dtrBackendName(r->backend), kernelColumn(r->backend, r->kernel), r->stages,
-            r->bytes_per_rank, r->time_us, r->a2a_us, r->ratio, r->algbw, r->busbw,
-            wrong, i + 1 < n ? "," : "");
+    fprintf(f, "  {\"rows\": %lld, \"cols\": %lld, \"ranks\": %d, ", (long long)r->rows, (long long)r->cols, r->nranks);
+    jsonMeasures(f, r->type, r->howmany, r->backend, r->kernel, r->stages, r->bytes_per_rank, r->time_us, r->a2a_us,
+                 r->ratio, r->algbw, r->busbw, r->checked, r->wrong, i + 1 == n);
   }
   fprintf(f, "]\n");
   return fclose(f) ? -1 : 0;
@@ -127,12 +138,11 @@ void dtrReportPencilRow(const dtrPencilBenchResult* r) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank) return;
   char wrong[24], dir[16];
-  if (r->checked) snprintf(wrong, sizeof wrong, "%llu", (unsigned long long)r->wrong);
-  else snprintf(wrong, sizeof wrong, "N/A");
   snprintf(dir, sizeof dir, "%s->%s", dtrPencilName(r->from), dtrPencilName(r->to));
   printf("  %9s %5d %13.0f %5s %7lld %7s %7s %6d | %10.1f %8.2f %8.2f | %10.1f %6.2f | %7s\n", dir, r->group,
          r->bytes_per_rank, dtrDataTypeName(r->type), (long long)r->howmany, dtrBackendName(r->backend),
-         kernelColumn(r->backend, r->kernel), r->stages, r->time_us, r->algbw, r->busbw, r->a2a_us, r->ratio, wrong);
+         kernelColumn(r->backend, r->kernel), r->stages, r->time_us, r->algbw, r->busbw, r->a2a_us, r->ratio,
+         wrongText(r->checked, r->wrong, "N/A", wrong, sizeof wrong));
   fflush(stdout);
 }
 
@@ -142,17 +152,11 @@ int dtrReportPencilJson(const char* path, const dtrPencilBenchResult* rows, int 
   fprintf(f, "[\n");
   for (int i = 0; i < n; i++) {
     const dtrPencilBenchResult* r = &rows[i];
-    char wrong[24] = "null";
-    if (r->checked) snprintf(wrong, sizeof wrong, "%llu", (unsigned long long)r->wrong);
-    fprintf(f,
-            "  {\"transpose\": \"%s->%s\", \"shape\": [%lld, %lld, %lld], \"grid\": [%d, %d], \"group\": %d, "
-            "\"dtype\": \"%s\", \"howmany\": %lld, \"backend\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, "
-            "\"bytes_per_rank\": %.0f, \"time_us\": %.3f, \"alltoall_us\": %.3f, \"ratio\": %.4f, "
-            "\"algbw_GBps\": %.3f, \"busbw_GBps\": %.3f, \"wrong\": %s}%s\n",
+    fprintf(f, "  {\"transpose\": \"%s->%s\", \"shape\": [%lld, %lld, %lld], \"grid\": [%d, %d], \"group\": %d, ",
             dtrPencilName(r->from), dtrPencilName(r->to), (long long)r->shape[0], (long long)r->shape[1],
-            (long long)r->shape[2], r->pr, r->pc, r->group, dtrDataTypeName(r->type), (long long)r->howmany,
-            dtrBackendName(r->backend), kernelColumn(r->backend, r->kernel), r->stages, r->bytes_per_rank, r->time_us,
-            r->a2a_us, r->ratio, r->algbw, r->busbw, wrong, i + 1 < n ? "," : "");
+            (long long)r->shape[2], r->pr, r->pc, r->group);
+    jsonMeasures(f, r->type, r->howmany, r->backend, r->kernel, r->stages, r->bytes_per_rank, r->time_us, r->a2a_us,
+                 r->ratio, r->algbw, r->busbw, r->checked, r->wrong, i + 1 == n);
   }
   fprintf(f, "]\n");
   return fclose(f) ? -1 : 0;
