@@ -105,6 +105,10 @@ typedef struct {
                            packs, messages and unpacks overlapping the next and previous ones;
                            1: no pipeline; 0 (default): by size (env DTR_STAGES overrides 0) */
   dtrWorkspace_t workspace; /* default dtrWorkspaceOwn */
+  int inplace;          /* 0 (default): in and out are separate buffers; 1: dtrExecute also takes
+                           in == out, one buffer of max(in_bytes, out_bytes). The workspace then
+                           holds a copy of the rank's own block as well (p2p: of its whole slab of
+                           A); dtrPlanGetWorkspaceSize counts it */
 } dtrConfig_t;
 
 /* What a rank owns and must allocate. Sizes in bytes; counts in rows of A or of B. */
@@ -131,9 +135,10 @@ dtrResult_t dtrPlanCreate(dtrPlan_t* plan, int64_t rows, int64_t cols, dtrDataTy
                           int64_t howmany, MPI_Comm comm, const dtrConfig_t* config);
 
 /* Collective. NCCL backend: device pointers, ordered on `stream`, no host synchronisation, CUDA
- * graph capturable. CPU backend: host pointers, returns when done (stream unused). in != out.
- * Plans on different communicators (a grid's rows and columns, halves of a split) coexist; their
- * executes may interleave on one stream or run on different streams. */
+ * graph capturable. CPU backend: host pointers, returns when done (stream unused). in and out do not
+ * overlap, except in == out on a plan made with config.inplace (in-place: one buffer holds A before
+ * and B after). Plans on different communicators (a grid's rows and columns, halves of a split)
+ * coexist; their executes may interleave on one stream or run on different streams. */
 dtrResult_t dtrExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream);
 
 /* Collective. Waits for nothing: destroy after the last execute's stream work has finished. */
@@ -144,8 +149,8 @@ dtrResult_t dtrPlanGetBackend(dtrPlan_t plan, dtrBackend_t* backend);
 dtrResult_t dtrPlanGetKernel(dtrPlan_t plan, dtrKernel_t* kernel);
 dtrResult_t dtrPlanGetDevice(dtrPlan_t plan, int* device);
 dtrResult_t dtrPlanGetStages(dtrPlan_t plan, int* stages);
-/* Bytes of exchange buffers the plan holds (device memory on the NCCL backend, host on the CPU);
- * with dtrWorkspaceGrid, shared with the grid's other plans. */
+/* Bytes of exchange buffers the plan holds (device memory on the GPU backends, host on the CPU), the
+ * in-place copy of config.inplace included; with dtrWorkspaceGrid, shared with the grid's other plans. */
 dtrResult_t dtrPlanGetWorkspaceSize(dtrPlan_t plan, size_t* bytes);
 
 /* ---- 3-D arrays on process grids ------------------------------------------------------------ */

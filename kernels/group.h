@@ -68,8 +68,8 @@ __device__ __forceinline__ void forEachGroupTile(const TransposeGroup& g, Tile t
 #endif
 
 /* Blocks per member of a grouped launch: `ctas` where given, else the kernel's resident blocks on the
- * device shared out evenly (at least one). */
-cudaError_t groupBlocksPerMember(const void* kernel, int threads, size_t smem, int count, int* ctas);
+ * device shared out evenly (at least one), and no more than `cap` where cap > 0. */
+cudaError_t groupBlocksPerMember(const void* kernel, int threads, size_t smem, int count, int cap, int* ctas);
 
 /* The element-wise word kernel's grouped form (transpose_simt.cu): members of 4-, 8- or 16-byte
  * entries aligned to their size, at any pitch. */

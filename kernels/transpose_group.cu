@@ -33,7 +33,7 @@ cudaError_t launchGroupTyped(TransposeGroup& g, int ctas, cudaStream_t stream) {
   const size_t smem = 1024 + 2 * T * 128;
   cudaError_t err = allowDynamicSmem((const void*)simt16GroupKernel<S>, (int)smem);
   if (err != cudaSuccess) return err;
-  if ((err = groupBlocksPerMember((const void*)simt16GroupKernel<S>, kSimt16Threads, smem, g.count, &ctas)) != cudaSuccess)
+  if ((err = groupBlocksPerMember((const void*)simt16GroupKernel<S>, kSimt16Threads, smem, g.count, 0, &ctas)) != cudaSuccess)
     return err;
   simt16GroupKernel<S><<<(unsigned)(ctas * g.count), kSimt16Threads, smem, stream>>>(g);
   return cudaGetLastError();
@@ -52,7 +52,7 @@ cudaError_t launchVectorGroup(TransposeGroup& g, int ctas, cudaStream_t stream) 
 
 }  // namespace
 
-cudaError_t groupBlocksPerMember(const void* kernel, int threads, size_t smem, int count, int* ctas) {
+cudaError_t groupBlocksPerMember(const void* kernel, int threads, size_t smem, int count, int cap, int* ctas) {
   if (*ctas > 0) return cudaSuccess;
   DeviceInfo d;
   int perSm = 0;
@@ -60,6 +60,7 @@ cudaError_t groupBlocksPerMember(const void* kernel, int threads, size_t smem, i
   if (err == cudaSuccess) err = residentBlocks(kernel, threads, smem, &perSm);
   if (err != cudaSuccess) return err;
   *ctas = perSm * d.sms / count > 0 ? perSm * d.sms / count : 1;
+  if (cap > 0 && *ctas > cap) *ctas = cap;
   return cudaSuccess;
 }
 
@@ -71,7 +72,8 @@ using namespace dtr;
  * to the word kernel's where their entries are aligned words, and the rest (1- and 2-byte entries off
  * alignment, tuples) one by one. On 2 H200s, fp32 46340 x 46340 (a pitch of 185360 bytes, 16 x an odd
  * number) took the 16-byte kernel 5.3 x the NCCL all-to-all, storing into the peer; pitches that are
- * whole lines, or not 16-byte multiples (the word kernel), 0.8-0.95 x. */
+ * whole lines 0.8-0.95 x. The word kernel's group serves such pitches (its blocks capped: see
+ * launchWordGroupTyped). */
 static int vectorGroupEligible(const dtrTransposeArgs* a) {
   const uint64_t line = 128;
   return dtrTransposeSupported(dtrKernelSimt16, a) && ((uint64_t)a->lds * a->entry_bytes) % line == 0 &&

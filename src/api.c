@@ -13,6 +13,7 @@ void dtrConfigInit(dtrConfig_t* config) {
   config->device = -1;
   config->stages = 0;
   config->workspace = dtrWorkspaceOwn;
+  config->inplace = 0;
 }
 
 /*
@@ -93,6 +94,8 @@ static dtrResult_t checkConfig(const dtrConfig_t* c) {
     return dtrSetError(dtrInvalidArgument, "config.stages = %d: must be 0 (by size) or 1..%d", c->stages, DTR_MAX_STAGES);
   if ((int)c->workspace < 0 || c->workspace >= dtrNumWorkspaces)
     return dtrSetError(dtrInvalidArgument, "config.workspace = %d is not a workspace policy (0: own, 1: grid)", (int)c->workspace);
+  if (c->inplace != 0 && c->inplace != 1)
+    return dtrSetError(dtrInvalidArgument, "config.inplace = %d: must be 0 or 1", c->inplace);
   return dtrSuccess;
 }
 
@@ -137,25 +140,34 @@ static int resolveStages(dtrPlan_t plan, int asked) {
 static void freePlan(dtrPlan_t plan) {
   if (!plan) return;
   if (plan->device >= 0) cudaSetDevice(plan->device); /* the workspace is freed on its device */
-  dtrWorkspaceRelease(plan->grid && plan->workspace_policy == dtrWorkspaceGrid ? &plan->grid->pool : NULL,
-                      plan->workspace);
+  dtrPlanWorkspaceRelease(plan);
   if (plan->grid) dtrGridRelease(plan->grid);
   free(plan->layout.send_count);
   dtrCommFree(&plan->comm);
   free(plan);
 }
 
-dtrResult_t dtrPlanWorkspaceAcquire(dtrPlan_t plan, int device, char** send, char** recv) {
+void dtrPlanWorkspaceRelease(dtrPlan_t plan) {
+  dtrWorkspaceRelease(plan->grid && plan->workspace_policy == dtrWorkspaceGrid ? &plan->grid->pool : NULL,
+                      plan->workspace);
+  plan->workspace = NULL;
+}
+
+dtrResult_t dtrPlanWorkspaceAcquire(dtrPlan_t plan, int device, size_t stash_bytes, char** send, char** recv,
+                                    char** stash) {
   const size_t e = plan->geo.entry_bytes;
-  const size_t sendBytes = (size_t)plan->layout.send_total * e, recvBytes = (size_t)plan->layout.recv_total * e;
-  /* Both parts rounded up: a transpose and its inverse (sends and receives swapped) then need the
+  const size_t sendBytes = send ? (size_t)plan->layout.send_total * e : 0;
+  const size_t recvBytes = recv ? (size_t)plan->layout.recv_total * e : 0;
+  /* Every part rounded up: a transpose and its inverse (sends and receives swapped) then need the
    * same bytes and can share one pooled buffer. */
-  const size_t at = dtrWorkspaceRecvOffset(sendBytes), bytes = at + dtrWorkspaceRecvOffset(recvBytes);
+  const size_t at = dtrWorkspaceRecvOffset(sendBytes), stashAt = at + dtrWorkspaceRecvOffset(recvBytes);
+  const size_t bytes = stashAt + dtrWorkspaceRecvOffset(stash_bytes);
   dtrWorkspace** pool = plan->grid && plan->workspace_policy == dtrWorkspaceGrid ? &plan->grid->pool : NULL;
   DTRCHECK(dtrAgree(plan->comm.comm, dtrWorkspaceAcquire(pool, device, bytes, &plan->workspace)));
   char* base = plan->workspace ? plan->workspace->ptr : NULL;
-  *send = sendBytes ? base : NULL;
-  *recv = recvBytes ? base + at : NULL;
+  if (send) *send = sendBytes ? base : NULL;
+  if (recv) *recv = recvBytes ? base + at : NULL;
+  if (stash) *stash = stash_bytes ? base + stashAt : NULL;
   return dtrSuccess;
 }
 
@@ -187,6 +199,7 @@ static dtrResult_t finishPlan(dtrPlan_t plan, const dtrGeometry* geo, dtrDataTyp
   plan->type = type;
   plan->howmany = howmany;
   plan->workspace_policy = cfg->workspace;
+  plan->inplace = cfg->inplace;
   const int p = plan->comm.nranks;
   int64_t* storage = calloc(4 * (size_t)p, sizeof *storage);
   res = storage ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate the exchange layout");
@@ -230,6 +243,7 @@ dtrResult_t dtrPlanCreateLike(dtrPlan_t plan, dtrBackend_t backend, dtrPlan_t* o
   dtrConfigInit(&cfg);
   cfg.backend = backend;
   cfg.device = plan->device;
+  cfg.inplace = plan->inplace;
   dtrPlan_t like = NULL;
   DTRCHECK(newPlan(plan->comm.comm, &like));
   return finishPlan(like, &plan->geo, plan->type, plan->howmany, &cfg, out);
@@ -253,9 +267,11 @@ dtrResult_t dtrPlanCreate(dtrPlan_t* out, int64_t rows, int64_t cols, dtrDataTyp
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
 
   /* Every rank must post the same messages in the same rounds: the stages must agree too. */
-  const int64_t values[] = {rows, cols, (int64_t)type, howmany, (int64_t)cfg.backend, (int64_t)cfg.kernel, cfg.stages};
-  const char* const names[] = {"rows", "cols", "type", "howmany", "config.backend", "config.kernel", "config.stages"};
-  DTRCHECKGOTO(dtrAgreeValues(plan->comm.comm, values, names, 7), res, fail);
+  const int64_t values[] = {rows, cols, (int64_t)type, howmany, (int64_t)cfg.backend, (int64_t)cfg.kernel, cfg.stages,
+                            cfg.inplace};
+  const char* const names[] = {"rows", "cols", "type", "howmany", "config.backend", "config.kernel", "config.stages",
+                               "config.inplace"};
+  DTRCHECKGOTO(dtrAgreeValues(plan->comm.comm, values, names, 8), res, fail);
 
   const dtrGeometry geo = dtrGeometryMatrix(rows, cols, e, plan->comm.nranks);
   return deviceRestore(guard, finishPlan(plan, &geo, type, howmany, &cfg, out));
@@ -306,10 +322,10 @@ dtrResult_t dtrPlanCreatePencil(dtrPlan_t* out, dtrGrid_t grid, const int64_t sh
   res = dtrAgree(grid->comm, res);
   if (res != dtrSuccess) return deviceRestore(guard, res);
   const int64_t values[] = {shape[0], shape[1], shape[2], (int64_t)from, (int64_t)to, (int64_t)type, howmany,
-                            (int64_t)cfg.backend, (int64_t)cfg.kernel, cfg.stages, (int64_t)cfg.workspace};
+                            (int64_t)cfg.backend, (int64_t)cfg.kernel, cfg.stages, (int64_t)cfg.workspace, cfg.inplace};
   const char* const names[] = {"shape[0]", "shape[1]", "shape[2]", "from", "to", "type", "howmany",
-                               "config.backend", "config.kernel", "config.stages", "config.workspace"};
-  res = dtrAgreeValues(grid->comm, values, names, 11);
+                               "config.backend", "config.kernel", "config.stages", "config.workspace", "config.inplace"};
+  res = dtrAgreeValues(grid->comm, values, names, 12);
   if (res != dtrSuccess) return deviceRestore(guard, res);
 
   dtrGeometry geo;
@@ -324,22 +340,39 @@ dtrResult_t dtrPlanCreatePencil(dtrPlan_t* out, dtrGrid_t grid, const int64_t sh
   return deviceRestore(guard, finishPlan(plan, &geo, type, howmany, &cfg, out));
 }
 
-dtrResult_t dtrExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream) {
-  if (!plan) return dtrSetError(dtrInvalidArgument, "plan is NULL");
+/* Local: the execute's pointers against the plan (room and kind are the backend's to check). */
+static dtrResult_t checkExecuteBuffers(dtrPlan_t plan, const void* in, void* out) {
   const dtrGeometry* g = &plan->geo;
   const int r = plan->comm.rank;
   const int64_t inEntries = dtrInEntries(g, r), outEntries = dtrOutEntries(g, r);
+  const size_t inBytes = (size_t)inEntries * g->entry_bytes, outBytes = (size_t)outEntries * g->entry_bytes;
   /* A rank that owns nothing may pass NULL. */
-  dtrResult_t res = dtrSuccess;
-  if (inEntries > 0 && !in) res = dtrSetError(dtrInvalidArgument, "in is NULL but this rank holds %lld entries of A", (long long)inEntries);
-  else if (outEntries > 0 && !out) res = dtrSetError(dtrInvalidArgument, "out is NULL but this rank holds %lld entries of B", (long long)outEntries);
-  else if (inEntries > 0 && outEntries > 0 && (const void*)in == (const void*)out)
-    res = dtrSetError(dtrInvalidArgument, "in == out: in-place transposes are not supported; pass two buffers");
-  else res = plan->ops->checkBuffers(plan, in, out);
-  DTRCHECK(dtrAgree(plan->comm.comm, res));
-  if (plan->device < 0) return plan->ops->execute(plan, in, out, stream);
+  if (inEntries > 0 && !in) return dtrSetError(dtrInvalidArgument, "in is NULL but this rank holds %lld entries of A", (long long)inEntries);
+  if (outEntries > 0 && !out) return dtrSetError(dtrInvalidArgument, "out is NULL but this rank holds %lld entries of B", (long long)outEntries);
+  if (inEntries > 0 && outEntries > 0) {
+    const uintptr_t i0 = (uintptr_t)in, o0 = (uintptr_t)out;
+    if (in == (const void*)out && !plan->inplace)
+      return dtrSetError(dtrInvalidArgument,
+                         "in == out: an in-place transpose needs a plan made with config.inplace = 1 (or two buffers)");
+    if (in != (const void*)out && i0 < o0 + outBytes && o0 < i0 + inBytes)
+      return dtrSetError(dtrInvalidArgument,
+                         "in (%zu bytes at %p) and out (%zu bytes at %p) overlap: pass separate buffers, or in == out "
+                         "on a plan made with config.inplace = 1",
+                         inBytes, in, outBytes, (void*)out);
+  }
+  return plan->ops->checkBuffers(plan, in, out);
+}
+
+dtrResult_t dtrExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream) {
+  if (!plan) return dtrSetError(dtrInvalidArgument, "plan is NULL");
+  dtrResult_t res = checkExecuteBuffers(plan, in, out);
+  if (!plan->ops->agrees_on_checks) {
+    if (dtrEnvParamsGet()->execute_agree) DTRCHECK(dtrAgree(plan->comm.comm, res));
+    else if (res != dtrSuccess) return res;
+  }
+  if (plan->device < 0) return plan->ops->execute(plan, res, in, out, stream);
   const DeviceGuard guard = deviceSave();
-  return deviceRestore(guard, plan->ops->execute(plan, in, out, stream));
+  return deviceRestore(guard, plan->ops->execute(plan, res, in, out, stream));
 }
 
 dtrResult_t dtrPlanDestroy(dtrPlan_t plan) {

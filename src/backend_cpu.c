@@ -15,6 +15,7 @@
 typedef struct {
   char* send;
   char* recv;
+  char* stash; /* the own block of an in-place execute (config.inplace) */
   MPI_Datatype entry;  /* entry_bytes contiguous bytes: keeps the int counts of MPI in entries */
   int *scount, *sdispl, *rcount, *rdispl;
 } CpuState;
@@ -54,7 +55,8 @@ static dtrResult_t cpuCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   (void)config;
   CpuState* s = NULL;
   dtrResult_t res = dtrAgree(plan->comm.comm, cpuCreateLocal(plan, &s));
-  if (res == dtrSuccess) res = dtrPlanWorkspaceAcquire(plan, -1, &s->send, &s->recv);
+  const size_t stash = plan->inplace ? (size_t)dtrStashEntries(&plan->geo, plan->comm.rank) * plan->geo.entry_bytes : 0;
+  if (res == dtrSuccess) res = dtrPlanWorkspaceAcquire(plan, -1, stash, &s->send, &s->recv, &s->stash);
   if (res != dtrSuccess) {
     cpuFree(s);
     return res;
@@ -79,30 +81,56 @@ static dtrResult_t cpuCheckBuffers(dtrPlan_t plan, const void* in, void* out) {
   return dtrSuccess;
 }
 
-static dtrResult_t cpuExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream) {
-  (void)stream;
+/* Stage st's packs and messages: A's pieces into the send segments, through MPI_Alltoallv. */
+static dtrResult_t exchangeStage(dtrPlan_t plan, const char* a, int st) {
   CpuState* s = plan->state;
   const dtrGeometry* g = &plan->geo;
-  const int r = plan->comm.rank, p = plan->comm.nranks;
-  const size_t e = g->entry_bytes;
   const dtrExchangeLayout* l = &plan->layout;
-  const int n = plan->stages;
+  const int r = plan->comm.rank, p = plan->comm.nranks, n = plan->stages;
+  for (int q = 0; q < p; q++) {
+    dtrHostBlock(a, s->send, dtrPackStage(g, l, r, q, n, st), g->entry_bytes);
+    /* Counts and displacements fit in int: create checked the totals. */
+    const dtrRange sp = dtrSendStage(g, l, r, q, n, st), rp = dtrRecvStage(g, l, r, q, n, st);
+    s->scount[q] = (int)sp.count;
+    s->sdispl[q] = (int)sp.start;
+    s->rcount[q] = (int)rp.count;
+    s->rdispl[q] = (int)rp.start;
+  }
+  MPICHECK(MPI_Alltoallv(s->send, s->scount, s->sdispl, s->entry, s->recv, s->rcount, s->rdispl, s->entry,
+                         plan->comm.comm));
+  return dtrSuccess;
+}
+
+static void unpackStage(dtrPlan_t plan, char* b, int st) {
+  CpuState* s = plan->state;
+  for (int q = 0; q < plan->comm.nranks; q++)
+    dtrHostBlock(s->recv, b, dtrUnpackStage(&plan->geo, &plan->layout, plan->comm.rank, q, plan->stages, st),
+                 plan->geo.entry_bytes);
+}
+
+static dtrResult_t cpuExecute(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out, cudaStream_t stream) {
+  (void)stream;
+  (void)checked; /* agreed by dtrExecute */
+  CpuState* s = plan->state;
+  const dtrGeometry* g = &plan->geo;
+  const int r = plan->comm.rank, n = plan->stages;
+  const size_t e = g->entry_bytes;
   const char* a = in;
   char* b = out;
+  if (dtrExecuteInPlace(plan, in, out)) {
+    /* Everything of A is read (the own block into the stash, the rest into the send segments)
+     * before the first unpack writes over it. A stage's receive pieces are its own, so each stage
+     * is unpacked once all stages have been exchanged. */
+    dtrHostBlock(a, s->stash, dtrStashBlock(g, r), e);
+    for (int st = 0; st < n; st++) DTRCHECK(exchangeStage(plan, a, st));
+    for (int st = 0; st < n; st++) unpackStage(plan, b, st);
+    dtrHostBlock(s->stash, b, dtrUnstashBlock(g, r), e);
+    return dtrSuccess;
+  }
   dtrHostBlock(a, b, dtrSelfBlock(g, r), e);
   for (int st = 0; st < n; st++) {
-    for (int q = 0; q < p; q++) {
-      dtrHostBlock(a, s->send, dtrPackStage(g, l, r, q, n, st), e);
-      /* Counts and displacements fit in int: create checked the totals. */
-      const dtrRange sp = dtrSendStage(g, l, r, q, n, st), rp = dtrRecvStage(g, l, r, q, n, st);
-      s->scount[q] = (int)sp.count;
-      s->sdispl[q] = (int)sp.start;
-      s->rcount[q] = (int)rp.count;
-      s->rdispl[q] = (int)rp.start;
-    }
-    MPICHECK(MPI_Alltoallv(s->send, s->scount, s->sdispl, s->entry, s->recv, s->rcount, s->rdispl, s->entry,
-                           plan->comm.comm));
-    for (int q = 0; q < p; q++) dtrHostBlock(s->recv, b, dtrUnpackStage(g, l, r, q, n, st), e);
+    DTRCHECK(exchangeStage(plan, a, st));
+    unpackStage(plan, b, st);
   }
   return dtrSuccess;
 }
@@ -121,4 +149,4 @@ static dtrResult_t cpuAlltoall(dtrPlan_t plan, const void* send, void* recv, siz
   return dtrSuccess;
 }
 
-const dtrBackendOps dtrCpuBackend = {"cpu", cpuCreate, cpuCheckBuffers, cpuExecute, cpuDestroy, cpuAlltoall};
+const dtrBackendOps dtrCpuBackend = {"cpu", cpuCreate, cpuCheckBuffers, cpuExecute, cpuDestroy, cpuAlltoall, 0};

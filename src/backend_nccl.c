@@ -36,6 +36,7 @@ typedef struct {
   ncclComm_t nccl;
   char* send;  /* in the plan's workspace */
   char* recv;
+  char* stash; /* the own block of an in-place execute (config.inplace) */
   cudaStream_t side;
   cudaEvent_t join;                    /* the self block is done (on the side stream) */
   cudaStream_t comm;                   /* the messages, where there are peers */
@@ -88,7 +89,8 @@ static dtrResult_t ncclCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   dtrResult_t res = s ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate the NCCL backend state");
   if (res == dtrSuccess) res = dtrSelectDevice(plan, config, "NCCL", &plan->device);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
-  DTRCHECKGOTO(dtrPlanWorkspaceAcquire(plan, plan->device, &s->send, &s->recv), res, fail);
+  const size_t stash = plan->inplace ? (size_t)dtrStashEntries(&plan->geo, plan->comm.rank) * plan->geo.entry_bytes : 0;
+  DTRCHECKGOTO(dtrPlanWorkspaceAcquire(plan, plan->device, stash, &s->send, &s->recv, &s->stash), res, fail);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, createStreams(plan, s)), res, fail);
   DTRCHECKGOTO(dtrNcclCommAcquire(plan->comm.comm, plan->device, &s->nccl), res, fail);
   const dtrEnvParams* env = dtrEnvParamsGet();
@@ -162,27 +164,64 @@ static dtrResult_t unpackStage(dtrPlan_t plan, char* b, int st, cudaStream_t str
   return dtrSuccess;
 }
 
-static dtrResult_t ncclExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream) {
+/* Round st's packs, on the caller's stream, and its messages once they are packed: on the
+ * high-priority communication stream where there are peers, so that NCCL's blocks start as soon as
+ * their packs are done instead of queueing behind the blocks of a transpose launched earlier (the
+ * self block's, or the next round's packs). */
+static dtrResult_t packAndSend(dtrPlan_t plan, const char* a, int st, cudaStream_t stream) {
+  NcclState* s = plan->state;
+  const int r = plan->comm.rank, n = plan->stages;
+  for (int q = 0; q < plan->comm.nranks; q++)
+    DTRCHECK(runBlock(plan, a, s->send, dtrPackStage(&plan->geo, &plan->layout, r, q, n, st), stream));
+  CUDACHECK(cudaEventRecord(s->packed[st], stream));
+  cudaStream_t comm = s->comm ? s->comm : stream;
+  if (s->comm) CUDACHECK(cudaStreamWaitEvent(comm, s->packed[st], 0));
+  DTRCHECK(exchangeStage(plan, st, comm));
+  if (s->comm) CUDACHECK(cudaEventRecord(s->arrived[st], comm));
+  return dtrSuccess;
+}
+
+/*
+ * In place (one buffer for A and B): everything of A is read before the first unpack writes over it.
+ * Every round's packs come first (the rounds' messages overlap the later packs); the own block is
+ * copied into the stash on the side stream beside the messages, as the self block is out of place;
+ * the unpacks wait for both (each round's receive pieces are its own), and the own block is
+ * transposed from the stash last.
+ */
+static dtrResult_t executeInPlace(dtrPlan_t plan, char* buf, cudaStream_t stream) {
+  NcclState* s = plan->state;
+  const int r = plan->comm.rank, n = plan->stages;
+  const dtrBlock stash = dtrStashBlock(&plan->geo, r);
+  const int hasSelf = stash.rows && stash.cols && stash.batch;
+  for (int st = 0; st < n; st++) {
+    DTRCHECK(packAndSend(plan, buf, st, stream));
+    if (st == 0 && hasSelf) {
+      CUDACHECK(cudaStreamWaitEvent(s->side, s->packed[0], 0));
+      DTRCHECK(runBlock(plan, buf, s->stash, stash, s->side));
+      CUDACHECK(cudaEventRecord(s->join, s->side));
+    }
+  }
+  if (hasSelf) CUDACHECK(cudaStreamWaitEvent(stream, s->join, 0));
+  for (int st = 0; st < n; st++) DTRCHECK(unpackStage(plan, buf, st, stream));
+  return runBlock(plan, s->stash, buf, dtrUnstashBlock(&plan->geo, r), stream);
+}
+
+static dtrResult_t ncclExecute(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out, cudaStream_t stream) {
+  (void)checked; /* agreed by dtrExecute */
   NcclState* s = plan->state;
   const dtrGeometry* g = &plan->geo;
-  const dtrExchangeLayout* l = &plan->layout;
   const int r = plan->comm.rank, p = plan->comm.nranks;
   const char* a = in;
   char* b = out;
   CUDACHECK(cudaSetDevice(plan->device));
+  if (dtrExecuteInPlace(plan, in, out)) return executeInPlace(plan, b, stream);
 
   const dtrBlock self = dtrSelfBlock(g, r);
   const int hasSelf = self.rows && self.cols && self.batch;
-  /* Messages on the high-priority communication stream where there are peers, so that NCCL's
-   * blocks start as soon as their packs are done instead of queueing behind the blocks of a
-   * transpose launched earlier (the self block's, or the next round's packs). */
   const int n = plan->stages;
   const int selfLast = hasSelf && n == 1 && p >= kSelfLastRanks;
-  cudaStream_t comm = s->comm ? s->comm : stream;
   for (int st = 0; st < n; st++) {
-    for (int q = 0; q < p; q++) DTRCHECK(runBlock(plan, a, s->send, dtrPackStage(g, l, r, q, n, st), stream));
-    CUDACHECK(cudaEventRecord(s->packed[st], stream));
-    if (s->comm) CUDACHECK(cudaStreamWaitEvent(comm, s->packed[st], 0));
+    DTRCHECK(packAndSend(plan, a, st, stream));
     /* The self block forks once the first round is packed: beside the messages, not beside the
      * packs that the first messages wait for. */
     if (st == 0 && hasSelf && !selfLast) {
@@ -190,8 +229,6 @@ static dtrResult_t ncclExecute(dtrPlan_t plan, const void* in, void* out, cudaSt
       DTRCHECK(runBlock(plan, a, b, self, s->side));
       CUDACHECK(cudaEventRecord(s->join, s->side));
     }
-    DTRCHECK(exchangeStage(plan, st, comm));
-    if (s->comm) CUDACHECK(cudaEventRecord(s->arrived[st], comm));
     if (st > 0) DTRCHECK(unpackStage(plan, b, st - 1, stream));
   }
   DTRCHECK(unpackStage(plan, b, n - 1, stream));
@@ -214,4 +251,4 @@ static dtrResult_t ncclAlltoall(dtrPlan_t plan, const void* send, void* recv, si
   return dtrNcclAlltoall(s->nccl, plan->comm.nranks, send, recv, bytes_per_peer, stream);
 }
 
-const dtrBackendOps dtrNcclBackend = {"nccl", ncclCreate, ncclCheckBuffers, ncclExecute, ncclDestroy, ncclAlltoall};
+const dtrBackendOps dtrNcclBackend = {"nccl", ncclCreate, ncclCheckBuffers, ncclExecute, ncclDestroy, ncclAlltoall, 0};

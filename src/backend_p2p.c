@@ -37,6 +37,7 @@ typedef struct {
   int nheld;
   dtrPeerBuffer* records;         /* [nranks]: one execute's exchange */
   int ctas;
+  char* stash;                    /* a copy of A for in-place executes (config.inplace) */
   ncclComm_t nccl;                /* only for the benchmark's bare all-to-all, made on first use */
   dtrPlan_t fallback;             /* an NCCL plan for buffers that cannot be mapped (auto only) */
 } P2pState;
@@ -105,11 +106,12 @@ static dtrResult_t checkPeers(dtrPlan_t plan) {
  * new to this plan's peers (-1: look it up). Where a rank's buffer cannot be shared, *unshareable is
  * set on every rank if not NULL, else that rank's error is returned. Returns an agreed result.
  */
-static dtrResult_t exchangePointers(dtrPlan_t plan, P2pState* s, void* p, int publish, char** ptrs,
-                                    int* mappings, uint64_t* id, int* unshareable) {
+static dtrResult_t exchangePointers(dtrPlan_t plan, P2pState* s, dtrResult_t checked, void* p, int publish,
+                                    char** ptrs, int* mappings, uint64_t* id, int* unshareable) {
   const dtrComm* c = &plan->comm;
   dtrPeerBuffer* mine = &s->records[c->rank];
-  dtrResult_t res = dtrPeerBufferDescribe(p, 0, mine);
+  memset(mine, 0, sizeof *mine);
+  dtrResult_t res = checked != dtrSuccess ? checked : dtrPeerBufferDescribe(p, 0, mine);
   if (res == dtrSuccess && publish < 0) {
     publish = 1;
     for (int i = 0; i < s->npublished && publish; i++)
@@ -117,12 +119,18 @@ static dtrResult_t exchangePointers(dtrPlan_t plan, P2pState* s, void* p, int pu
   }
   if (res == dtrSuccess && publish) res = dtrPeerBufferDescribe(p, 1, mine);
   mine->result = (int32_t)res;
+  mine->unshareable = checked == dtrSuccess && res != dtrSuccess;
   if (MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, s->records, (int)sizeof *mine, MPI_BYTE, c->comm) != MPI_SUCCESS)
     return dtrSetError(dtrMpiError, "MPI_Allgather of the buffers' descriptions failed");
-  int failed = 0;
-  for (int q = 0; q < c->nranks; q++) failed |= s->records[q].result != dtrSuccess;
-  /* Every rank saw the same records: all of them take the same branch. */
-  if (failed && unshareable) {
+  int failed = 0, refused = 0, fresh = 0;
+  for (int q = 0; q < c->nranks; q++) {
+    failed |= s->records[q].result != dtrSuccess;
+    refused |= s->records[q].result != dtrSuccess && !s->records[q].unshareable;
+    fresh |= s->records[q].has_handle;
+  }
+  /* Every rank saw the same records: all of them take the same branch. A failed check anywhere is
+   * every rank's failure; a buffer that only cannot be shared is auto's cue to hand over to NCCL. */
+  if (failed && unshareable && !refused) {
     *unshareable = 1;
     return dtrSuccess;
   }
@@ -136,6 +144,9 @@ static dtrResult_t exchangePointers(dtrPlan_t plan, P2pState* s, void* p, int pu
   if (res != dtrSuccess)
     for (int q = 0; q < c->nranks; q++)
       if (q != c->rank && mappings[q] >= 0) dtrPeerBufferUnmap(mappings[q]);
+  /* Allocations every rank has mapped before map again by reference (nothing to fail but a host
+   * allocation): only an execute that brings a new handle agrees on the mappings. */
+  if (!fresh) return res;
   return dtrAgree(c->comm, res);
 }
 
@@ -179,7 +190,7 @@ static dtrResult_t createFlags(dtrPlan_t plan, P2pState* s) {
   DTRCHECK(dtrAgree(plan->comm.comm, res));
   char* ptrs[DTR_GROUP_MAX];
   uint64_t id = 0;
-  DTRCHECK(exchangePointers(plan, s, own, 1, ptrs, s->flag_mappings, &id, NULL));
+  DTRCHECK(exchangePointers(plan, s, dtrSuccess, own, 1, ptrs, s->flag_mappings, &id, NULL));
   for (int q = 0; q < p; q++) s->flags.peer[q] = (uint64_t*)ptrs[q];
   return dtrSuccess;
 }
@@ -197,6 +208,11 @@ static dtrResult_t p2pCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, checkPeers(plan)), res, fail);
   DTRCHECKGOTO(createFlags(plan, s), res, fail);
+  if (plan->inplace)
+    DTRCHECKGOTO(dtrPlanWorkspaceAcquire(plan, plan->device,
+                                         (size_t)dtrInEntries(&plan->geo, plan->comm.rank) * plan->geo.entry_bytes, NULL,
+                                         NULL, &s->stash),
+                 res, fail);
   const dtrEnvParams* env = dtrEnvParamsGet();
   dtrKernelTuningSet(env->tma_boxes, env->tile_group, env->streaming, env->tiles_per_cta);
   s->ctas = env->p2p_ctas;
@@ -206,6 +222,7 @@ static dtrResult_t p2pCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   return dtrSuccess;
 fail:
   if (s) p2pStateFree(plan, s);
+  dtrPlanWorkspaceRelease(plan); /* auto may go on to NCCL with this plan */
   return res;
 }
 
@@ -217,7 +234,7 @@ static dtrResult_t p2pCheckBuffers(dtrPlan_t plan, const void* in, void* out) {
   return dtrSuccess;
 }
 
-static dtrResult_t p2pExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream) {
+static dtrResult_t p2pExecute(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out, cudaStream_t stream) {
   P2pState* s = plan->state;
   const dtrGeometry* g = &plan->geo;
   const int r = plan->comm.rank, p = plan->comm.nranks;
@@ -229,16 +246,23 @@ static dtrResult_t p2pExecute(dtrPlan_t plan, const void* in, void* out, cudaStr
   int mappings[DTR_GROUP_MAX];
   uint64_t id = 0;
   int unshareable = 0;
-  DTRCHECK(exchangePointers(plan, s, mine, -1, outs, mappings, &id, plan->automatic ? &unshareable : NULL));
+  DTRCHECK(exchangePointers(plan, s, checked, mine, -1, outs, mappings, &id, plan->automatic ? &unshareable : NULL));
   if (unshareable) {
     /* Auto chose p2p: buffers it cannot map (a stream-ordered pool's) go through NCCL instead. */
     if (!s->fallback) {
       INFO("p2p: a rank's out buffer cannot be shared through CUDA IPC; this execute and the like go through NCCL");
       DTRCHECK(dtrPlanCreateLike(plan, dtrBackendNccl, &s->fallback));
     }
-    return s->fallback->ops->execute(s->fallback, in, out, stream);
+    return s->fallback->ops->execute(s->fallback, dtrSuccess, in, out, stream);
   }
   DTRCHECK(keepMappings(plan, s, mappings, id, s->records[r].has_handle));
+  /* In place, the peers store into this rank's A: the kernel reads a copy of it, made before this
+   * rank arrives at the barrier that lets them start. */
+  const char* a = in;
+  if (dtrExecuteInPlace(plan, in, out)) {
+    CUDACHECK(cudaMemcpyAsync(s->stash, in, (size_t)dtrInEntries(g, r) * e, cudaMemcpyDeviceToDevice, stream));
+    a = s->stash;
+  }
 
   dtrTransposeArgs members[DTR_GROUP_MAX];
   int n = 0;
@@ -247,7 +271,7 @@ static dtrResult_t p2pExecute(dtrPlan_t plan, const void* in, void* out, cudaStr
     const int q = (r + i) % p;
     const dtrBlock k = dtrDirectBlock(g, r, q);
     if (!k.rows || !k.cols || !k.batch) continue;
-    members[n++] = (dtrTransposeArgs){(const char*)in + k.src_offset * e, k.src_ld, outs[q] + k.dst_offset * e,
+    members[n++] = (dtrTransposeArgs){a + k.src_offset * e, k.src_ld, outs[q] + k.dst_offset * e,
                                       k.dst_ld, k.rows, k.cols, e, k.batch, k.src_stride, k.dst_stride};
   }
   CUDACHECK(dtrPeerBarrierLaunch(&s->flags, dtrPeerArrive, stream));
@@ -271,4 +295,4 @@ static dtrResult_t p2pAlltoall(dtrPlan_t plan, const void* send, void* recv, siz
   return dtrNcclAlltoall(s->nccl, plan->comm.nranks, send, recv, bytes_per_peer, stream);
 }
 
-const dtrBackendOps dtrP2pBackend = {"p2p", p2pCreate, p2pCheckBuffers, p2pExecute, p2pDestroy, p2pAlltoall};
+const dtrBackendOps dtrP2pBackend = {"p2p", p2pCreate, p2pCheckBuffers, p2pExecute, p2pDestroy, p2pAlltoall, 1};

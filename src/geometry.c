@@ -108,6 +108,48 @@ dtrBlock dtrDirectBlock(const dtrGeometry* g, int r, int p) {
 
 dtrBlock dtrSelfBlock(const dtrGeometry* g, int r) { return dtrDirectBlock(g, r, r); }
 
+/* The stash's pitch and batch stride: rows interleaved with the batch where A has them so (the
+ * middle layout, A[i][k][j]), else batch by batch. */
+static void stashLayout(dtrBlock k, int64_t* ld, int64_t* stride) {
+  if (k.batch > 1 && k.src_ld == k.batch * k.src_stride) {
+    *ld = k.batch * k.cols;
+    *stride = k.cols;
+  } else {
+    *ld = k.cols;
+    *stride = k.rows * k.cols;
+  }
+}
+
+dtrBlock dtrStashBlock(const dtrGeometry* g, int r) {
+  dtrBlock s = dtrSelfBlock(g, r);
+  if (!s.rows || !s.cols || !s.batch) return s;
+  s.transpose = 0;
+  s.dst_offset = 0;
+  stashLayout(s, &s.dst_ld, &s.dst_stride);
+  if (s.batch > 1 && s.src_stride == s.rows * s.src_ld && s.dst_stride == s.rows * s.dst_ld) {
+    s.rows *= s.batch; /* batch after batch on both sides */
+    s.batch = 1;
+  } else if (s.batch > 1 && s.src_ld == s.batch * s.src_stride && s.dst_ld == s.batch * s.dst_stride) {
+    s.rows *= s.batch; /* rows interleaved with the batch on both sides: one row per (row, batch) */
+    s.src_ld = s.src_stride;
+    s.dst_ld = s.dst_stride;
+    s.batch = 1;
+  }
+  return s;
+}
+
+dtrBlock dtrUnstashBlock(const dtrGeometry* g, int r) {
+  dtrBlock k = dtrSelfBlock(g, r);
+  stashLayout(k, &k.src_ld, &k.src_stride);
+  k.src_offset = 0;
+  return k;
+}
+
+int64_t dtrStashEntries(const dtrGeometry* g, int r) {
+  const dtrBlock k = dtrSelfBlock(g, r);
+  return k.rows * k.cols * k.batch;
+}
+
 /* Restricts a block to the segment rows of `piece`: the columns of a transpose that writes the
  * segment, the rows of a transpose that reads it, or the rows of a copy (`batch` of them per
  * segment row). */

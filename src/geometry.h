@@ -119,6 +119,16 @@ dtrBlock dtrDirectBlock(const dtrGeometry* g, int r, int p);
 dtrBlock dtrUnpackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q);
 
 /*
+ * In-place executes (A and B in one buffer): rank r's own block is set aside in a compact copy, the
+ * stash, before anything is written into B, and transposed from there once the exchange is done.
+ * The stash keeps the order of A's rows and batch (a copy whose batch folds into its rows where A's
+ * layout allows, one 2-D copy then); dtrStashEntries is its size.
+ */
+dtrBlock dtrStashBlock(const dtrGeometry* g, int r);
+dtrBlock dtrUnstashBlock(const dtrGeometry* g, int r);
+int64_t dtrStashEntries(const dtrGeometry* g, int r);
+
+/*
  * Pipeline stages: stage s of `stages` moves, of every segment, the segment rows that
  * dtrSplit(rows of the segment, stages, s) gives, a contiguous piece of the segment (a segment's
  * rows are rows of B in the outer batch layout, rows of A in the middle one). Sender and receiver

@@ -41,6 +41,7 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   params.tile_group = 0;
   params.tiles_per_cta = 0;
   params.segment_align = 16;
+  params.execute_agree = 1;
   const char* v;
   if ((v = getenv("DTR_BACKEND")) && *v) {
     if (dtrParseBackend(v, &params.backend)) bad("DTR_BACKEND", v, dtrBackendChoices());
@@ -58,5 +59,6 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   readInt("DTR_STAGES", 0, DTR_MAX_STAGES, &params.stages);
   readInt("DTR_SEGMENT_ALIGN", 1, 4096, &params.segment_align);
   readInt("DTR_P2P_CTAS", 0, 1 << 16, &params.p2p_ctas);
+  readInt("DTR_EXECUTE_AGREE", 0, 1, &params.execute_agree);
   return &params;
 }

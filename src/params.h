@@ -16,6 +16,11 @@
  *                    default 16; 1: packed), so that every message starts aligned
  *   DTR_P2P_CTAS     blocks per peer of the p2p backend's one-pass kernel (default 0: the device's
  *                    resident blocks shared out evenly)
+ *   DTR_EXECUTE_AGREE  1 (default): every execute agrees across the ranks on its local checks (one
+ *                    MPI_Allreduce), so that a bad buffer on one rank fails every rank instead of
+ *                    leaving the others in the exchange; 0: the checks stay local (a rank whose
+ *                    checks fail returns alone). The p2p backend folds the agreement into the
+ *                    exchange of its out pointers and takes no extra collective either way
  * For the last four, 0 (the default) leaves each kernel at what was measured best for it.
  */
 #ifndef DTR_PARAMS_H
@@ -34,6 +39,7 @@ typedef struct {
   int stages;
   int segment_align;
   int p2p_ctas;
+  int execute_agree;
   int bad;               /* a variable was set to a value it cannot take */
   char bad_message[256];
 } dtrEnvParams;

@@ -20,7 +20,9 @@ typedef struct {
   uint64_t offset;            /* of the pointer in its allocation */
   cudaIpcMemHandle_t handle;  /* of the allocation; valid when has_handle */
   int32_t has_handle;
-  int32_t result;             /* the owner's dtrResult_t in describing it */
+  int32_t result;             /* the owner's dtrResult_t in checking and describing it */
+  int32_t unshareable;        /* result is the failure to describe it (not to check it) */
+  int32_t reserved;
 } dtrPeerBuffer;
 
 /* Local: describes device pointer p (its pid, id, offset; the IPC handle too when with_handle). */

@@ -23,6 +23,7 @@ struct dtrPlan {
   dtrKernel_t kernel;    /* resolved for the packs: never Auto on the NCCL backend */
   int device;            /* -1 on the CPU backend */
   int stages;            /* pipeline stages of the exchange (geometry.h's dtr*Stage), >= 1 */
+  int inplace;           /* config.inplace: executes may pass in == out */
   dtrExchangeLayout layout;
   const dtrBackendOps* ops;
   void* state;           /* the backend's own */
@@ -45,8 +46,12 @@ struct dtrGrid {
 void dtrGridRelease(dtrGrid_t grid);
 
 /* Collective: this plan's exchange buffers on `device` (-1: host memory), from its grid's pool or
- * its own; *send and *recv point into them (NULL when empty). Returns an agreed result. */
-dtrResult_t dtrPlanWorkspaceAcquire(dtrPlan_t plan, int device, char** send, char** recv);
+ * its own, with `stash_bytes` more for in-place executes; *send, *recv and *stash point into them
+ * (NULL when empty; stash may be NULL where none is asked). Returns an agreed result. */
+dtrResult_t dtrPlanWorkspaceAcquire(dtrPlan_t plan, int device, size_t stash_bytes, char** send, char** recv,
+                                    char** stash);
+/* Local: gives the plan's exchange buffers back (to its grid's pool where they came from one). */
+void dtrPlanWorkspaceRelease(dtrPlan_t plan);
 
 /* A backend: one table of functions (cuDecomp's and NCCL's way of keeping transports apart). */
 struct dtrBackendOps {
@@ -55,12 +60,23 @@ struct dtrBackendOps {
   dtrResult_t (*create)(dtrPlan_t plan, const dtrConfig_t* config);
   /* Local: the buffers have the kind of memory this backend moves (host or device) and room. */
   dtrResult_t (*checkBuffers)(dtrPlan_t plan, const void* in, void* out);
-  dtrResult_t (*execute)(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream);
+  /* Collective. `checked`: this rank's result of the execute's local checks. Unless the backend
+   * agrees on it itself (agrees_on_checks), dtrExecute has agreed on it before (DTR_EXECUTE_AGREE)
+   * and it is dtrSuccess. in == out (dtrExecuteInPlace) only on plans made with config.inplace. */
+  dtrResult_t (*execute)(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out, cudaStream_t stream);
   void (*destroy)(dtrPlan_t plan);
   /* The bare all-to-all of `bytes_per_peer` to every rank (itself included), on the backend's
    * transport: the reference the benchmark compares the transpose with. */
   dtrResult_t (*alltoall)(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer, cudaStream_t stream);
+  /* The backend's execute agrees across the ranks on `checked` within a collective it makes anyway. */
+  int agrees_on_checks;
 };
+
+/* Whether an execute runs in place: one buffer for A and B on a rank that holds both. */
+static inline int dtrExecuteInPlace(dtrPlan_t plan, const void* in, const void* out) {
+  const int r = plan->comm.rank;
+  return in == out && dtrInEntries(&plan->geo, r) > 0 && dtrOutEntries(&plan->geo, r) > 0;
+}
 
 extern const dtrBackendOps dtrNcclBackend;
 extern const dtrBackendOps dtrCpuBackend;

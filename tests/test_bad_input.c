@@ -59,6 +59,10 @@ static void badPlans(void) {
     mixed.stages = rank == nranks - 1 ? 3 : 2;
     expectAll(dtrPlanCreate(&plan, 10, 5, dtrFloat32, 1, MPI_COMM_WORLD, &mixed), dtrMismatch, "stages",
               "stages differ");
+    mixed = cfg;
+    mixed.inplace = rank == 0;
+    expectAll(dtrPlanCreate(&plan, 10, 5, dtrFloat32, 1, MPI_COMM_WORLD, &mixed), dtrMismatch, "inplace",
+              "inplace differs");
   }
   dtrConfig_t bad = cfg;
   bad.backend = (dtrBackend_t)9;
@@ -71,6 +75,9 @@ static void badPlans(void) {
   expectAll(dtrPlanCreate(&plan, 5, 5, dtrFloat32, 1, MPI_COMM_WORLD, &bad), dtrInvalidArgument, "stages", "too many stages");
   bad.stages = -1;
   expectAll(dtrPlanCreate(&plan, 5, 5, dtrFloat32, 1, MPI_COMM_WORLD, &bad), dtrInvalidArgument, "stages", "negative stages");
+  bad = cfg;
+  bad.inplace = 2;
+  expectAll(dtrPlanCreate(&plan, 5, 5, dtrFloat32, 1, MPI_COMM_WORLD, &bad), dtrInvalidArgument, "inplace", "bad inplace");
   bad = cfg;
   bad.device = -7;
   expectAll(dtrPlanCreate(&plan, 5, 5, dtrFloat32, 1, MPI_COMM_WORLD, &bad), dtrInvalidArgument, "device", "bad device");
@@ -124,8 +131,14 @@ static void badExecutes(void) {
   expectAll(dtrExecute(plan, rank == nranks - 1 ? NULL : a, b, NULL), dtrInvalidArgument, "in is NULL", "NULL in");
   EXPECT(memcmp(b, poisoned, ls.out_bytes) == 0, "output written after a failed execute");
   expectAll(dtrExecute(plan, a, NULL, NULL), dtrInvalidArgument, "out is NULL", "NULL out");
-  expectAll(dtrExecute(plan, a, a, NULL), dtrInvalidArgument, "in == out", "in-place");
+  expectAll(dtrExecute(plan, a, a, NULL), dtrInvalidArgument, "config.inplace", "in-place on a plan made without it");
+  /* Buffers that overlap without being one (out starts one entry into in), on one rank only. */
+  uint8_t* both = malloc(ls.in_bytes + ls.out_bytes);
+  memcpy(both, a, ls.in_bytes);
+  expectAll(dtrExecute(plan, both, rank == 0 ? both + ls.entry_bytes : b, NULL), dtrInvalidArgument, "overlap",
+            "overlapping buffers");
   EXPECT(memcmp(b, poisoned, ls.out_bytes) == 0, "output written after a failed execute");
+  free(both);
   /* Device memory handed to the CPU backend. */
   void* dev = NULL;
   int count = 0;

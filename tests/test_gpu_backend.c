@@ -4,7 +4,8 @@
  * bit; CUDA-graph captures of execute (one stage and three); back-to-back executes into the same
  * buffers with no host synchronisation between them (B poisoned before each, checked after each:
  * a peer that writes too early or a result read too soon shows as wrong entries); device-buffer
- * checks. With more ranks on a node than GPUs it checks instead that every rank fails cleanly.
+ * checks; in-place executes (one buffer) the same way. With more ranks on a node than GPUs it checks
+ * instead that every rank fails cleanly.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,61 @@ static uint64_t runCase(int64_t rows, int64_t cols, dtrDataType_t type, int64_t 
   return wrong;
 }
 
+/* In place: one buffer of max(in, out) bytes; eight rounds of poison, fill A, execute, check B on the
+ * stream with no host synchronisation (a peer storing into a rank's buffer before that rank has
+ * read its A shows as wrong entries), then graph replays of the same. */
+static uint64_t inPlaceRounds(const dtrLocalSize_t* ls, int64_t rows, int64_t cols, dtrPlan_t plan, void* buf,
+                              size_t bytes, cudaGraphExec_t graph, int rounds) {
+  const size_t e = ls->entry_bytes;
+  unsigned long long w = 0;
+  cudaMemsetAsync(dWrong, 0, sizeof w, stream);
+  for (int i = 0; i < rounds; i++) {
+    if (buf) dtrPatternPoisonLaunch(buf, (int64_t)(bytes / e), 1, 0, 1, e, stream);
+    if (ls->in_bytes) dtrPatternFillLaunch(buf, ls->in_rows, cols, ls->in_row_start, e, stream);
+    dtrResult_t res = graph ? (cudaGraphLaunch(graph, stream) == cudaSuccess ? dtrSuccess : dtrCudaError)
+                            : dtrExecute(plan, buf, buf, stream);
+    EXPECT(res == dtrSuccess, "in-place execute %d: %s", i, dtrGetLastError());
+    if (ls->out_bytes) dtrPatternCheckLaunch(buf, ls->out_rows, rows, ls->out_row_start, cols, e, dWrong, stream);
+  }
+  cudaMemcpyAsync(&w, dWrong, sizeof w, cudaMemcpyDeviceToHost, stream);
+  EXPECT(cudaStreamSynchronize(stream) == cudaSuccess, "stream: %s", cudaGetErrorString(cudaGetLastError()));
+  return w;
+}
+
+static uint64_t inPlaceCase(int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany, int stages, int graph) {
+  dtrConfig_t cfg;
+  dtrConfigInit(&cfg);
+  cfg.backend = backend;
+  cfg.stages = stages;
+  cfg.inplace = 1;
+  dtrPlan_t plan;
+  dtrResult_t res = dtrPlanCreate(&plan, rows, cols, type, howmany, MPI_COMM_WORLD, &cfg);
+  EXPECT(res == dtrSuccess, "in-place plan %lldx%lld %s: %s", (long long)rows, (long long)cols, dtrDataTypeName(type),
+         dtrGetLastError());
+  if (res != dtrSuccess) return 1;
+  dtrLocalSize_t ls;
+  dtrLocalSize(rows, cols, type, howmany, MPI_COMM_WORLD, -1, &ls);
+  const size_t bytes = ls.in_bytes > ls.out_bytes ? ls.in_bytes : ls.out_bytes;
+  void* buf = NULL;
+  if (bytes) cudaMalloc(&buf, bytes);
+  uint64_t wrong = inPlaceRounds(&ls, rows, cols, plan, buf, bytes, NULL, 8);
+  if (graph) {
+    cudaGraph_t g;
+    cudaGraphExec_t exec;
+    EXPECT(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess, "begin capture");
+    res = dtrExecute(plan, buf, buf, stream);
+    EXPECT(res == dtrSuccess, "in-place execute under capture: %s", dtrGetLastError());
+    EXPECT(cudaStreamEndCapture(stream, &g) == cudaSuccess, "end capture");
+    EXPECT(cudaGraphInstantiate(&exec, g, 0) == cudaSuccess, "instantiate");
+    wrong += inPlaceRounds(&ls, rows, cols, plan, buf, bytes, exec, 3);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(g);
+  }
+  cudaFree(buf);
+  dtrPlanDestroy(plan);
+  return wrong;
+}
+
 static void badBuffers(void) {
   dtrConfig_t cfg;
   dtrConfigInit(&cfg);
@@ -124,7 +180,7 @@ static void badBuffers(void) {
   dtrLocalSize_t ls;
   dtrLocalSize(rows, cols, dtrFloat32, 1, MPI_COMM_WORLD, -1, &ls);
   void *a, *b, *small;
-  cudaMalloc(&a, ls.in_bytes);
+  cudaMalloc(&a, ls.in_bytes + 256); /* room for the misaligned pointer below, inside its own allocation */
   cudaMalloc(&b, ls.out_bytes);
   cudaMalloc(&small, ls.out_bytes / 2);
   void* host = malloc(ls.out_bytes);
@@ -241,10 +297,30 @@ int main(int argc, char** argv) {
           cases++;
         }
       }
+    /* In place: every shape and type, stages in turn, a graph on shape 8. */
+    int inPlaceCases = 0;
+    for (int s = 0; s < n; s++)
+      for (int t = 0; t < dtrNumTypes; t++) {
+        const int h = (s + t) % 3 == 0 ? 3 : 1;
+        uint64_t w = sumRanks(inPlaceCase(shapes[s].rows, shapes[s].cols, (dtrDataType_t)t, h, stageChoices[(s + t) % 4],
+                                          s == 8 && t == dtrComplex64));
+        if (w && rank == 0)
+          fprintf(stderr, "FAIL in place %lldx%lld %s x%d: %llu wrong\n", (long long)shapes[s].rows,
+                  (long long)shapes[s].cols, dtrDataTypeName((dtrDataType_t)t), h, (unsigned long long)w);
+        wrong += w;
+        inPlaceCases++;
+      }
+    /* Large enough for the vector kernels and several stages. */
+    wrong += sumRanks(inPlaceCase(512 * nranks + 3, 384 * nranks, dtrFloat32, 1, 3, 0));
+    wrong += sumRanks(inPlaceCase(512 * nranks, 768 * nranks, dtrComplex64, 1, 0, 1));
+    inPlaceCases += 2;
+    cases += inPlaceCases;
     badBuffers();
     if (backend == dtrBackendP2p) autoChoice();
     EXPECT(wrong == 0, "%llu wrong entries", (unsigned long long)wrong);
-    if (rank == 0) printf("%s, %d ranks, %d cases: %llu wrong entries\n", dtrBackendName(backend), nranks, cases, (unsigned long long)wrong);
+    if (rank == 0)
+      printf("%s, %d ranks, %d cases (%d in place): %llu wrong entries\n", dtrBackendName(backend), nranks, cases,
+             inPlaceCases, (unsigned long long)wrong);
     cudaFree(dWrong);
     cudaStreamDestroy(stream);
   }

@@ -230,6 +230,48 @@ static uint64_t pencilCase(dtrGrid_t grid, int pr, const int64_t shape[3], dtrDa
   return wrong;
 }
 
+/* In place: one buffer of the largest box carries the array X -> Y -> Z -> Y -> X (and X -> Z -> X
+ * on slabs), every box checked against the pattern on the way; the buffer is poisoned first, so
+ * that what lies past a box is never mistaken for data. */
+static uint64_t pencilInPlace(dtrGrid_t grid, int pr, const int64_t shape[3], dtrDataType_t type, int64_t howmany,
+                              dtrWorkspace_t ws) {
+  PencilCase c;
+  memset(&c, 0, sizeof c);
+  c.grid = grid, c.shape = shape, c.type = type, c.howmany = howmany;
+  size_t bytes = 0;
+  for (int p = 0; p < 3; p++) {
+    EXPECT(dtrPencilBox(grid, shape, (dtrPencil_t)p, type, howmany, -1, &c.box[p]) == dtrSuccess, "box");
+    if (c.box[p].bytes > bytes) bytes = c.box[p].bytes;
+  }
+  const size_t e = c.box[0].entry_bytes;
+  void* buf = alloc(bytes);
+  const dtrPatternBox whole = dtrPatternSlabA(1, (int64_t)(bytes / e), 0);
+  pattern(dtrPatternPoison, buf, &whole, e);
+  const dtrPatternBox x = boxOf(&c, 0);
+  pattern(dtrPatternFill, buf, &x, e);
+  const int path[][2] = {{0, 1}, {1, 2}, {2, 1}, {1, 0}, {0, 2}, {2, 0}};
+  const int steps = pr == 1 ? 6 : 4;
+  dtrConfig_t cfg = config(ws);
+  cfg.inplace = 1;
+  uint64_t wrong = 0;
+  for (int i = 0; i < steps; i++) {
+    const int from = path[i][0], to = path[i][1];
+    dtrPlan_t plan = NULL;
+    dtrResult_t res = dtrPlanCreatePencil(&plan, grid, shape, (dtrPencil_t)from, (dtrPencil_t)to, type, howmany, &cfg);
+    EXPECT(res == dtrSuccess, "%s->%s in-place plan: %s", dtrPencilName(from), dtrPencilName(to), dtrGetLastError());
+    if (res != dtrSuccess) break;
+    res = dtrExecute(plan, buf, buf, stream);
+    EXPECT(res == dtrSuccess, "%s->%s in place: %s", dtrPencilName(from), dtrPencilName(to), dtrGetLastError());
+    const dtrPatternBox out = boxOf(&c, to);
+    const uint64_t w = pattern(dtrPatternCheck, buf, &out, e);
+    EXPECT(w == 0, "%s->%s in place: %llu wrong", dtrPencilName(from), dtrPencilName(to), (unsigned long long)w);
+    wrong += w;
+    EXPECT(dtrPlanDestroy(plan) == dtrSuccess, "destroy");
+  }
+  release(buf);
+  return wrong;
+}
+
 static void pencils(void) {
   const int64_t shapes[][3] = {{17, 33, 65}, {2, 3, 5}, {1, 1, 1}, {8, 8, 8}, {5, 1, 7}};
   const int nshapes = sizeof shapes / sizeof shapes[0];
@@ -246,7 +288,8 @@ static void pencils(void) {
       for (int t = 0; t < dtrNumTypes; t++) {
         const int64_t howmany = (s + t) % 3 == 0 ? 2 : 1;
         const dtrWorkspace_t ws = (s + t) % 2 ? dtrWorkspaceGrid : dtrWorkspaceOwn;
-        const uint64_t w = sumRanks(pencilCase(grid, pr, shapes[s], (dtrDataType_t)t, howmany, ws, &directions));
+        const uint64_t w = sumRanks(pencilCase(grid, pr, shapes[s], (dtrDataType_t)t, howmany, ws, &directions) +
+                                    pencilInPlace(grid, pr, shapes[s], (dtrDataType_t)t, howmany, ws));
         if (w && rank == 0)
           fprintf(stderr, "FAIL grid %dx%d %lldx%lldx%lld %s x%lld: %llu wrong\n", pr, pc, (long long)shapes[s][0],
                   (long long)shapes[s][1], (long long)shapes[s][2], dtrDataTypeName((dtrDataType_t)t), (long long)howmany,
@@ -273,7 +316,8 @@ static void pencils(void) {
   MPI_Comm_free(&cart);
   EXPECT(wrong == 0, "pencils: %llu wrong entries", (unsigned long long)wrong);
   if (rank == 0)
-    printf("pencils on every %d-rank grid: %d cases, %d transposes, %llu wrong\n", nranks, cases + 1, directions,
+    printf("pencils on every %d-rank grid: %d cases, %d transposes (and each case in place), %llu wrong\n", nranks,
+           cases + 1, directions,
            (unsigned long long)wrong);
 }
 

@@ -13,6 +13,7 @@
 /* The buffers of one row, on the GPU (NCCL backend) or the host (CPU backend). */
 typedef struct {
   int gpu;
+  int inplace;           /* b is a: one buffer of the larger slab */
   cudaStream_t stream;
   void *a, *b, *send, *recv;
   unsigned long long* wrong; /* device counter */
@@ -47,7 +48,7 @@ static void freeOne(const Buffers* m, void* p) { dtrBenchFree(m->gpu, p); }
 
 static void freeBuffers(Buffers* m) {
   freeOne(m, m->a);
-  freeOne(m, m->b);
+  if (!m->inplace) freeOne(m, m->b);
   freeOne(m, m->send);
   freeOne(m, m->recv);
   if (m->wrong) cudaFree(m->wrong);
@@ -59,8 +60,13 @@ static dtrResult_t allocBuffers(Buffers* m, const dtrLocalSize_t* ls, size_t a2a
     CUDACHECK(cudaStreamCreateWithFlags(&m->stream, cudaStreamNonBlocking));
     CUDACHECK(cudaMalloc((void**)&m->wrong, sizeof *m->wrong));
   }
-  DTRCHECK(allocOne(m, &m->a, ls->in_bytes, "A"));
-  DTRCHECK(allocOne(m, &m->b, ls->out_bytes, "B"));
+  if (m->inplace) {
+    DTRCHECK(allocOne(m, &m->a, ls->in_bytes > ls->out_bytes ? ls->in_bytes : ls->out_bytes, "A and B (in place)"));
+    m->b = m->a;
+  } else {
+    DTRCHECK(allocOne(m, &m->a, ls->in_bytes, "A"));
+    DTRCHECK(allocOne(m, &m->b, ls->out_bytes, "B"));
+  }
   DTRCHECK(allocOne(m, &m->send, a2aBytes, "the all-to-all send buffer"));
   DTRCHECK(allocOne(m, &m->recv, a2aBytes, "the all-to-all receive buffer"));
   if (m->gpu && a2aBytes) CUDACHECK(cudaMemsetAsync(m->send, 0x3c, a2aBytes, m->stream));
@@ -133,12 +139,20 @@ done:
   return res;
 }
 
-/* Poison B, transpose, count B's wrong entries on this rank. */
+/* A filled with the pattern (in place: again, since the last execute wrote over it). */
+static dtrResult_t fillA(Buffers* m, const dtrLocalSize_t* ls, int64_t cols) {
+  if (m->gpu) CUDACHECK(dtrPatternFillLaunch(m->a, ls->in_rows, cols, ls->in_row_start, ls->entry_bytes, m->stream));
+  else if (m->a) dtrHostPatternFill(m->a, ls->in_rows, cols, ls->in_row_start, ls->entry_bytes);
+  return dtrSuccess;
+}
+
+/* Poison B (in place, then A over it), transpose, count B's wrong entries on this rank. */
 static dtrResult_t checkOnce(Op* op, const dtrLocalSize_t* ls, int64_t rows, int64_t cols, uint64_t* wrong) {
   Buffers* m = op->m;
   const size_t e = ls->entry_bytes;
   if (m->gpu) {
     CUDACHECK(dtrPatternPoisonLaunch(m->b, ls->out_rows, rows, ls->out_row_start, cols, e, m->stream));
+    if (m->inplace) DTRCHECK(fillA(m, ls, cols));
     DTRCHECK(runTranspose(op));
     unsigned long long w = 0;
     CUDACHECK(cudaMemsetAsync(m->wrong, 0, sizeof w, m->stream));
@@ -148,6 +162,7 @@ static dtrResult_t checkOnce(Op* op, const dtrLocalSize_t* ls, int64_t rows, int
     *wrong += w;
   } else {
     if (m->b) dtrHostPatternPoison(m->b, ls->out_rows, rows, ls->out_row_start, cols, e);
+    if (m->inplace) DTRCHECK(fillA(m, ls, cols));
     DTRCHECK(runTranspose(op));
     if (m->b) *wrong += dtrHostPatternCheck(m->b, ls->out_rows, rows, ls->out_row_start, cols, e);
   }
@@ -170,6 +185,7 @@ dtrResult_t dtrBenchRun(const dtrCliOptions* o, int64_t rows, int64_t cols, dtrB
 
   Buffers m = {0};
   m.gpu = (r->backend != dtrBackendCpu);
+  m.inplace = o->inplace;
   const double totalBytes = (double)rows * (double)cols * (double)ls.entry_bytes;
   /* The bare all-to-all in its best layout: every message a whole number of 16-byte words (NCCL
    * slows down by up to 70 % on others), which rounds the bytes up by less than 16 per peer. */
@@ -179,11 +195,7 @@ dtrResult_t dtrBenchRun(const dtrCliOptions* o, int64_t rows, int64_t cols, dtrB
   dtrResult_t res = dtrAgree(dtrPlanComm(plan), allocBuffers(&m, &ls, peerBytes * (size_t)nranks));
   if (res != dtrSuccess) goto done;
 
-  if (m.gpu) {
-    CUDACHECKGOTO(dtrPatternFillLaunch(m.a, ls.in_rows, cols, ls.in_row_start, ls.entry_bytes, m.stream), res, agree);
-  } else if (m.a) {
-    dtrHostPatternFill(m.a, ls.in_rows, cols, ls.in_row_start, ls.entry_bytes);
-  }
+  DTRCHECKGOTO(fillA(&m, &ls, cols), res, agree);
   for (int c = 0; c < o->check; c++) DTRCHECKGOTO(checkOnce(&op, &ls, rows, cols, &wrong), res, agree);
   DTRCHECKGOTO(dtrBenchTime(runTranspose, &op, m.gpu, m.stream, o->warmup, o->iters, &r->time_us), res, agree);
   DTRCHECKGOTO(dtrBenchTime(runAlltoall, &op, m.gpu, m.stream, o->warmup, o->iters, &r->a2a_us), res, agree);
@@ -197,6 +209,7 @@ agree:
   r->cols = cols;
   r->type = o->type;
   r->howmany = o->howmany;
+  r->inplace = o->inplace;
   r->nranks = nranks;
   r->bytes_per_rank = totalBytes / nranks;
   r->wrong = total;

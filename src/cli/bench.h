@@ -15,6 +15,7 @@ typedef struct {
   dtrBackend_t backend;
   dtrKernel_t kernel;
   int stages;
+  int inplace;
   int nranks;
   double bytes_per_rank; /* rows * cols * entry / ranks */
   double time_us;        /* median over iterations of the slowest rank */

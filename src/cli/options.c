@@ -26,6 +26,7 @@ void dtrCliConfig(const dtrCliOptions* o, dtrConfig_t* cfg) {
   cfg->kernel = o->kernel;
   cfg->device = o->device;
   cfg->stages = o->stages;
+  cfg->inplace = o->inplace;
 }
 
 int dtrParseSize(const char* s, uint64_t* out) {
@@ -94,6 +95,7 @@ void dtrCliUsage(FILE* f) {
           "  -B, --backend B       %s (default auto: nccl with GPUs, else cpu)\n"
           "  -k, --kernel K        %s (default auto: measured at plan time)\n"
           "  -S, --stages N        pipeline stages of the exchange, 1..%d (default: by size)\n"
+          "  -I, --inplace         in place: A and B in one buffer (config.inplace; backend shown as *-ip)\n"
           "  -G, --device D        GPU of this rank (default: node-local rank)\n"
           "  -n, --iters N         timed iterations (default 20)\n"
           "  -w, --warmup N        untimed iterations first (default 5)\n"
@@ -122,14 +124,14 @@ int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errle
       {"check", required_argument, 0, 'C'},      {"json", required_argument, 0, 'J'},
       {"stages", required_argument, 0, 'S'},     {"help", no_argument, 0, 'h'},
       {"shape", required_argument, 0, 's'},      {"grid", required_argument, 0, 'g'},
-      {0, 0, 0, 0}};
+      {"inplace", no_argument, 0, 'I'},          {0, 0, 0, 0}};
   dtrCliDefaults(o);
   opterr = 0;
   optind = 1;
   int c;
   uint64_t u;
   long l;
-  while ((c = getopt_long(argc, argv, ":r:c:b:e:f:d:m:B:k:S:G:n:w:C:J:s:g:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":r:c:b:e:f:d:m:B:k:S:G:n:w:C:J:s:g:hI", longopts, NULL)) != -1) {
     switch (c) {
       case 'r':
       case 'c':
@@ -231,6 +233,9 @@ int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errle
       case 'h':
         o->help = 1;
         break;
+      case 'I':
+        o->inplace = 1;
+        break;
       case ':':
         snprintf(err, errlen, "option '%s' needs a value", argv[optind - 1]);
         return -1;
@@ -250,6 +255,10 @@ int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errle
   }
   if (o->shape[0] && (shape || sweep)) {
     snprintf(err, errlen, "--shape (a 3-D array) goes without --rows/--cols and --minbytes/--maxbytes");
+    return -1;
+  }
+  if (o->shape[0] && o->inplace) {
+    snprintf(err, errlen, "--inplace applies to the 2-D transpose, not to --shape (the pencil benchmark)");
     return -1;
   }
   if (o->pr && !o->shape[0]) {

@@ -16,6 +16,7 @@ typedef struct {
   dtrBackend_t backend;
   dtrKernel_t kernel;
   int stages;  /* 0: the plan's choice */
+  int inplace; /* --inplace: one buffer for A and B */
   int device;                  /* -1: node-local rank */
   int iters, warmup, check;
   uint64_t minbytes, maxbytes; /* bytes per rank of the sweep; 0: the default size */

@@ -98,10 +98,11 @@ void dtrReportRow(const dtrBenchResult* r) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank) return;
-  char wrong[24];
+  char wrong[24], backend[16];
+  snprintf(backend, sizeof backend, "%s%s", dtrBackendName(r->backend), r->inplace ? "-ip" : "");
   printf("  %13.0f %9lld %9lld %5s %7lld %7s %7s %6d | %10.1f %8.2f %8.2f | %10.1f %6.2f | %7s\n", r->bytes_per_rank,
-         (long long)r->rows, (long long)r->cols, dtrDataTypeName(r->type), (long long)r->howmany,
-         dtrBackendName(r->backend), kernelColumn(r->backend, r->kernel), r->stages,
+         (long long)r->rows, (long long)r->cols, dtrDataTypeName(r->type), (long long)r->howmany, backend,
+         kernelColumn(r->backend, r->kernel), r->stages,
          r->time_us, r->algbw, r->busbw, r->a2a_us, r->ratio, wrongText(r->checked, r->wrong, "N/A", wrong, sizeof wrong));
   fflush(stdout);
 }
@@ -112,7 +113,8 @@ int dtrReportJson(const char* path, const dtrBenchResult* rows, int n) {
   fprintf(f, "[\n");
   for (int i = 0; i < n; i++) {
     const dtrBenchResult* r = &rows[i];
-    fprintf(f, "  {\"rows\": %lld, \"cols\": %lld, \"ranks\": %d, ", (long long)r->rows, (long long)r->cols, r->nranks);
+    fprintf(f, "  {\"rows\": %lld, \"cols\": %lld, \"ranks\": %d, \"inplace\": %s, ", (long long)r->rows,
+            (long long)r->cols, r->nranks, r->inplace ? "true" : "false");
     jsonMeasures(f, r->type, r->howmany, r->backend, r->kernel, r->stages, r->bytes_per_rank, r->time_us, r->a2a_us,
                  r->ratio, r->algbw, r->busbw, r->checked, r->wrong, i + 1 == n);
   }
