@@ -25,8 +25,21 @@ dtr_install_fftw() {
     echo "disttranspose: libfftw3-dev could not be installed; the FFT example builds for GPUs only"
 }
 
+# The install test (mpi_install_consumer) builds a program against the installed package through
+# pkg-config and reads the shared library's symbols with nm; the build itself needs neither.
+dtr_install_test_tools() {
+  command -v pkg-config >/dev/null 2>&1 && command -v nm >/dev/null 2>&1 && return 0
+  command -v apt-get >/dev/null 2>&1 || return 0
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  echo "disttranspose: installing pkg-config and binutils (for the install test)"
+  { $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pkg-config binutils; } >/dev/null 2>&1 ||
+    echo "disttranspose: pkg-config could not be installed; the install test will fail"
+}
+
 dtr_install_missing() {
   dtr_install_fftw
+  dtr_install_test_tools
   local pkgs=()
   command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 || pkgs+=(libopenmpi-dev openmpi-bin)
   dtr_have_cmake || pkgs+=(cmake)

@@ -17,7 +17,7 @@ def size(b):
 
 def main(paths):
     runs = [json.load(open(p)) for p in paths]
-    backends = [r[0]["backend"] if r else "?" for r in runs]
+    backends = [(r[0]["backend"] + (" in place" if r[0].get("inplace") else "")) if r else "?" for r in runs]
     head = ["dtype", "bytes/rank", "shape"]
     for b in backends:
         head += [f"{b} (µs)", f"{b} ratio"]
