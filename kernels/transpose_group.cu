@@ -71,9 +71,9 @@ using namespace dtr;
 /* Members go to the 16-byte kernel's group where they can and both pitches are whole 128-byte lines,
  * to the word kernel's where their entries are aligned words, and the rest (1- and 2-byte entries off
  * alignment, tuples) one by one. On 2 H200s, fp32 46340 x 46340 (a pitch of 185360 bytes, 16 x an odd
- * number) took the 16-byte kernel 5.3 x the NCCL all-to-all, storing into the peer; pitches that are
- * whole lines 0.8-0.95 x. The word kernel's group serves such pitches (its blocks capped: see
- * launchWordGroupTyped). */
+ * number) took the 16-byte kernel 5.3 x the NCCL all-to-all, storing into the peer with all its
+ * resident blocks; pitches that are whole lines 0.8-0.95 x. The word kernel's group serves such
+ * pitches, its blocks capped (launchWordGroupTyped: the cap, not the kernel, cured that collapse). */
 static int vectorGroupEligible(const dtrTransposeArgs* a) {
   const uint64_t line = 128;
   return dtrTransposeSupported(dtrKernelSimt16, a) && ((uint64_t)a->lds * a->entry_bytes) % line == 0 &&

@@ -55,8 +55,7 @@ static dtrResult_t cpuCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   (void)config;
   CpuState* s = NULL;
   dtrResult_t res = dtrAgree(plan->comm.comm, cpuCreateLocal(plan, &s));
-  const size_t stash = plan->inplace ? (size_t)dtrStashEntries(&plan->geo, plan->comm.rank) * plan->geo.entry_bytes : 0;
-  if (res == dtrSuccess) res = dtrPlanWorkspaceAcquire(plan, -1, stash, &s->send, &s->recv, &s->stash);
+  if (res == dtrSuccess) res = dtrPlanWorkspaceAcquire(plan, -1, dtrOwnBlockStashBytes(plan), &s->send, &s->recv, &s->stash);
   if (res != dtrSuccess) {
     cpuFree(s);
     return res;

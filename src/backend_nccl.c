@@ -89,8 +89,7 @@ static dtrResult_t ncclCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   dtrResult_t res = s ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate the NCCL backend state");
   if (res == dtrSuccess) res = dtrSelectDevice(plan, config, "NCCL", &plan->device);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
-  const size_t stash = plan->inplace ? (size_t)dtrStashEntries(&plan->geo, plan->comm.rank) * plan->geo.entry_bytes : 0;
-  DTRCHECKGOTO(dtrPlanWorkspaceAcquire(plan, plan->device, stash, &s->send, &s->recv, &s->stash), res, fail);
+  DTRCHECKGOTO(dtrPlanWorkspaceAcquire(plan, plan->device, dtrOwnBlockStashBytes(plan), &s->send, &s->recv, &s->stash), res, fail);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, createStreams(plan, s)), res, fail);
   DTRCHECKGOTO(dtrNcclCommAcquire(plan->comm.comm, plan->device, &s->nccl), res, fail);
   const dtrEnvParams* env = dtrEnvParamsGet();

@@ -72,6 +72,12 @@ struct dtrBackendOps {
   int agrees_on_checks;
 };
 
+/* Workspace bytes for setting the own block aside in in-place executes (the NCCL and CPU backends;
+ * dtrStashBlock); 0 on a plan made without config.inplace. */
+static inline size_t dtrOwnBlockStashBytes(dtrPlan_t plan) {
+  return plan->inplace ? (size_t)dtrStashEntries(&plan->geo, plan->comm.rank) * plan->geo.entry_bytes : 0;
+}
+
 /* Whether an execute runs in place: one buffer for A and B on a rank that holds both. */
 static inline int dtrExecuteInPlace(dtrPlan_t plan, const void* in, const void* out) {
   const int r = plan->comm.rank;
