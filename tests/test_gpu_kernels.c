@@ -11,18 +11,23 @@
 
 #include "check.h"
 #include "launch.h"
+#include "names.h"
 #include "pattern.h"
 #include "pattern_host.h"
 #include "stage_emulation.h"
 #include "tile_layout.h"
 
-#define CUDA_OK(call)                                                                     \
-  do {                                                                                    \
-    cudaError_t e_ = (call);                                                              \
-    if (e_ != cudaSuccess) {                                                              \
-      fprintf(stderr, "FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      exit(1);                                                                            \
-    }                                                                                     \
+/* The case in flight, named when a CUDA error ends the test (a kernel fault ends the context). */
+static char currentCase[160] = "";
+
+#define CUDA_OK(call)                                                                                       \
+  do {                                                                                                      \
+    cudaError_t e_ = (call);                                                                                \
+    if (e_ != cudaSuccess) {                                                                                \
+      fprintf(stderr, "FAIL %s:%d %s: %s%s%s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_),          \
+              currentCase[0] ? " in case " : "", currentCase);                                              \
+      exit(1);                                                                                              \
+    }                                                                                                       \
   } while (0)
 
 static size_t roundUp(size_t x, size_t to) { return (x + to - 1) / to * to; }
@@ -34,6 +39,8 @@ static size_t roundUp(size_t x, size_t to) { return (x + to - 1) / to * to; }
  */
 static void runCase(dtrKernel_t kernel, int64_t rows, int64_t cols, size_t e, int64_t lds, int64_t ldd, int shift,
                     dtrKernel_t expectRan) {
+  snprintf(currentCase, sizeof currentCase, "--case %s %lld %lld %zu %lld %lld %d", dtrKernelName(kernel),
+           (long long)rows, (long long)cols, e, (long long)lds, (long long)ldd, shift);
   const size_t srcBytes = (size_t)(rows * lds) * e + shift, dstBytes = (size_t)(cols * ldd) * e + shift;
   uint8_t* h = malloc(srcBytes > dstBytes ? srcBytes : dstBytes);
   uint8_t *src, *dst;
@@ -66,10 +73,19 @@ static void runCase(dtrKernel_t kernel, int64_t rows, int64_t cols, size_t e, in
   cudaFree(src);
   cudaFree(dst);
   free(h);
+  currentCase[0] = 0;
 }
 
 /* --small: the shapes compute-sanitizer can get through quickly. */
 static int small = 0;
+
+/* The kernel that serves a request: the one asked for where it can, else the fallback. The probe's
+ * pointers carry the case's alignment (allocations are 256-byte aligned). */
+static dtrKernel_t expectedRun(dtrKernel_t kernel, int64_t rows, int64_t cols, size_t e, int64_t lds, int64_t ldd,
+                               int shift) {
+  dtrTransposeArgs probe = {(void*)(uintptr_t)(256 + shift), lds, (void*)(uintptr_t)(256 + shift), ldd, rows, cols, e, 1, 0, 0};
+  return dtrTransposeSupported(kernel, &probe) ? kernel : dtrKernelSimt;
+}
 
 static void testVariants(void) {
   const dtrKernel_t kernels[] = {dtrKernelSimt, dtrKernelSimt16, dtrKernelTma, dtrKernelTmaMc2, dtrKernelTmaMc4};
@@ -84,13 +100,12 @@ static void testVariants(void) {
         const size_t e = sizes[s];
         /* 16-byte pitches: the variant itself runs where it fits. */
         const int64_t lds = (int64_t)(roundUp((size_t)cols * e, 16) / e), ldd = (int64_t)(roundUp((size_t)rows * e, 16) / e);
-        dtrTransposeArgs probe = {(void*)(uintptr_t)256, lds, (void*)(uintptr_t)256, ldd + 16 / e, rows, cols, e, 1, 0, 0};
-        dtrKernel_t expect = dtrTransposeSupported(kernels[k], &probe) ? kernels[k] : dtrKernelSimt;
-        runCase(kernels[k], rows, cols, e, lds, ldd + 16 / e, 0, expect);
+        runCase(kernels[k], rows, cols, e, lds, ldd + 16 / e, 0, expectedRun(kernels[k], rows, cols, e, lds, ldd + 16 / e, 0));
         /* An odd pitch (for elements under 16 bytes) and an unaligned pointer force the fallback. */
         if (e < 16) {
-          runCase(kernels[k], rows, cols, e, cols + 1 + (16 / e) * 2, ldd + 1, 0, dtrKernelSimt);
-          runCase(kernels[k], rows, cols, e, lds, ldd, (int)e, dtrKernelSimt);
+          const int64_t oddLds = cols + 1 + (16 / e) * 2;
+          runCase(kernels[k], rows, cols, e, oddLds, ldd + 1, 0, expectedRun(kernels[k], rows, cols, e, oddLds, ldd + 1, 0));
+          runCase(kernels[k], rows, cols, e, lds, ldd, (int)e, expectedRun(kernels[k], rows, cols, e, lds, ldd, (int)e));
         }
       }
   /* The variants must really run where they are eligible, on this device. */
@@ -245,6 +260,17 @@ int main(int argc, char** argv) {
   /* --quick: no run past 2^31 entries; --small: only small shapes as well (for compute-sanitizer). */
   small = argc > 1 && !strcmp(argv[1], "--small");
   const int quick = small || (argc > 1 && !strcmp(argv[1], "--quick"));
+  /* --case kernel rows cols entry-bytes lds ldd shift: one case alone, as a failure names it. */
+  if (argc == 9 && !strcmp(argv[1], "--case")) {
+    dtrKernel_t kernel;
+    if (dtrParseKernel(argv[2], &kernel)) return 2;
+    const int64_t rows = atoll(argv[3]), cols = atoll(argv[4]), lds = atoll(argv[6]), ldd = atoll(argv[7]);
+    const size_t e = (size_t)atoll(argv[5]);
+    const int shift = atoi(argv[8]);
+    runCase(kernel, rows, cols, e, lds, ldd, shift, expectedRun(kernel, rows, cols, e, lds, ldd, shift));
+    printf("%s\n", dtrTestFailures ? "case failed" : "case passed");
+    return dtrTestFailures ? 1 : 0;
+  }
   testStageLayout();
   testCopy();
   testCopy2d();
