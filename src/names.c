@@ -1,6 +1,8 @@
 #include "names.h"
 
+#include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <strings.h>
 
 static const char* const typeNames[dtrNumTypes] = {"int8", "fp16", "bf16", "fp32", "fp64", "c64", "c128"};
@@ -73,4 +75,29 @@ const char* dtrGetErrorString(dtrResult_t r) {
 const char* dtrPencilName(dtrPencil_t p) {
   static const char* const names[dtrNumPencils] = {"X", "Y", "Z"};
   return (p >= 0 && p < dtrNumPencils) ? names[p] : "invalid";
+}
+
+int dtrParseSize(const char* s, uint64_t* out) {
+  if (!s || !*s || *s == '-') return -1;
+  errno = 0;
+  char* end;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s) return -1;
+  unsigned shift = 0;
+  if (*end) {
+    switch (*end) {
+      case 'k': case 'K': shift = 10; break;
+      case 'm': case 'M': shift = 20; break;
+      case 'g': case 'G': shift = 30; break;
+      case 't': case 'T': shift = 40; break;
+      default: return -1;
+    }
+    end++;
+    if (*end == 'i' || *end == 'I') end++;  /* KiB, MiB... */
+    if (*end == 'b' || *end == 'B') end++;
+    if (*end) return -1;
+  }
+  if (shift && v > (UINT64_MAX >> shift)) return -1;
+  *out = (uint64_t)v << shift;
+  return 0;
 }

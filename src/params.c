@@ -60,5 +60,9 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   readInt("DTR_SEGMENT_ALIGN", 1, 4096, &params.segment_align);
   readInt("DTR_P2P_CTAS", 0, 1 << 16, &params.p2p_ctas);
   readInt("DTR_EXECUTE_AGREE", 0, 1, &params.execute_agree);
+  if ((v = getenv("DTR_HOST_MEMORY")) && *v) {
+    if (dtrParseSize(v, &params.host_memory) || !params.host_memory) bad("DTR_HOST_MEMORY", v, "a size such as 64G");
+    else INFO("DTR_HOST_MEMORY set by environment to %s", v);
+  }
   return &params;
 }

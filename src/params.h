@@ -21,10 +21,16 @@
  *                    leaving the others in the exchange; 0: the checks stay local (a rank whose
  *                    checks fail returns alone). The p2p backend folds the agreement into the
  *                    exchange of its out pointers and takes no extra collective either way
- * For the last four, 0 (the default) leaves each kernel at what was measured best for it.
+ *   DTR_HOST_MEMORY  the most host memory (bytes, K/M/G/T suffixes) the ranks of one host may take
+ *                    together for plans' host workspaces and the CLI's buffers, where it is less
+ *                    than what the kernel and the cgroup report available (default: what they report)
+ * For DTR_TMA_BOXES, DTR_TILE_GROUP, DTR_STREAMING and DTR_TILES_PER_CTA, 0 (the default) leaves
+ * each kernel at what was measured best for it.
  */
 #ifndef DTR_PARAMS_H
 #define DTR_PARAMS_H
+
+#include <stdint.h>
 
 #include "disttranspose.h"
 
@@ -40,6 +46,7 @@ typedef struct {
   int segment_align;
   int p2p_ctas;
   int execute_agree;
+  uint64_t host_memory;  /* 0: no cap of its own */
   int bad;               /* a variable was set to a value it cannot take */
   char bad_message[256];
 } dtrEnvParams;

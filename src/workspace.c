@@ -1,6 +1,7 @@
 #include "workspace.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "checks.h"
 
@@ -10,6 +11,8 @@ static dtrResult_t allocate(int device, size_t bytes, void** ptr) {
   if (device < 0) {
     if (!(*ptr = malloc(bytes)))
       return dtrSetError(dtrOutOfMemory, "cannot allocate %zu bytes of host workspace", bytes);
+    /* Touched now, so that the memory checked before is taken here, not found missing later. */
+    memset(*ptr, 0, bytes);
     return dtrSuccess;
   }
   cudaError_t err = cudaMalloc(ptr, bytes);
@@ -22,13 +25,24 @@ static dtrResult_t allocate(int device, size_t bytes, void** ptr) {
   return dtrSuccess;
 }
 
-dtrResult_t dtrWorkspaceAcquire(dtrWorkspace** pool, int device, size_t bytes, dtrWorkspace** out) {
-  *out = NULL;
-  if (!bytes) return dtrSuccess;
+/* The pool's largest buffer on `device`, if any. */
+static dtrWorkspace* largest(dtrWorkspace** pool, int device) {
   dtrWorkspace* best = NULL;
   if (pool)
     for (dtrWorkspace* w = *pool; w; w = w->next)
       if (w->device == device && (!best || w->bytes > best->bytes)) best = w;
+  return best;
+}
+
+size_t dtrWorkspaceToAllocate(dtrWorkspace** pool, int device, size_t bytes) {
+  const dtrWorkspace* best = largest(pool, device);
+  return best && best->bytes >= bytes ? 0 : bytes;
+}
+
+dtrResult_t dtrWorkspaceAcquire(dtrWorkspace** pool, int device, size_t bytes, dtrWorkspace** out) {
+  *out = NULL;
+  if (!bytes) return dtrSuccess;
+  dtrWorkspace* best = largest(pool, device);
   if (best && best->bytes >= bytes) {
     best->refs++;
     *out = best;

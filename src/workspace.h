@@ -25,6 +25,8 @@ size_t dtrWorkspaceRecvOffset(size_t send_bytes);
 /* Local. `pool` NULL: a buffer of its own. Otherwise the pool's largest buffer on `device` when it
  * holds `bytes`, else a new one added to the pool. *ws is NULL when bytes is 0. */
 dtrResult_t dtrWorkspaceAcquire(dtrWorkspace** pool, int device, size_t bytes, dtrWorkspace** ws);
+/* Local: the bytes dtrWorkspaceAcquire would allocate anew (0 where the pool's buffer serves). */
+size_t dtrWorkspaceToAllocate(dtrWorkspace** pool, int device, size_t bytes);
 /* Local: drops the reference; the last one frees the buffer (on its device, which stays current). */
 void dtrWorkspaceRelease(dtrWorkspace** pool, dtrWorkspace* ws);
 

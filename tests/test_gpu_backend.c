@@ -210,6 +210,23 @@ static void badBuffers(void) {
   dtrPlanDestroy(plan);
 }
 
+/* A plan whose workspace no GPU has: refused before allocating, on every rank, with the bytes
+ * needed and free (p2p holds a workspace only in place). */
+static void outOfMemory(void) {
+  dtrConfig_t cfg;
+  dtrConfigInit(&cfg);
+  cfg.backend = backend;
+  cfg.inplace = backend == dtrBackendP2p;
+  dtrPlan_t plan = NULL;
+  const int64_t side = (int64_t)1 << 20; /* c64: 8 TB in all */
+  dtrResult_t res = dtrPlanCreate(&plan, side, side, dtrComplex64, 1, MPI_COMM_WORLD, &cfg);
+  EXPECT(res == dtrOutOfMemory && strstr(dtrGetLastError(), "not enough memory on GPU") &&
+             strstr(dtrGetLastError(), "available"),
+         "plan beyond GPU memory: %d '%s'", res, dtrGetLastError());
+  if (rank == 0) printf("plan beyond GPU memory refused: %s\n", dtrGetLastError());
+  if (res == dtrSuccess) dtrPlanDestroy(plan);
+}
+
 /* Auto picks p2p on one host with several GPUs; an out buffer CUDA IPC cannot share (a stream-ordered
  * pool's) then goes through NCCL, exactly. */
 static void autoChoice(void) {
@@ -297,6 +314,7 @@ int main(int argc, char** argv) {
           cases++;
         }
       }
+    outOfMemory();
     /* In place: every shape and type, stages in turn, a graph on shape 8. */
     int inPlaceCases = 0;
     for (int s = 0; s < n; s++)

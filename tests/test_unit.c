@@ -284,6 +284,89 @@ static int parse(const char* line, dtrCliOptions* o, char* err) {
   return dtrCliParse(argc, argv, o, err, 256);
 }
 
+/* A value for the fuzzer: counts with and without suffixes, huge, negative, fractional, empty,
+ * dimensions, names, printable garbage, and a long run. */
+static const char* fuzzValue(uint64_t* state, char* buf, size_t len) {
+  static const char* const fixed[] = {"", "0", "-1", "1", "4K", "3G", "64KiB", "1T", "16E", "1X", "99999999999999999999",
+                                      "18446744073709551616", "1.5", "nan", "inf", "1e309", "0x10", " 7", "7 ", "2x2",
+                                      "1x0x3", "65x33x17", "8xx8", "x", "fp32", "c128", "cpu", "nccl", "p2p", "tma",
+                                      "--rows", "-", "--", "=", "4G", "9223372036854775807", "9223372036854775808"};
+  const uint64_t r = dtrMix64((*state)++);
+  switch (r % 4) {
+    case 0:
+    case 1: return fixed[(r >> 8) % (sizeof fixed / sizeof fixed[0])];
+    case 2: { /* printable garbage */
+      const size_t n = (r >> 8) % 12;
+      for (size_t i = 0; i < n && i + 1 < len; i++) buf[i] = (char)(33 + dtrMix64(r + i) % 94);
+      buf[n < len ? n : len - 1] = '\0';
+      return buf;
+    }
+    default: { /* digits, a suffix, sometimes a long run */
+      const size_t n = (r >> 8) % 2 ? 1 + (r >> 9) % 25 : 300;
+      size_t i = 0;
+      for (; i < n && i + 4 < len; i++) buf[i] = (char)('0' + dtrMix64(r ^ i) % 10);
+      const char* suffix[] = {"", "K", "M", "G", "T", "KiB", "MB", "Q"};
+      snprintf(buf + i, len - i, "%s", suffix[(r >> 20) % 8]);
+      return buf;
+    }
+  }
+}
+
+/* The CLI's parser on random command lines: no crash, and every refusal comes with a message;
+ * what it accepts is within the documented ranges. */
+static void testOptionsFuzz(void) {
+  static const char* const names[] = {"--rows", "--cols", "-r", "-c", "--minbytes", "--maxbytes", "-b", "-e", "--stepfactor",
+                                      "--dtype", "-d", "--howmany", "-m", "--backend", "-B", "--kernel", "-k", "--device",
+                                      "--iters", "-n", "--warmup", "-w", "--check", "-C", "--json", "--stages", "-S",
+                                      "--shape", "--grid", "-g", "--inplace", "-I", "-hI", "-Ih", "--bogus", "-z", "--",
+                                      "--rows=5", "-r5", "-rI", "value"};
+  uint64_t state = 20261122;
+  char values[8][400];
+  int accepted = 0, refused = 0;
+  for (int iter = 0; iter < 20000; iter++) {
+    char* argv[16];
+    int argc = 0;
+    argv[argc++] = "disttranspose";
+    const int tokens = (int)(dtrMix64(state++) % 7);
+    for (int t = 0; t < tokens && argc < 14; t++) {
+      argv[argc++] = (char*)names[dtrMix64(state++) % (sizeof names / sizeof names[0])];
+      if (dtrMix64(state++) % 5) argv[argc++] = (char*)fuzzValue(&state, values[t], sizeof values[t]);
+    }
+    argv[argc] = NULL;
+    dtrCliOptions o;
+    char err[256] = "";
+    if (dtrCliParse(argc, argv, &o, err, sizeof err)) {
+      refused++;
+      if (!err[0]) {
+        EXPECT(0, "iteration %d: refused without a message", iter);
+        break;
+      }
+      continue;
+    }
+    accepted++;
+    const int sane = o.rows >= 0 && o.cols >= 0 && (o.rows == 0) == (o.cols == 0) && o.howmany >= 1 && o.iters >= 1 &&
+                     o.warmup >= 0 && o.check >= 0 && o.factor > 1.0 && o.stages >= 0 && o.stages <= DTR_MAX_STAGES &&
+                     o.minbytes <= o.maxbytes && o.pr >= 0 && o.pc >= 0 && o.device >= -1 && o.type < dtrNumTypes;
+    if (!sane) {
+      char line[512] = "";
+      for (int i = 1; i < argc; i++) snprintf(line + strlen(line), sizeof line - strlen(line), " %s", argv[i]);
+      EXPECT(0, "accepted out of range:%s", line);
+      break;
+    }
+  }
+  EXPECT(accepted > 100 && refused > 100, "fuzz: %d accepted, %d refused: the generator misses one side", accepted, refused);
+  printf("CLI fuzz: 20000 command lines, %d accepted, %d refused with a message\n", accepted, refused);
+  /* Sizes alone: every refusal is -1, every acceptance the value it says. */
+  for (int iter = 0; iter < 20000; iter++) {
+    char buf[400];
+    const char* v = fuzzValue(&state, buf, sizeof buf);
+    uint64_t out = 12345;
+    const int r = dtrParseSize(v, &out);
+    EXPECT(r == 0 || r == -1, "dtrParseSize('%s') returned %d", v, r);
+    if (r == -1) EXPECT(out == 12345, "dtrParseSize('%s') refused but wrote %llu", v, (unsigned long long)out);
+  }
+}
+
 static void testOptions(void) {
   dtrCliOptions o;
   char err[256];
@@ -469,6 +552,7 @@ int main(void) {
   testBatchedEmulation();
   testPencilGeometry();
   testOptions();
+  testOptionsFuzz();
   testNames();
   testTileLayout();
   testTileOrder();

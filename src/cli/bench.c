@@ -7,6 +7,7 @@
 #include "checks.h"
 #include "comm.h"
 #include "launch.h"
+#include "memory.h"
 #include "pattern_host.h"
 #include "plan.h"
 
@@ -33,6 +34,12 @@ dtrResult_t dtrBenchAlloc(int gpu, void** p, size_t bytes, const char* what) {
     return dtrSetError(dtrOutOfMemory, "cannot allocate %zu bytes for %s on the host", bytes, what);
   }
   return dtrSuccess;
+}
+
+dtrResult_t dtrBenchCheckMemory(dtrPlan_t plan, int gpu, uint64_t bytes) {
+  int device = -1;
+  if (gpu) DTRCHECK(dtrPlanGetDevice(plan, &device));
+  return dtrMemoryCheck(MPI_COMM_WORLD, device, bytes, "the benchmark's buffers (in, out and the bare all-to-all's)");
 }
 
 void dtrBenchFree(int gpu, void* p) {
@@ -192,7 +199,9 @@ dtrResult_t dtrBenchRun(const dtrCliOptions* o, int64_t rows, int64_t cols, dtrB
   const size_t peerBytes = ((size_t)(totalBytes / nranks) / (size_t)nranks + 15) / 16 * 16;
   Op op = {plan, &m, peerBytes};
   uint64_t wrong = 0;
-  dtrResult_t res = dtrAgree(dtrPlanComm(plan), allocBuffers(&m, &ls, peerBytes * (size_t)nranks));
+  const size_t slabs = o->inplace ? (ls.in_bytes > ls.out_bytes ? ls.in_bytes : ls.out_bytes) : ls.in_bytes + ls.out_bytes;
+  dtrResult_t res = dtrBenchCheckMemory(plan, m.gpu, slabs + 2 * peerBytes * (size_t)nranks);
+  if (res == dtrSuccess) res = dtrAgree(dtrPlanComm(plan), allocBuffers(&m, &ls, peerBytes * (size_t)nranks));
   if (res != dtrSuccess) goto done;
 
   DTRCHECKGOTO(fillA(&m, &ls, cols), res, agree);

@@ -34,6 +34,9 @@ dtrResult_t dtrBenchRun(const dtrCliOptions* o, int64_t rows, int64_t cols, dtrB
  * otherwise. */
 dtrResult_t dtrBenchTime(dtrResult_t (*fn)(void*), void* ctx, int gpu, cudaStream_t stream, int warmup, int iters,
                          double* us);
+/* Collective over MPI_COMM_WORLD: refuses, on every rank, when the ranks of a host (GPU) cannot all
+ * have `bytes` more of host memory (on the GPU: the plan's device) for the benchmark's buffers. */
+dtrResult_t dtrBenchCheckMemory(dtrPlan_t plan, int gpu, uint64_t bytes);
 /* A buffer on the GPU or the host, with a message naming `what` when it cannot be had. */
 dtrResult_t dtrBenchAlloc(int gpu, void** p, size_t bytes, const char* what);
 void dtrBenchFree(int gpu, void* p);

@@ -29,31 +29,6 @@ void dtrCliConfig(const dtrCliOptions* o, dtrConfig_t* cfg) {
   cfg->inplace = o->inplace;
 }
 
-int dtrParseSize(const char* s, uint64_t* out) {
-  if (!s || !*s || *s == '-') return -1;
-  errno = 0;
-  char* end;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s) return -1;
-  unsigned shift = 0;
-  if (*end) {
-    switch (*end) {
-      case 'k': case 'K': shift = 10; break;
-      case 'm': case 'M': shift = 20; break;
-      case 'g': case 'G': shift = 30; break;
-      case 't': case 'T': shift = 40; break;
-      default: return -1;
-    }
-    end++;
-    if (*end == 'i' || *end == 'I') end++;  /* KiB, MiB... */
-    if (*end == 'b' || *end == 'B') end++;
-    if (*end) return -1;
-  }
-  if (shift && v > (UINT64_MAX >> shift)) return -1;
-  *out = (uint64_t)v << shift;
-  return 0;
-}
-
 int dtrParseDims(const char* s, int n, int64_t* out) {
   if (!s || !*s) return -1;
   char buf[128];
@@ -127,7 +102,13 @@ int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errle
       {"inplace", no_argument, 0, 'I'},          {0, 0, 0, 0}};
   dtrCliDefaults(o);
   opterr = 0;
+  /* glibc rescans from scratch only at 0: at 1 it would carry a half-read group of short options
+   * ("-hI") over from an earlier call that stopped inside it. */
+#ifdef __GLIBC__
+  optind = 0;
+#else
   optind = 1;
+#endif
   int c;
   uint64_t u;
   long l;

@@ -33,8 +33,6 @@ void dtrCliConfig(const dtrCliOptions* o, dtrConfig_t* cfg);
 /* 0 on success; otherwise -1 with a message naming the bad option in err. */
 int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errlen);
 void dtrCliUsage(FILE* f);
-/* A byte count or size with an optional K, M, G or T suffix (powers of 1024). 0 on success. */
-int dtrParseSize(const char* s, uint64_t* out);
 /* "AxBxC" (n = 3) or "AxB" (n = 2) of positive counts with optional suffixes; "A" alone with n = 3
  * is a cube. 0 on success. */
 int dtrParseDims(const char* s, int n, int64_t* out);

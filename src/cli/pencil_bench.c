@@ -67,7 +67,8 @@ dtrResult_t dtrPencilBenchRun(const dtrCliOptions* o, dtrGrid_t grid, dtrPencil_
   r.peerBytes = ((size_t)(groupBytes / (unsigned long long)res->group / (unsigned long long)res->group) + 15) / 16 * 16;
   unsigned long long* counter = NULL;
   uint64_t wrong = 0;
-  dtrResult_t rc = dtrSuccess;
+  dtrResult_t rc = dtrBenchCheckMemory(r.plan, r.gpu, in.bytes + out.bytes + 2 * r.peerBytes * (size_t)res->group);
+  if (rc != dtrSuccess) goto done;
   if (r.gpu) CUDACHECKGOTO(cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking), rc, agree);
   if (r.gpu) CUDACHECKGOTO(cudaMalloc((void**)&counter, sizeof *counter), rc, agree);
   DTRCHECKGOTO(dtrBenchAlloc(r.gpu, &r.in, in.bytes, "the from-pencil"), rc, agree);
