@@ -44,6 +44,17 @@ for stage in $stages; do
           >"$logs/sanitize-$tool.log" 2>&1 && r=clean || { r="FAILED"; status=1; }
         note "  compute-sanitizer $tool: $r ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize-$tool.log" | tail -n1))"
       done
+      # The distributed path: every rank under the sanitizer, small random configurations of every
+      # backend (NCCL's own probes for kernels of other architectures are API errors, not ours).
+      if [ "$gpus" -ge 2 ]; then
+        for be in nccl p2p; do
+          for tool in memcheck racecheck synccheck initcheck; do
+            mpirun -np 2 compute-sanitizer --tool "$tool" --report-api-errors no --error-exitcode 9 \
+              "$DTR_BUILD/tests/test_random" "$be" --count 12 --seed 5 >"$logs/sanitize-$be-$tool.log" 2>&1 && r=clean || { r="FAILED"; status=1; }
+            note "  mpirun -np 2 compute-sanitizer --tool $tool test_random $be: $r ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize-$be-$tool.log" | tail -n1))"
+          done
+        done
+      fi
       ;;
     kernels)
       "$DTR_BUILD/transpose-bench" ${DTR_BENCH_ARGS:-} >"$logs/transpose-bench.txt" 2>&1 || status=1

@@ -1,0 +1,202 @@
+/*
+ * Soak and leaks under mpiexec, on the backend named by argv[1] (cpu, nccl or p2p):
+ *   - one plan executed --executes times (default 10000) back to back on the same buffers, the
+ *     output poisoned and checked bit for bit every 100th execute;
+ *   - --cycles plan create/destroy cycles (default 1000), each with one execute, and the memory
+ *     they leave behind: the GPU's used bytes (cudaMemGetInfo) and the process's resident set back
+ *     where they stood after the first cycles (the warm-up that loads libraries and caches).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+#include "check.h"
+#include "disttranspose.h"
+#include "names.h"
+#include "node_local.h"
+#include "pattern.h"
+#include "pattern_host.h"
+
+static int rank, nranks, gpu;
+static dtrBackend_t backend;
+static cudaStream_t stream;
+static unsigned long long* dWrong;
+
+static uint64_t residentBytes(void) {
+  FILE* f = fopen("/proc/self/statm", "r");
+  unsigned long long pages = 0, resident = 0;
+  if (f) {
+    if (fscanf(f, "%llu %llu", &pages, &resident) != 2) resident = 0;
+    fclose(f);
+  }
+  return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static uint64_t gpuUsedBytes(void) {
+  size_t fr = 0, total = 0;
+  if (!gpu || cudaMemGetInfo(&fr, &total) != cudaSuccess) return 0;
+  return (uint64_t)(total - fr);
+}
+
+static void* alloc(size_t bytes) {
+  void* p = NULL;
+  if (!bytes) return NULL;
+  if (gpu) EXPECT(cudaMalloc(&p, bytes) == cudaSuccess, "cudaMalloc %zu", bytes);
+  else p = malloc(bytes);
+  return p;
+}
+
+static void release(void* p) {
+  if (gpu) cudaFree(p);
+  else free(p);
+}
+
+static uint64_t pattern(dtrPatternRole role, void* data, const dtrPatternBox* box, size_t e) {
+  uint64_t w = 0;
+  const cudaError_t err = dtrPatternApply(gpu, role, data, box, e, dWrong, stream, &w);
+  EXPECT(err == cudaSuccess, "pattern: %s", cudaGetErrorString(err));
+  return w;
+}
+
+static uint64_t sumRanks(uint64_t v) {
+  uint64_t all = 0;
+  MPI_Allreduce(&v, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  return all;
+}
+
+typedef struct {
+  int64_t rows, cols;
+  dtrLocalSize_t ls;
+  dtrPatternBox in, out;
+  void *a, *b;
+} Buffers;
+
+static void buffersInit(Buffers* m, int64_t rows, int64_t cols) {
+  m->rows = rows, m->cols = cols;
+  dtrLocalSize(rows, cols, dtrComplex64, 1, MPI_COMM_WORLD, -1, &m->ls);
+  m->in = dtrPatternSlabA(m->ls.in_rows, cols, m->ls.in_row_start);
+  m->out = dtrPatternSlabB(m->ls.out_rows, rows, m->ls.out_row_start, cols);
+  m->a = alloc(m->ls.in_bytes);
+  m->b = alloc(m->ls.out_bytes);
+  pattern(dtrPatternFill, m->a, &m->in, m->ls.entry_bytes);
+}
+
+static dtrPlan_t makePlan(const Buffers* m) {
+  dtrConfig_t cfg;
+  dtrConfigInit(&cfg);
+  cfg.backend = backend;
+  dtrPlan_t plan = NULL;
+  dtrResult_t res = dtrPlanCreate(&plan, m->rows, m->cols, dtrComplex64, 1, MPI_COMM_WORLD, &cfg);
+  EXPECT(res == dtrSuccess, "plan: %s", dtrGetLastError());
+  return res == dtrSuccess ? plan : NULL;
+}
+
+/* Executes back to back; every 100th output poisoned before and checked after. */
+static uint64_t soak(const Buffers* m, int executes) {
+  dtrPlan_t plan = makePlan(m);
+  if (!plan) return 1;
+  uint64_t wrong = 0;
+  int checks = 0;
+  for (int i = 0; i < executes; i++) {
+    const int check = i % 100 == 99;
+    if (check) pattern(dtrPatternPoison, m->b, &m->out, m->ls.entry_bytes);
+    dtrResult_t res = dtrExecute(plan, m->a, m->b, stream);
+    if (res != dtrSuccess) {
+      EXPECT(0, "execute %d: %s", i, dtrGetLastError());
+      break;
+    }
+    if (check) {
+      wrong += pattern(dtrPatternCheck, m->b, &m->out, m->ls.entry_bytes);
+      checks++;
+    }
+  }
+  if (gpu) cudaStreamSynchronize(stream);
+  dtrPlanDestroy(plan);
+  wrong = sumRanks(wrong);
+  if (rank == 0)
+    printf("soak: %d executes of %lld x %lld c64 on %d ranks (%s), %d checked: %llu wrong entries\n", executes,
+           (long long)m->rows, (long long)m->cols, nranks, dtrBackendName(backend), checks, (unsigned long long)wrong);
+  return wrong;
+}
+
+/* Create, execute once, destroy; memory measured after `warm` cycles and after the last. */
+static uint64_t cycles(const Buffers* m, int n) {
+  const int warm = n < 20 ? 1 : 10;
+  uint64_t wrong = 0, rss0 = 0, gpu0 = 0;
+  for (int i = 0; i < n; i++) {
+    if (i == warm) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      rss0 = residentBytes();
+      gpu0 = gpuUsedBytes();
+    }
+    dtrPlan_t plan = makePlan(m);
+    if (!plan) return wrong + 1;
+    pattern(dtrPatternPoison, m->b, &m->out, m->ls.entry_bytes);
+    EXPECT(dtrExecute(plan, m->a, m->b, stream) == dtrSuccess, "execute in cycle %d: %s", i, dtrGetLastError());
+    wrong += pattern(dtrPatternCheck, m->b, &m->out, m->ls.entry_bytes);
+    if (gpu) cudaStreamSynchronize(stream);
+    EXPECT(dtrPlanDestroy(plan) == dtrSuccess, "destroy in cycle %d", i);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  const uint64_t rss1 = residentBytes(), gpu1 = gpuUsedBytes();
+  const double rssGrowth = ((double)rss1 - (double)rss0) / 1048576.0, gpuGrowth = ((double)gpu1 - (double)gpu0) / 1048576.0;
+  double worst[2] = {rssGrowth, gpuGrowth}, all[2];
+  MPI_Allreduce(worst, all, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  wrong = sumRanks(wrong);
+  if (rank == 0)
+    printf("cycles: %d plan create/execute/destroy (%s, %d ranks): %llu wrong; after cycle %d to the end, resident set "
+           "%+.1f MiB, GPU memory in use %+.1f MiB (largest on any rank)\n",
+           n, dtrBackendName(backend), nranks, (unsigned long long)wrong, warm, all[0], all[1]);
+  /* A leak of a plan's workspace or state each cycle would grow by MiBs over the cycles; allocator
+   * and driver caches settle within a few. */
+  EXPECT(all[1] <= 2.0, "GPU memory grew by %.1f MiB over %d cycles", all[1], n - warm);
+  EXPECT(all[0] <= 8.0, "resident set grew by %.1f MiB over %d cycles", all[0], n - warm);
+  return wrong;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  int executes = 10000, ncycles = 1000;
+  if (argc < 2 || dtrParseBackend(argv[1], &backend) || backend == dtrBackendAuto) {
+    if (rank == 0) fprintf(stderr, "usage: test_soak cpu|nccl|p2p [--executes N] [--cycles N]\n");
+    MPI_Finalize();
+    return 2;
+  }
+  for (int i = 2; i + 1 < argc; i += 2) {
+    if (!strcmp(argv[i], "--executes")) executes = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--cycles")) ncycles = atoi(argv[i + 1]);
+  }
+  gpu = backend != dtrBackendCpu;
+  if (gpu) {
+    int devices = 0, localRank, localSize;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
+    dtrTestNodeLocal(&localRank, &localSize);
+    int short_ = devices < localSize, any = 0;
+    MPI_Allreduce(&short_, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any) {
+      if (rank == 0) printf("SKIP: fewer GPUs than ranks on a host\n");
+      MPI_Finalize();
+      return DTR_TEST_SKIP;
+    }
+    cudaSetDevice(localRank);
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    cudaMalloc((void**)&dWrong, sizeof *dWrong);
+  }
+  Buffers m;
+  buffersInit(&m, 1000 + 7 * nranks, 777 + 3 * nranks);
+  uint64_t wrong = soak(&m, executes) + cycles(&m, ncycles);
+  release(m.a);
+  release(m.b);
+  if (gpu) {
+    cudaFree(dWrong);
+    cudaStreamDestroy(stream);
+  }
+  int failures = dtrTestFailures, any = 0;
+  MPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return (wrong || any) ? 1 : 0;
+}
