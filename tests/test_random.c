@@ -21,14 +21,13 @@
 #include "disttranspose.h"
 #include "launch.h"
 #include "names.h"
-#include "node_local.h"
 #include "pattern.h"
 #include "pattern_host.h"
+#include "test_memory.h"
 
 static int rank, nranks, gpu;
 static dtrBackend_t backend = dtrBackendCpu;
-static cudaStream_t stream;
-static unsigned long long* dWrong;
+static dtrTestMemory mem;
 
 /* splitmix64: one stream per (seed, case), the same on every rank. */
 typedef struct {
@@ -113,26 +112,6 @@ static void describe(const Config* c, char* buf, size_t len) {
              c->inplace ? " in place" : "");
 }
 
-static void* alloc(size_t bytes) {
-  void* p = NULL;
-  if (!bytes) return NULL;
-  if (gpu) EXPECT(cudaMalloc(&p, bytes) == cudaSuccess, "cudaMalloc %zu", bytes);
-  else p = malloc(bytes);
-  return p;
-}
-
-static void release(void* p) {
-  if (gpu) cudaFree(p);
-  else free(p);
-}
-
-static uint64_t pattern(dtrPatternRole role, void* data, const dtrPatternBox* box, size_t e) {
-  uint64_t w = 0;
-  const cudaError_t err = dtrPatternApply(gpu, role, data, box, e, dWrong, stream, &w);
-  EXPECT(err == cudaSuccess, "pattern: %s", cudaGetErrorString(err));
-  return w;
-}
-
 /* The plan, the boxes of its input and output, and what each holds, for either kind of case. */
 static uint64_t runConfig(const Config* c) {
   dtrConfig_t cfg;
@@ -171,21 +150,21 @@ static uint64_t runConfig(const Config* c) {
   if (res == dtrSuccess) {
     /* In place: one buffer of the larger box, poisoned as a whole before A goes in. */
     const size_t most = inBytes > outBytes ? inBytes : outBytes;
-    void* a = alloc(c->inplace ? most : inBytes);
-    void* b = c->inplace ? a : alloc(outBytes);
+    void* a = dtrTestAlloc(&mem, c->inplace ? most : inBytes);
+    void* b = c->inplace ? a : dtrTestAlloc(&mem, outBytes);
     const dtrPatternBox whole = dtrPatternSlabA((int64_t)(most / e), 1, 0);
     for (int round = 0; round < 2; round++) {
-      if (c->inplace) pattern(dtrPatternPoison, a, &whole, e);
-      else pattern(dtrPatternPoison, b, &out, e);
-      pattern(dtrPatternFill, a, &in, e);
-      res = dtrExecute(plan, a, b, stream);
+      if (c->inplace) dtrTestPattern(&mem, dtrPatternPoison, a, &whole, e);
+      else dtrTestPattern(&mem, dtrPatternPoison, b, &out, e);
+      dtrTestPattern(&mem, dtrPatternFill, a, &in, e);
+      res = dtrExecute(plan, a, b, mem.stream);
       EXPECT(res == dtrSuccess, "execute: %s", dtrGetLastError());
-      wrong += pattern(dtrPatternCheck, b, &out, e);
+      wrong += dtrTestPattern(&mem, dtrPatternCheck, b, &out, e);
       /* Out of place the input must come back untouched. */
-      if (!c->inplace) wrong += pattern(dtrPatternCheck, a, &in, e);
+      if (!c->inplace) wrong += dtrTestPattern(&mem, dtrPatternCheck, a, &in, e);
     }
-    release(a);
-    if (!c->inplace) release(b);
+    dtrTestRelease(&mem, a);
+    if (!c->inplace) dtrTestRelease(&mem, b);
     EXPECT(dtrPlanDestroy(plan) == dtrSuccess, "destroy: %s", dtrGetLastError());
   }
   if (grid) dtrGridDestroy(grid);
@@ -214,20 +193,10 @@ int main(int argc, char** argv) {
   /* Every rank draws what rank 0 drew. */
   MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
   gpu = backend != dtrBackendCpu;
-  if (gpu) {
-    int devices = 0, localRank, localSize;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
-    dtrTestNodeLocal(&localRank, &localSize);
-    int short_ = devices < localSize, any = 0;
-    MPI_Allreduce(&short_, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (any) {
-      if (rank == 0) printf("SKIP: fewer GPUs than ranks on a host\n");
-      MPI_Finalize();
-      return DTR_TEST_SKIP;
-    }
-    cudaSetDevice(localRank);
-    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-    cudaMalloc((void**)&dWrong, sizeof *dWrong);
+  if (dtrTestMemoryInit(&mem, gpu) == DTR_TEST_SKIP) {
+    if (rank == 0) printf("SKIP: fewer GPUs than ranks on a host\n");
+    MPI_Finalize();
+    return DTR_TEST_SKIP;
   }
   if (rank == 0) printf("seed %llu: %d configurations on %d ranks, backend %s\n", seed, count, nranks, argv[1]);
   uint64_t wrongTotal = 0;
@@ -255,10 +224,7 @@ int main(int argc, char** argv) {
   if (rank == 0)
     printf("seed %llu, %d ranks: %d configurations (%d pencil), %d failed, %llu wrong entries\n", seed, nranks, cases,
            pencils, bad, (unsigned long long)wrongTotal);
-  if (gpu) {
-    cudaFree(dWrong);
-    cudaStreamDestroy(stream);
-  }
+  dtrTestMemoryFree(&mem);
   MPI_Finalize();
   return (wrongTotal || anyFailures) ? 1 : 0;
 }

@@ -15,14 +15,13 @@
 #include "check.h"
 #include "disttranspose.h"
 #include "names.h"
-#include "node_local.h"
 #include "pattern.h"
 #include "pattern_host.h"
+#include "test_memory.h"
 
 static int rank, nranks, gpu;
 static dtrBackend_t backend;
-static cudaStream_t stream;
-static unsigned long long* dWrong;
+static dtrTestMemory mem;
 
 static uint64_t residentBytes(void) {
   FILE* f = fopen("/proc/self/statm", "r");
@@ -38,26 +37,6 @@ static uint64_t gpuUsedBytes(void) {
   size_t fr = 0, total = 0;
   if (!gpu || cudaMemGetInfo(&fr, &total) != cudaSuccess) return 0;
   return (uint64_t)(total - fr);
-}
-
-static void* alloc(size_t bytes) {
-  void* p = NULL;
-  if (!bytes) return NULL;
-  if (gpu) EXPECT(cudaMalloc(&p, bytes) == cudaSuccess, "cudaMalloc %zu", bytes);
-  else p = malloc(bytes);
-  return p;
-}
-
-static void release(void* p) {
-  if (gpu) cudaFree(p);
-  else free(p);
-}
-
-static uint64_t pattern(dtrPatternRole role, void* data, const dtrPatternBox* box, size_t e) {
-  uint64_t w = 0;
-  const cudaError_t err = dtrPatternApply(gpu, role, data, box, e, dWrong, stream, &w);
-  EXPECT(err == cudaSuccess, "pattern: %s", cudaGetErrorString(err));
-  return w;
 }
 
 static uint64_t sumRanks(uint64_t v) {
@@ -78,9 +57,9 @@ static void buffersInit(Buffers* m, int64_t rows, int64_t cols) {
   dtrLocalSize(rows, cols, dtrComplex64, 1, MPI_COMM_WORLD, -1, &m->ls);
   m->in = dtrPatternSlabA(m->ls.in_rows, cols, m->ls.in_row_start);
   m->out = dtrPatternSlabB(m->ls.out_rows, rows, m->ls.out_row_start, cols);
-  m->a = alloc(m->ls.in_bytes);
-  m->b = alloc(m->ls.out_bytes);
-  pattern(dtrPatternFill, m->a, &m->in, m->ls.entry_bytes);
+  m->a = dtrTestAlloc(&mem, m->ls.in_bytes);
+  m->b = dtrTestAlloc(&mem, m->ls.out_bytes);
+  dtrTestPattern(&mem, dtrPatternFill, m->a, &m->in, m->ls.entry_bytes);
 }
 
 static dtrPlan_t makePlan(const Buffers* m) {
@@ -101,18 +80,18 @@ static uint64_t soak(const Buffers* m, int executes) {
   int checks = 0;
   for (int i = 0; i < executes; i++) {
     const int check = i % 100 == 99;
-    if (check) pattern(dtrPatternPoison, m->b, &m->out, m->ls.entry_bytes);
-    dtrResult_t res = dtrExecute(plan, m->a, m->b, stream);
+    if (check) dtrTestPattern(&mem, dtrPatternPoison, m->b, &m->out, m->ls.entry_bytes);
+    dtrResult_t res = dtrExecute(plan, m->a, m->b, mem.stream);
     if (res != dtrSuccess) {
       EXPECT(0, "execute %d: %s", i, dtrGetLastError());
       break;
     }
     if (check) {
-      wrong += pattern(dtrPatternCheck, m->b, &m->out, m->ls.entry_bytes);
+      wrong += dtrTestPattern(&mem, dtrPatternCheck, m->b, &m->out, m->ls.entry_bytes);
       checks++;
     }
   }
-  if (gpu) cudaStreamSynchronize(stream);
+  if (gpu) cudaStreamSynchronize(mem.stream);
   dtrPlanDestroy(plan);
   wrong = sumRanks(wrong);
   if (rank == 0)
@@ -133,10 +112,10 @@ static uint64_t cycles(const Buffers* m, int n) {
     }
     dtrPlan_t plan = makePlan(m);
     if (!plan) return wrong + 1;
-    pattern(dtrPatternPoison, m->b, &m->out, m->ls.entry_bytes);
-    EXPECT(dtrExecute(plan, m->a, m->b, stream) == dtrSuccess, "execute in cycle %d: %s", i, dtrGetLastError());
-    wrong += pattern(dtrPatternCheck, m->b, &m->out, m->ls.entry_bytes);
-    if (gpu) cudaStreamSynchronize(stream);
+    dtrTestPattern(&mem, dtrPatternPoison, m->b, &m->out, m->ls.entry_bytes);
+    EXPECT(dtrExecute(plan, m->a, m->b, mem.stream) == dtrSuccess, "execute in cycle %d: %s", i, dtrGetLastError());
+    wrong += dtrTestPattern(&mem, dtrPatternCheck, m->b, &m->out, m->ls.entry_bytes);
+    if (gpu) cudaStreamSynchronize(mem.stream);
     EXPECT(dtrPlanDestroy(plan) == dtrSuccess, "destroy in cycle %d", i);
   }
   MPI_Barrier(MPI_COMM_WORLD);
@@ -171,30 +150,17 @@ int main(int argc, char** argv) {
     else if (!strcmp(argv[i], "--cycles")) ncycles = atoi(argv[i + 1]);
   }
   gpu = backend != dtrBackendCpu;
-  if (gpu) {
-    int devices = 0, localRank, localSize;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
-    dtrTestNodeLocal(&localRank, &localSize);
-    int short_ = devices < localSize, any = 0;
-    MPI_Allreduce(&short_, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (any) {
-      if (rank == 0) printf("SKIP: fewer GPUs than ranks on a host\n");
-      MPI_Finalize();
-      return DTR_TEST_SKIP;
-    }
-    cudaSetDevice(localRank);
-    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-    cudaMalloc((void**)&dWrong, sizeof *dWrong);
+  if (dtrTestMemoryInit(&mem, gpu) == DTR_TEST_SKIP) {
+    if (rank == 0) printf("SKIP: fewer GPUs than ranks on a host\n");
+    MPI_Finalize();
+    return DTR_TEST_SKIP;
   }
   Buffers m;
   buffersInit(&m, 1000 + 7 * nranks, 777 + 3 * nranks);
   uint64_t wrong = soak(&m, executes) + cycles(&m, ncycles);
-  release(m.a);
-  release(m.b);
-  if (gpu) {
-    cudaFree(dWrong);
-    cudaStreamDestroy(stream);
-  }
+  dtrTestRelease(&mem, m.a);
+  dtrTestRelease(&mem, m.b);
+  dtrTestMemoryFree(&mem);
   int failures = dtrTestFailures, any = 0;
   MPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   MPI_Finalize();
