@@ -131,7 +131,12 @@ static uint64_t cycles(const Buffers* m, int n) {
   /* A leak of a plan's workspace or state each cycle would grow by MiBs over the cycles; allocator
    * and driver caches settle within a few. */
   EXPECT(all[1] <= 2.0, "GPU memory grew by %.1f MiB over %d cycles", all[1], n - warm);
+#ifdef __SANITIZE_ADDRESS__
+  /* AddressSanitizer holds freed memory in its quarantine (256 MiB): the resident set says nothing. */
+  if (rank == 0) printf("cycles: resident set not judged under AddressSanitizer\n");
+#else
   EXPECT(all[0] <= 8.0, "resident set grew by %.1f MiB over %d cycles", all[0], n - warm);
+#endif
   return wrong;
 }
 
