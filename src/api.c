@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "checks.h"
-#include "params.h"
 #include "memory.h"
+#include "params.h"
 #include "plan.h"
 
 void dtrConfigInit(dtrConfig_t* config) {
@@ -164,7 +164,7 @@ dtrResult_t dtrPlanWorkspaceAcquire(dtrPlan_t plan, int device, size_t stash_byt
   const size_t at = dtrWorkspaceRecvOffset(sendBytes), stashAt = at + dtrWorkspaceRecvOffset(recvBytes);
   const size_t bytes = stashAt + dtrWorkspaceRecvOffset(stash_bytes);
   dtrWorkspace** pool = plan->grid && plan->workspace_policy == dtrWorkspaceGrid ? &plan->grid->pool : NULL;
-  DTRCHECK(dtrMemoryCheck(plan->comm.comm, device, dtrWorkspaceToAllocate(pool, device, bytes), "the plan's workspace"));
+  DTRCHECK(dtrMemoryCheck(plan->comm.comm, plan->comm.local, device, dtrWorkspaceToAllocate(pool, device, bytes), "the plan's workspace"));
   DTRCHECK(dtrAgree(plan->comm.comm, dtrWorkspaceAcquire(pool, device, bytes, &plan->workspace)));
   char* base = plan->workspace ? plan->workspace->ptr : NULL;
   if (send) *send = sendBytes ? base : NULL;

@@ -70,7 +70,8 @@ uint64_t dtrHostMemoryAvailable(void) {
   return avail;
 }
 
-const char* dtrFormatBytes(uint64_t bytes, char* buf, size_t len) {
+/* "12.3 GB" (decimal units, as free(1) and nvidia-smi print them). */
+static const char* formatBytes(uint64_t bytes, char* buf, size_t len) {
   const char* units[] = {"bytes", "kB", "MB", "GB", "TB", "PB"};
   double v = (double)bytes;
   int u = 0;
@@ -99,33 +100,38 @@ static dtrResult_t gpuFree(int device, uint64_t* free_bytes) {
   return dtrSuccess;
 }
 
-dtrResult_t dtrMemoryCheck(MPI_Comm comm, int device, uint64_t bytes, const char* what) {
+dtrResult_t dtrMemoryCheck(MPI_Comm comm, MPI_Comm host, int device, uint64_t bytes, const char* what) {
   int rank;
   MPICHECK(MPI_Comm_rank(comm, &rank));
   /* The ranks that draw on one pool: one host's memory, or one GPU of one host. */
-  MPI_Comm host, pool;
-  MPICHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &host));
-  MPICHECK(MPI_Comm_split(host, device < 0 ? 0 : device, rank, &pool));
-  MPI_Comm_free(&host);
-  uint64_t available = 0, need = 0;
-  int ranks = 0, one = 1;
+  MPI_Comm own = MPI_COMM_NULL, gpuPool = MPI_COMM_NULL;
+  if (host == MPI_COMM_NULL) {
+    MPICHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &own));
+    host = own;
+  }
+  if (device >= 0) MPICHECK(MPI_Comm_split(host, device, rank, &gpuPool));
+  const MPI_Comm pool = device >= 0 ? gpuPool : host;
+  uint64_t available = 0;
   dtrResult_t res = device < 0 ? dtrSuccess : gpuFree(device, &available);
   if (device < 0) available = dtrHostMemoryAvailable();
-  /* What the pool's ranks need together, and the least any of them sees available. */
-  if (MPI_Allreduce(&bytes, &need, 1, MPI_UINT64_T, MPI_SUM, pool) != MPI_SUCCESS ||
-      MPI_Allreduce(MPI_IN_PLACE, &available, 1, MPI_UINT64_T, MPI_MIN, pool) != MPI_SUCCESS ||
-      MPI_Allreduce(&one, &ranks, 1, MPI_INT, MPI_SUM, pool) != MPI_SUCCESS)
+  /* What the pool's ranks need together and how many they are, and the least any of them sees available. */
+  uint64_t mine[2] = {bytes, 1}, sums[2] = {0, 0};
+  if (MPI_Allreduce(mine, sums, 2, MPI_UINT64_T, MPI_SUM, pool) != MPI_SUCCESS ||
+      MPI_Allreduce(MPI_IN_PLACE, &available, 1, MPI_UINT64_T, MPI_MIN, pool) != MPI_SUCCESS)
     res = dtrSetError(dtrMpiError, "MPI_Allreduce failed while checking memory");
-  MPI_Comm_free(&pool);
+  const uint64_t need = sums[0];
+  const int ranks = (int)sums[1];
+  if (gpuPool != MPI_COMM_NULL) MPI_Comm_free(&gpuPool);
+  if (own != MPI_COMM_NULL) MPI_Comm_free(&own);
   /* 0 available: nothing could be read (no /proc): the allocation itself will tell. */
   if (res == dtrSuccess && available && need > available) {
     char host_name[MPI_MAX_PROCESSOR_NAME] = "";
     char n[32], a[32], each[32];
     int len = 0;
     MPI_Get_processor_name(host_name, &len);
-    dtrFormatBytes(need, n, sizeof n);
-    dtrFormatBytes(available, a, sizeof a);
-    dtrFormatBytes(bytes, each, sizeof each);
+    formatBytes(need, n, sizeof n);
+    formatBytes(available, a, sizeof a);
+    formatBytes(bytes, each, sizeof each);
     char where[64];
     if (device < 0) snprintf(where, sizeof where, "host memory");
     else snprintf(where, sizeof where, "memory on GPU %d", device);
@@ -134,7 +140,7 @@ dtrResult_t dtrMemoryCheck(MPI_Comm comm, int device, uint64_t bytes, const char
   }
   if (res == dtrSuccess && bytes) {
     char n[32];
-    TRACE("memory check: %s on %s %d, %s", what, device < 0 ? "host" : "GPU", device, dtrFormatBytes(bytes, n, sizeof n));
+    TRACE("memory check: %s on %s %d, %s", what, device < 0 ? "host" : "GPU", device, formatBytes(bytes, n, sizeof n));
   }
   return dtrAgree(comm, res);
 }

@@ -21,12 +21,11 @@ uint64_t dtrHostMemoryAvailable(void);
 /*
  * Collective over comm. Each rank passes the bytes it is about to allocate on `device` (-1: host
  * memory); the ranks on one host (on one GPU of it) are added up and compared with what it has
- * available (cudaMemGetInfo's free bytes). Returns dtrOutOfMemory on every rank when any host or
- * GPU falls short, naming `what`, the bytes needed and available. The caller's device is unchanged.
+ * available (cudaMemGetInfo's free bytes). `host` is comm's ranks on this host where the caller
+ * has them (a plan's dtrComm.local), else MPI_COMM_NULL. Returns dtrOutOfMemory on every rank when
+ * any host or GPU falls short, naming `what`, the bytes needed and available. The caller's device
+ * is unchanged.
  */
-dtrResult_t dtrMemoryCheck(MPI_Comm comm, int device, uint64_t bytes, const char* what);
-
-/* "12.3 GB" (decimal units, as free(1) and nvidia-smi print them). */
-const char* dtrFormatBytes(uint64_t bytes, char* buf, size_t len);
+dtrResult_t dtrMemoryCheck(MPI_Comm comm, MPI_Comm host, int device, uint64_t bytes, const char* what);
 
 #endif

@@ -17,26 +17,13 @@
 #include "check.h"
 #include "disttranspose.h"
 #include "launch.h"
-#include "node_local.h"
 #include "pattern_host.h"
+#include "test_memory.h"
 
 static int rank, nranks, gpu, myDevice = -1;
 static dtrBackend_t backend = dtrBackendCpu;
-static cudaStream_t stream, stream2;
-static unsigned long long* dWrong;
-
-static void* alloc(size_t bytes) {
-  void* p = NULL;
-  if (!bytes) return NULL;
-  if (gpu) EXPECT(cudaMalloc(&p, bytes) == cudaSuccess, "cudaMalloc %zu", bytes);
-  else p = malloc(bytes);
-  return p;
-}
-
-static void release(void* p) {
-  if (gpu) cudaFree(p);
-  else free(p);
-}
+static dtrTestMemory mem; /* its stream is the first of the two the tests interleave on */
+static cudaStream_t stream2;
 
 /* The calling thread's device is the one it chose, whatever the library did. */
 static void expectDevice(const char* after) {
@@ -44,14 +31,6 @@ static void expectDevice(const char* after) {
   int d = -1;
   cudaGetDevice(&d);
   EXPECT(d == myDevice, "after %s the current device is %d, not %d", after, d, myDevice);
-}
-
-/* Fill, poison or check a box (pattern.h) on the backend's kind of memory; returns wrong entries. */
-static uint64_t pattern(dtrPatternRole role, void* data, const dtrPatternBox* box, size_t e) {
-  uint64_t w = 0;
-  const cudaError_t err = dtrPatternApply(gpu, role, data, box, e, dWrong, stream, &w);
-  EXPECT(err == cudaSuccess, "pattern: %s", cudaGetErrorString(err));
-  return w;
 }
 
 static uint64_t sumRanks(uint64_t v) {
@@ -83,10 +62,10 @@ static void matrixSetup(MatrixCase* m, MPI_Comm comm, int64_t rows, int64_t cols
   m->rows = rows;
   m->cols = cols;
   EXPECT(dtrLocalSize(rows, cols, dtrComplex64, 1, comm, -1, &m->ls) == dtrSuccess, "local size");
-  m->a = alloc(m->ls.in_bytes);
-  m->b = alloc(m->ls.out_bytes);
+  m->a = dtrTestAlloc(&mem, m->ls.in_bytes);
+  m->b = dtrTestAlloc(&mem, m->ls.out_bytes);
   const dtrPatternBox in = dtrPatternSlabA(m->ls.in_rows, cols, m->ls.in_row_start);
-  pattern(dtrPatternFill, m->a, &in, m->ls.entry_bytes);
+  dtrTestPattern(&mem, dtrPatternFill, m->a, &in, m->ls.entry_bytes);
   dtrResult_t res = dtrPlanCreate(&m->plan, rows, cols, dtrComplex64, 1, comm, cfg);
   EXPECT(res == dtrSuccess, "plan on a sub-communicator: %s", dtrGetLastError());
   expectDevice("dtrPlanCreate");
@@ -94,12 +73,12 @@ static void matrixSetup(MatrixCase* m, MPI_Comm comm, int64_t rows, int64_t cols
 
 static uint64_t matrixCheck(MatrixCase* m) {
   const dtrPatternBox out = dtrPatternSlabB(m->ls.out_rows, m->rows, m->ls.out_row_start, m->cols);
-  return pattern(dtrPatternCheck, m->b, &out, m->ls.entry_bytes);
+  return dtrTestPattern(&mem, dtrPatternCheck, m->b, &out, m->ls.entry_bytes);
 }
 
 static void matrixPoison(MatrixCase* m) {
   const dtrPatternBox out = dtrPatternSlabB(m->ls.out_rows, m->rows, m->ls.out_row_start, m->cols);
-  pattern(dtrPatternPoison, m->b, &out, m->ls.entry_bytes);
+  dtrTestPattern(&mem, dtrPatternPoison, m->b, &out, m->ls.entry_bytes);
 }
 
 static void splitCommunicators(void) {
@@ -118,11 +97,11 @@ static void splitCommunicators(void) {
   for (int round = 0; round < 2; round++) {
     matrixPoison(&h);
     matrixPoison(&w);
-    EXPECT(dtrExecute(h.plan, h.a, h.b, stream) == dtrSuccess, "half execute: %s", dtrGetLastError());
+    EXPECT(dtrExecute(h.plan, h.a, h.b, mem.stream) == dtrSuccess, "half execute: %s", dtrGetLastError());
     expectDevice("dtrExecute");
-    EXPECT(dtrExecute(w.plan, w.a, w.b, round ? stream2 : stream) == dtrSuccess, "world execute: %s", dtrGetLastError());
+    EXPECT(dtrExecute(w.plan, w.a, w.b, round ? stream2 : mem.stream) == dtrSuccess, "world execute: %s", dtrGetLastError());
     expectDevice("dtrExecute");
-    EXPECT(dtrExecute(h.plan, h.a, h.b, stream) == dtrSuccess, "half execute again: %s", dtrGetLastError());
+    EXPECT(dtrExecute(h.plan, h.a, h.b, mem.stream) == dtrSuccess, "half execute again: %s", dtrGetLastError());
     if (gpu) cudaStreamSynchronize(stream2);
     wrong += matrixCheck(&h) + matrixCheck(&w);
   }
@@ -137,7 +116,7 @@ static void splitCommunicators(void) {
   EXPECT(dtrPlanGetDevice(h.plan, &d) == dtrSuccess && (!gpu || d == myDevice), "the plan's device %d, current %d", d, myDevice);
   EXPECT(dtrPlanDestroy(h.plan) == dtrSuccess && dtrPlanDestroy(w.plan) == dtrSuccess, "destroy");
   expectDevice("dtrPlanDestroy");
-  release(h.a), release(h.b), release(w.a), release(w.b);
+  dtrTestRelease(&mem, h.a), dtrTestRelease(&mem, h.b), dtrTestRelease(&mem, w.a), dtrTestRelease(&mem, w.b);
   MPI_Comm_free(&half);
   wrong = sumRanks(wrong);
   EXPECT(wrong == 0, "split communicators: %llu wrong entries", (unsigned long long)wrong);
@@ -161,12 +140,12 @@ static dtrPatternBox boxOf(const PencilCase* c, int pencil) { return dtrPatternB
 static uint64_t runDirection(PencilCase* c, dtrPlan_t plan, int from, int to) {
   const dtrPatternBox in = boxOf(c, from), out = boxOf(c, to);
   const size_t e = c->box[from].entry_bytes;
-  pattern(dtrPatternFill, c->data[from], &in, e);
-  pattern(dtrPatternPoison, c->data[to], &out, e);
-  dtrResult_t res = dtrExecute(plan, c->data[from], c->data[to], stream);
+  dtrTestPattern(&mem, dtrPatternFill, c->data[from], &in, e);
+  dtrTestPattern(&mem, dtrPatternPoison, c->data[to], &out, e);
+  dtrResult_t res = dtrExecute(plan, c->data[from], c->data[to], mem.stream);
   EXPECT(res == dtrSuccess, "%s->%s execute: %s", dtrPencilName(from), dtrPencilName(to), dtrGetLastError());
   expectDevice("dtrExecute (pencil)");
-  return pattern(dtrPatternCheck, c->data[to], &out, e);
+  return dtrTestPattern(&mem, dtrPatternCheck, c->data[to], &out, e);
 }
 
 static uint64_t pencilCase(dtrGrid_t grid, int pr, const int64_t shape[3], dtrDataType_t type, int64_t howmany,
@@ -176,7 +155,7 @@ static uint64_t pencilCase(dtrGrid_t grid, int pr, const int64_t shape[3], dtrDa
   c.grid = grid, c.shape = shape, c.type = type, c.howmany = howmany;
   for (int p = 0; p < 3; p++) {
     EXPECT(dtrPencilBox(grid, shape, (dtrPencil_t)p, type, howmany, -1, &c.box[p]) == dtrSuccess, "box");
-    c.data[p] = alloc(c.box[p].bytes);
+    c.data[p] = dtrTestAlloc(&mem, c.box[p].bytes);
   }
   /* X->Y, Y->Z, Z->Y, Y->X; on slabs X->Z, Z->X too. */
   const int pairs[6][2] = {{0, 1}, {1, 2}, {2, 1}, {1, 0}, {0, 2}, {2, 0}};
@@ -199,18 +178,18 @@ static uint64_t pencilCase(dtrGrid_t grid, int pr, const int64_t shape[3], dtrDa
   if (plans[0] && plans[1] && plans[2] && plans[3]) {
     const dtrPatternBox x = boxOf(&c, 0);
     const size_t e = c.box[0].entry_bytes;
-    pattern(dtrPatternFill, c.data[0], &x, e);
-    dtrExecute(plans[0], c.data[0], c.data[1], stream);
-    pattern(dtrPatternPoison, c.data[0], &x, e);
-    dtrExecute(plans[1], c.data[1], c.data[2], stream);
-    dtrExecute(plans[2], c.data[2], c.data[1], stream);
-    dtrExecute(plans[3], c.data[1], c.data[0], stream);
-    uint64_t w = pattern(dtrPatternCheck, c.data[0], &x, e);
+    dtrTestPattern(&mem, dtrPatternFill, c.data[0], &x, e);
+    dtrExecute(plans[0], c.data[0], c.data[1], mem.stream);
+    dtrTestPattern(&mem, dtrPatternPoison, c.data[0], &x, e);
+    dtrExecute(plans[1], c.data[1], c.data[2], mem.stream);
+    dtrExecute(plans[2], c.data[2], c.data[1], mem.stream);
+    dtrExecute(plans[3], c.data[1], c.data[0], mem.stream);
+    uint64_t w = dtrTestPattern(&mem, dtrPatternCheck, c.data[0], &x, e);
     if (pr == 1 && plans[4] && plans[5]) {
-      dtrExecute(plans[4], c.data[0], c.data[2], stream);
-      pattern(dtrPatternPoison, c.data[0], &x, e);
-      dtrExecute(plans[5], c.data[2], c.data[0], stream);
-      w += pattern(dtrPatternCheck, c.data[0], &x, e);
+      dtrExecute(plans[4], c.data[0], c.data[2], mem.stream);
+      dtrTestPattern(&mem, dtrPatternPoison, c.data[0], &x, e);
+      dtrExecute(plans[5], c.data[2], c.data[0], mem.stream);
+      w += dtrTestPattern(&mem, dtrPatternCheck, c.data[0], &x, e);
     }
     EXPECT(w == 0, "round trip: %llu wrong", (unsigned long long)w);
     wrong += w;
@@ -226,7 +205,7 @@ static uint64_t pencilCase(dtrGrid_t grid, int pr, const int64_t shape[3], dtrDa
   }
   for (int i = 0; i < npairs; i++)
     if (plans[i]) EXPECT(dtrPlanDestroy(plans[i]) == dtrSuccess, "destroy");
-  for (int p = 0; p < 3; p++) release(c.data[p]);
+  for (int p = 0; p < 3; p++) dtrTestRelease(&mem, c.data[p]);
   return wrong;
 }
 
@@ -244,11 +223,11 @@ static uint64_t pencilInPlace(dtrGrid_t grid, int pr, const int64_t shape[3], dt
     if (c.box[p].bytes > bytes) bytes = c.box[p].bytes;
   }
   const size_t e = c.box[0].entry_bytes;
-  void* buf = alloc(bytes);
+  void* buf = dtrTestAlloc(&mem, bytes);
   const dtrPatternBox whole = dtrPatternSlabA(1, (int64_t)(bytes / e), 0);
-  pattern(dtrPatternPoison, buf, &whole, e);
+  dtrTestPattern(&mem, dtrPatternPoison, buf, &whole, e);
   const dtrPatternBox x = boxOf(&c, 0);
-  pattern(dtrPatternFill, buf, &x, e);
+  dtrTestPattern(&mem, dtrPatternFill, buf, &x, e);
   const int path[][2] = {{0, 1}, {1, 2}, {2, 1}, {1, 0}, {0, 2}, {2, 0}};
   const int steps = pr == 1 ? 6 : 4;
   dtrConfig_t cfg = config(ws);
@@ -260,15 +239,15 @@ static uint64_t pencilInPlace(dtrGrid_t grid, int pr, const int64_t shape[3], dt
     dtrResult_t res = dtrPlanCreatePencil(&plan, grid, shape, (dtrPencil_t)from, (dtrPencil_t)to, type, howmany, &cfg);
     EXPECT(res == dtrSuccess, "%s->%s in-place plan: %s", dtrPencilName(from), dtrPencilName(to), dtrGetLastError());
     if (res != dtrSuccess) break;
-    res = dtrExecute(plan, buf, buf, stream);
+    res = dtrExecute(plan, buf, buf, mem.stream);
     EXPECT(res == dtrSuccess, "%s->%s in place: %s", dtrPencilName(from), dtrPencilName(to), dtrGetLastError());
     const dtrPatternBox out = boxOf(&c, to);
-    const uint64_t w = pattern(dtrPatternCheck, buf, &out, e);
+    const uint64_t w = dtrTestPattern(&mem, dtrPatternCheck, buf, &out, e);
     EXPECT(w == 0, "%s->%s in place: %llu wrong", dtrPencilName(from), dtrPencilName(to), (unsigned long long)w);
     wrong += w;
     EXPECT(dtrPlanDestroy(plan) == dtrSuccess, "destroy");
   }
-  release(buf);
+  dtrTestRelease(&mem, buf);
   return wrong;
 }
 
@@ -358,32 +337,21 @@ int main(int argc, char** argv) {
   if (argc > 1 && !strcmp(argv[1], "nccl")) backend = dtrBackendNccl;
   if (argc > 1 && !strcmp(argv[1], "p2p")) backend = dtrBackendP2p;
   gpu = backend != dtrBackendCpu;
+  /* The program picks its GPU (the node-local rank's); the library takes the current one. */
+  if (dtrTestMemoryInit(&mem, gpu) == DTR_TEST_SKIP) {
+    if (rank == 0) printf("SKIP: needs a GPU per rank\n");
+    MPI_Finalize();
+    return DTR_TEST_SKIP;
+  }
   if (gpu) {
-    int count = 0, localRank, localSize;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
-    dtrTestNodeLocal(&localRank, &localSize);
-    int cannot = localSize > count, any = 0;
-    MPI_Allreduce(&cannot, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (any) {
-      if (rank == 0) printf("SKIP: needs a GPU per rank\n");
-      MPI_Finalize();
-      return DTR_TEST_SKIP;
-    }
-    /* The program picks its GPU; the library takes the current one. */
-    myDevice = localRank;
-    cudaSetDevice(myDevice);
-    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    cudaGetDevice(&myDevice);
     cudaStreamCreateWithFlags(&stream2, cudaStreamNonBlocking);
-    cudaMalloc((void**)&dWrong, sizeof *dWrong);
   }
   splitCommunicators();
   pencils();
   badPencils();
-  if (gpu) {
-    cudaFree(dWrong);
-    cudaStreamDestroy(stream);
-    cudaStreamDestroy(stream2);
-  }
+  if (gpu) cudaStreamDestroy(stream2);
+  dtrTestMemoryFree(&mem);
   int failures = dtrTestFailures, all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) printf("%d ranks (%s): %d failed checks\n", nranks, dtrBackendName(backend), all);

@@ -39,7 +39,7 @@ dtrResult_t dtrBenchAlloc(int gpu, void** p, size_t bytes, const char* what) {
 dtrResult_t dtrBenchCheckMemory(dtrPlan_t plan, int gpu, uint64_t bytes) {
   int device = -1;
   if (gpu) DTRCHECK(dtrPlanGetDevice(plan, &device));
-  return dtrMemoryCheck(MPI_COMM_WORLD, device, bytes, "the benchmark's buffers (in, out and the bare all-to-all's)");
+  return dtrMemoryCheck(MPI_COMM_WORLD, MPI_COMM_NULL, device, bytes, "the benchmark's buffers (in, out and the bare all-to-all's)");
 }
 
 void dtrBenchFree(int gpu, void* p) {
@@ -62,13 +62,19 @@ static void freeBuffers(Buffers* m) {
   if (m->stream) cudaStreamDestroy(m->stream);
 }
 
+/* A and B: two buffers, or in place one of the larger slab. */
+static size_t slabBytes(int inplace, const dtrLocalSize_t* ls) {
+  if (!inplace) return ls->in_bytes + ls->out_bytes;
+  return ls->in_bytes > ls->out_bytes ? ls->in_bytes : ls->out_bytes;
+}
+
 static dtrResult_t allocBuffers(Buffers* m, const dtrLocalSize_t* ls, size_t a2aBytes) {
   if (m->gpu) {
     CUDACHECK(cudaStreamCreateWithFlags(&m->stream, cudaStreamNonBlocking));
     CUDACHECK(cudaMalloc((void**)&m->wrong, sizeof *m->wrong));
   }
   if (m->inplace) {
-    DTRCHECK(allocOne(m, &m->a, ls->in_bytes > ls->out_bytes ? ls->in_bytes : ls->out_bytes, "A and B (in place)"));
+    DTRCHECK(allocOne(m, &m->a, slabBytes(1, ls), "A and B (in place)"));
     m->b = m->a;
   } else {
     DTRCHECK(allocOne(m, &m->a, ls->in_bytes, "A"));
@@ -199,8 +205,7 @@ dtrResult_t dtrBenchRun(const dtrCliOptions* o, int64_t rows, int64_t cols, dtrB
   const size_t peerBytes = ((size_t)(totalBytes / nranks) / (size_t)nranks + 15) / 16 * 16;
   Op op = {plan, &m, peerBytes};
   uint64_t wrong = 0;
-  const size_t slabs = o->inplace ? (ls.in_bytes > ls.out_bytes ? ls.in_bytes : ls.out_bytes) : ls.in_bytes + ls.out_bytes;
-  dtrResult_t res = dtrBenchCheckMemory(plan, m.gpu, slabs + 2 * peerBytes * (size_t)nranks);
+  dtrResult_t res = dtrBenchCheckMemory(plan, m.gpu, slabBytes(o->inplace, &ls) + 2 * peerBytes * (size_t)nranks);
   if (res == dtrSuccess) res = dtrAgree(dtrPlanComm(plan), allocBuffers(&m, &ls, peerBytes * (size_t)nranks));
   if (res != dtrSuccess) goto done;
 
