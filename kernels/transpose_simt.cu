@@ -290,18 +290,21 @@ static cudaError_t launchSimtTyped(const dtrTransposeArgs* a, cudaStream_t strea
   return cudaGetLastError();
 }
 
-/* Blocks per member of the word kernel's group when not set: all resident blocks (264 a member on two
- * H200s) collapsed at 4 GiB per rank, fp32 46340^2 and 46344 x 46336 5.3-5.6 x the NCCL all-to-all,
- * 3.1-3.4 x in groups of 8 tiles, where 64 blocks a member took 0.97-0.99 x in any tile order (128:
- * 1.0-2.3 x); 1 GiB per rank 0.95-0.97 x either way. */
-constexpr int kWordGroupBlocks = 64;
+/* Blocks of the word kernel's group, all members together, when not set: what counts is the
+ * group's total. All resident blocks (264 on an H200) collapsed at 4 GiB per rank on two H200s (fp32
+ * 46340^2 and 46344 x 46336 5.3-5.6 x the NCCL all-to-all), where 64 a member, 128 in all, took
+ * 0.97-0.99 x in any tile order (256 in all: 1.0-2.3 x). On four H200s 64 a member (256 in all)
+ * collapsed the same way (c64 23170^2 2.07 x, 46340^2 4.76 x, fp32 46340^2 5.81 x) and 32 a member
+ * (128 in all) took 0.99, 1.03 and 1.06 x (16 a member: 1.16-1.34 x). */
+constexpr int kWordGroupBlocks = 128;
 
 template <typename W>
 static cudaError_t launchWordGroupTyped(TransposeGroup& g, int ctas, cudaStream_t stream) {
   constexpr int T = WordTile<W>::T;
   g.tileGroup = (uint32_t)tuningFor(dtrKernelSimt, sizeof(W)).tileGroup;
   for (int i = 0; i < g.count; i++) transposeGroupTiles(&g.m[i], T, T);
-  cudaError_t err = groupBlocksPerMember((const void*)wordGroupKernel<W>, kTile * kTileRowsPerPass, 0, g.count, kWordGroupBlocks, &ctas);
+  cudaError_t err = groupBlocksPerMember((const void*)wordGroupKernel<W>, kTile * kTileRowsPerPass, 0, g.count,
+                                         (kWordGroupBlocks + g.count - 1) / g.count, &ctas);
   if (err != cudaSuccess) return err;
   wordGroupKernel<W><<<(unsigned)(ctas * g.count), dim3(kTile, kTileRowsPerPass), 0, stream>>>(g);
   return cudaGetLastError();
