@@ -47,6 +47,10 @@ typedef enum {
   dtrMpiError = 7,         /* MPI reported an error */
   dtrInternalError = 8,    /* a bug in disttranspose */
   dtrRemoteError = 9,      /* not used as a final result: see dtrGetLastError */
+  dtrTimeout = 10,         /* another rank did not take part within the timeout (config.timeout,
+                              DTR_TIMEOUT): it stalled or died. Returned by the ranks that waited;
+                              the plan can then only be destroyed. Not agreed: the others cannot
+                              be reached */
   dtrNumResults
 } dtrResult_t;
 
@@ -109,6 +113,12 @@ typedef struct {
                            in == out, one buffer of max(in_bytes, out_bytes). The workspace then
                            holds a copy of the rank's own block as well (p2p: of its whole slab of
                            A); dtrPlanGetWorkspaceSize counts it */
+  double timeout;       /* seconds a rank waits for the others in a collective call of this plan
+                           before it gives up with dtrTimeout (and aborts the plan's NCCL
+                           communicator); 0 (default): DTR_TIMEOUT's value, which is off unless
+                           set. With a timeout, dtrExecute returns once its work on the stream is
+                           done (it polls the stream and NCCL's asynchronous error), except while
+                           the stream is being captured into a graph */
 } dtrConfig_t;
 
 /* What a rank owns and must allocate. Sizes in bytes; counts in rows of A or of B. */
@@ -141,7 +151,8 @@ dtrResult_t dtrPlanCreate(dtrPlan_t* plan, int64_t rows, int64_t cols, dtrDataTy
  * coexist; their executes may interleave on one stream or run on different streams. */
 dtrResult_t dtrExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream);
 
-/* Collective. Waits for nothing: destroy after the last execute's stream work has finished. */
+/* Collective. Waits for nothing: destroy after the last execute's stream work has finished. A plan
+ * that has timed out is destroyed without talking to the other ranks. */
 dtrResult_t dtrPlanDestroy(dtrPlan_t plan);
 
 /* What the plan resolved from its config: the backend, the kernel used for the packs, the device. */

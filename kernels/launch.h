@@ -64,6 +64,8 @@ cudaError_t dtrTransposeGroupLaunch(dtrKernel_t kernel, const dtrTransposeArgs* 
 typedef struct {
   uint64_t* peer[DTR_GROUP_MAX];
   int rank, nranks;
+  const volatile unsigned* abort; /* host memory mapped for the device (may be NULL): once nonzero, the
+                                     barriers stop waiting (a rank timed out; nothing is ordered then) */
 } dtrPeerFlags;
 
 /* 64-bit words of a flags array of n ranks. */

@@ -35,7 +35,11 @@ __global__ void peerBarrierKernel(dtrPeerFlags f, int phase) {
   /* What this GPU stored before (the previous launch's tiles) is ordered before the signal. */
   __threadfence_system();
   storeRelease(f.peer[q] + slot + f.rank, e);
-  while (loadAcquire(own + slot + q) < e) __nanosleep(32);
+  /* The host's abort word crosses PCIe: read now and then, not on every spin. */
+  for (unsigned spins = 1; loadAcquire(own + slot + q) < e; spins++) {
+    if (f.abort && spins % 1024 == 0 && *f.abort) return;
+    __nanosleep(32);
+  }
 }
 
 }  // namespace

@@ -2,10 +2,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <math.h>
+
 #include "checks.h"
 #include "memory.h"
 #include "params.h"
 #include "plan.h"
+#include "timeout.h"
 
 void dtrConfigInit(dtrConfig_t* config) {
   if (!config) return;
@@ -15,7 +18,17 @@ void dtrConfigInit(dtrConfig_t* config) {
   config->stages = 0;
   config->workspace = dtrWorkspaceOwn;
   config->inplace = 0;
+  config->timeout = 0;
 }
+
+/* A plan's deadline for each collective call: the config's, else DTR_TIMEOUT's (0: none). */
+static double resolveTimeout(const dtrConfig_t* cfg) {
+  if (cfg->timeout > 0 && isfinite(cfg->timeout)) return cfg->timeout;
+  return dtrEnvParamsGet()->timeout;
+}
+
+/* The same on every rank, or the ranks would wait for each other differently. */
+static int64_t timeoutMs(const dtrConfig_t* cfg) { return (int64_t)llround(resolveTimeout(cfg) * 1000); }
 
 /*
  * The caller's current device, restored on the way out of every entry point that may switch it
@@ -97,6 +110,9 @@ static dtrResult_t checkConfig(const dtrConfig_t* c) {
     return dtrSetError(dtrInvalidArgument, "config.workspace = %d is not a workspace policy (0: own, 1: grid)", (int)c->workspace);
   if (c->inplace != 0 && c->inplace != 1)
     return dtrSetError(dtrInvalidArgument, "config.inplace = %d: must be 0 or 1", c->inplace);
+  if (!(c->timeout >= 0) || !isfinite(c->timeout))
+    return dtrSetError(dtrInvalidArgument, "config.timeout = %g: must be 0 (DTR_TIMEOUT, off by default) or seconds > 0",
+                       c->timeout);
   return dtrSuccess;
 }
 
@@ -202,6 +218,7 @@ static dtrResult_t finishPlan(dtrPlan_t plan, const dtrGeometry* geo, dtrDataTyp
   plan->howmany = howmany;
   plan->workspace_policy = cfg->workspace;
   plan->inplace = cfg->inplace;
+  plan->timeout = resolveTimeout(cfg);
   const int p = plan->comm.nranks;
   int64_t* storage = calloc(4 * (size_t)p, sizeof *storage);
   res = storage ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate the exchange layout");
@@ -218,6 +235,7 @@ static dtrResult_t finishPlan(dtrPlan_t plan, const dtrGeometry* geo, dtrDataTyp
   if (tryP2p) {
     plan->stages = 1;
     res = plan->ops->create(plan, cfg);
+    if (res == dtrTimeout) goto fail; /* a rank is missing: NCCL would not find it either */
     if (res != dtrSuccess) {
       /* Agreed, and nothing left allocated: every rank moves on to NCCL together. */
       INFO("auto: the p2p backend cannot serve (%s); NCCL instead", dtrGetLastError());
@@ -246,17 +264,15 @@ dtrResult_t dtrPlanCreateLike(dtrPlan_t plan, dtrBackend_t backend, dtrPlan_t* o
   cfg.backend = backend;
   cfg.device = plan->device;
   cfg.inplace = plan->inplace;
+  cfg.timeout = plan->timeout;
   dtrPlan_t like = NULL;
   DTRCHECK(newPlan(plan->comm.comm, &like));
   return finishPlan(like, &plan->geo, plan->type, plan->howmany, &cfg, out);
 }
 
-dtrResult_t dtrPlanCreate(dtrPlan_t* out, int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany,
-                          MPI_Comm comm, const dtrConfig_t* config) {
-  dtrConfig_t cfg;
-  dtrConfigInit(&cfg);
-  if (config) cfg = *config;
-  if (out) *out = NULL;
+static dtrResult_t planCreate(dtrPlan_t* out, int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany,
+                              MPI_Comm comm, const dtrConfig_t* cfgIn) {
+  dtrConfig_t cfg = *cfgIn;
   const DeviceGuard guard = deviceSave();
   dtrPlan_t plan = NULL;
   dtrResult_t res = newPlan(comm, &plan);
@@ -270,16 +286,28 @@ dtrResult_t dtrPlanCreate(dtrPlan_t* out, int64_t rows, int64_t cols, dtrDataTyp
 
   /* Every rank must post the same messages in the same rounds: the stages must agree too. */
   const int64_t values[] = {rows, cols, (int64_t)type, howmany, (int64_t)cfg.backend, (int64_t)cfg.kernel, cfg.stages,
-                            cfg.inplace};
+                            cfg.inplace, timeoutMs(&cfg)};
   const char* const names[] = {"rows", "cols", "type", "howmany", "config.backend", "config.kernel", "config.stages",
-                               "config.inplace"};
-  DTRCHECKGOTO(dtrAgreeValues(plan->comm.comm, values, names, 8), res, fail);
+                               "config.inplace", "timeout in ms (config.timeout, DTR_TIMEOUT)"};
+  DTRCHECKGOTO(dtrAgreeValues(plan->comm.comm, values, names, 9), res, fail);
 
   const dtrGeometry geo = dtrGeometryMatrix(rows, cols, e, plan->comm.nranks);
   return deviceRestore(guard, finishPlan(plan, &geo, type, howmany, &cfg, out));
 fail:
   freePlan(plan);
   return deviceRestore(guard, res);
+}
+
+dtrResult_t dtrPlanCreate(dtrPlan_t* out, int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany,
+                          MPI_Comm comm, const dtrConfig_t* config) {
+  dtrConfig_t cfg;
+  dtrConfigInit(&cfg);
+  if (config) cfg = *config;
+  if (out) *out = NULL;
+  const dtrDeadline saved = dtrDeadlineEnter(resolveTimeout(&cfg));
+  const dtrResult_t res = planCreate(out, rows, cols, type, howmany, comm, &cfg);
+  dtrDeadlineLeave(saved);
+  return res;
 }
 
 /* Checks of a pencil plan's arguments that need no communication. */
@@ -308,13 +336,9 @@ static dtrResult_t checkPencilArgs(dtrGrid_t grid, const int64_t shape[3], dtrPe
   return dtrSuccess;
 }
 
-dtrResult_t dtrPlanCreatePencil(dtrPlan_t* out, dtrGrid_t grid, const int64_t shape[3], dtrPencil_t from,
-                                dtrPencil_t to, dtrDataType_t type, int64_t howmany, const dtrConfig_t* config) {
-  dtrConfig_t cfg;
-  dtrConfigInit(&cfg);
-  if (config) cfg = *config;
-  if (out) *out = NULL;
-  if (!grid) return dtrSetError(dtrInvalidArgument, "grid is NULL");
+static dtrResult_t planCreatePencil(dtrPlan_t* out, dtrGrid_t grid, const int64_t shape[3], dtrPencil_t from,
+                                    dtrPencil_t to, dtrDataType_t type, int64_t howmany, const dtrConfig_t* cfgIn) {
+  dtrConfig_t cfg = *cfgIn;
   const DeviceGuard guard = deviceSave();
   /* Agreed over the whole grid: a difference between two groups would otherwise go unseen. */
   size_t e = 0;
@@ -324,10 +348,12 @@ dtrResult_t dtrPlanCreatePencil(dtrPlan_t* out, dtrGrid_t grid, const int64_t sh
   res = dtrAgree(grid->comm, res);
   if (res != dtrSuccess) return deviceRestore(guard, res);
   const int64_t values[] = {shape[0], shape[1], shape[2], (int64_t)from, (int64_t)to, (int64_t)type, howmany,
-                            (int64_t)cfg.backend, (int64_t)cfg.kernel, cfg.stages, (int64_t)cfg.workspace, cfg.inplace};
+                            (int64_t)cfg.backend, (int64_t)cfg.kernel, cfg.stages, (int64_t)cfg.workspace, cfg.inplace,
+                            timeoutMs(&cfg)};
   const char* const names[] = {"shape[0]", "shape[1]", "shape[2]", "from", "to", "type", "howmany",
-                               "config.backend", "config.kernel", "config.stages", "config.workspace", "config.inplace"};
-  res = dtrAgreeValues(grid->comm, values, names, 12);
+                               "config.backend", "config.kernel", "config.stages", "config.workspace", "config.inplace",
+                               "timeout in ms (config.timeout, DTR_TIMEOUT)"};
+  res = dtrAgreeValues(grid->comm, values, names, 13);
   if (res != dtrSuccess) return deviceRestore(guard, res);
 
   dtrGeometry geo;
@@ -340,6 +366,19 @@ dtrResult_t dtrPlanCreatePencil(dtrPlan_t* out, dtrGrid_t grid, const int64_t sh
   plan->grid = grid;
   grid->refs++;
   return deviceRestore(guard, finishPlan(plan, &geo, type, howmany, &cfg, out));
+}
+
+dtrResult_t dtrPlanCreatePencil(dtrPlan_t* out, dtrGrid_t grid, const int64_t shape[3], dtrPencil_t from,
+                                dtrPencil_t to, dtrDataType_t type, int64_t howmany, const dtrConfig_t* config) {
+  dtrConfig_t cfg;
+  dtrConfigInit(&cfg);
+  if (config) cfg = *config;
+  if (out) *out = NULL;
+  if (!grid) return dtrSetError(dtrInvalidArgument, "grid is NULL");
+  const dtrDeadline saved = dtrDeadlineEnter(resolveTimeout(&cfg));
+  const dtrResult_t res = planCreatePencil(out, grid, shape, from, to, type, howmany, &cfg);
+  dtrDeadlineLeave(saved);
+  return res;
 }
 
 /* Local: the execute's pointers against the plan (room and kind are the backend's to check). */
@@ -365,23 +404,72 @@ static dtrResult_t checkExecuteBuffers(dtrPlan_t plan, const void* in, void* out
   return plan->ops->checkBuffers(plan, in, out);
 }
 
-dtrResult_t dtrExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream) {
-  if (!plan) return dtrSetError(dtrInvalidArgument, "plan is NULL");
+/*
+ * Under a deadline: waits for the stream (the execute's work and whatever the caller queued before
+ * it), polling the transport's asynchronous error. Past the deadline, or on an error, the backend's
+ * device work is aborted, the stream given a moment to drain, and the plan marked broken. A stream
+ * being captured has nothing running to wait for.
+ */
+static dtrResult_t waitForStream(dtrPlan_t plan, cudaStream_t stream, const char* what) {
+  enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  CUDACHECK(cudaStreamIsCapturing(stream, &capture));
+  if (capture != cudaStreamCaptureStatusNone) return dtrSuccess;
+  dtrResult_t res = dtrSuccess;
+  for (long polls = 0; res == dtrSuccess; polls++) {
+    const cudaError_t err = cudaStreamQuery(stream);
+    if (err == cudaSuccess) return dtrSuccess;
+    if (err != cudaErrorNotReady) CUDACHECK(err);
+    if (plan->ops->asyncError) res = plan->ops->asyncError(plan);
+    if (res == dtrSuccess && dtrDeadlinePassed()) res = dtrDeadlineMissed(what);
+    if (res == dtrSuccess) dtrPollPause(polls);
+  }
+  plan->broken = 1;
+  if (plan->ops->abort) plan->ops->abort(plan);
+  const double drainUntil = MPI_Wtime() + 10;
+  while (cudaStreamQuery(stream) == cudaErrorNotReady && MPI_Wtime() < drainUntil) dtrPollPause(1L << 30);
+  return res;
+}
+
+static dtrResult_t execute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream) {
   dtrResult_t res = checkExecuteBuffers(plan, in, out);
   if (!plan->ops->agrees_on_checks) {
     if (dtrEnvParamsGet()->execute_agree) DTRCHECK(dtrAgree(plan->comm.comm, res));
     else if (res != dtrSuccess) return res;
   }
-  if (plan->device < 0) return plan->ops->execute(plan, res, in, out, stream);
+  DTRCHECK(plan->ops->execute(plan, res, in, out, stream));
+  if (plan->timeout > 0 && plan->device >= 0) DTRCHECK(waitForStream(plan, stream, "the exchange on the GPU"));
+  return dtrSuccess;
+}
+
+static dtrResult_t checkNotBroken(dtrPlan_t plan) {
+  if (plan->broken)
+    return dtrSetError(dtrTimeout, "this plan timed out (or its transport failed) in an earlier call; destroy it");
+  return dtrSuccess;
+}
+
+/* A plan's call under its deadline; a timeout leaves the plan broken. */
+static dtrResult_t finishCall(dtrPlan_t plan, dtrDeadline saved, dtrResult_t res) {
+  dtrDeadlineLeave(saved);
+  if (res == dtrTimeout) plan->broken = 1;
+  return res;
+}
+
+dtrResult_t dtrExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream) {
+  if (!plan) return dtrSetError(dtrInvalidArgument, "plan is NULL");
+  DTRCHECK(checkNotBroken(plan));
+  const dtrDeadline saved = dtrDeadlineEnter(plan->timeout);
+  if (plan->device < 0) return finishCall(plan, saved, execute(plan, in, out, stream));
   const DeviceGuard guard = deviceSave();
-  return deviceRestore(guard, plan->ops->execute(plan, res, in, out, stream));
+  return finishCall(plan, saved, deviceRestore(guard, execute(plan, in, out, stream)));
 }
 
 dtrResult_t dtrPlanDestroy(dtrPlan_t plan) {
   if (!plan) return dtrSetError(dtrInvalidArgument, "plan is NULL");
   const DeviceGuard guard = deviceSave();
+  const dtrDeadline saved = dtrDeadlineEnter(plan->timeout);
   plan->ops->destroy(plan);
   freePlan(plan);
+  dtrDeadlineLeave(saved);
   return deviceRestore(guard, dtrSuccess);
 }
 
@@ -415,10 +503,18 @@ dtrResult_t dtrPlanGetDevice(dtrPlan_t plan, int* d) {
   return dtrSuccess;
 }
 
+static dtrResult_t alltoall(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer, cudaStream_t stream) {
+  DTRCHECK(plan->ops->alltoall(plan, send, recv, bytes_per_peer, stream));
+  if (plan->timeout > 0 && plan->device >= 0) DTRCHECK(waitForStream(plan, stream, "the bare all-to-all on the GPU"));
+  return dtrSuccess;
+}
+
 dtrResult_t dtrPlanAlltoall(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer, cudaStream_t stream) {
   if (!plan) return dtrSetError(dtrInvalidArgument, "plan is NULL");
+  DTRCHECK(checkNotBroken(plan));
   const DeviceGuard guard = deviceSave();
-  return deviceRestore(guard, plan->ops->alltoall(plan, send, recv, bytes_per_peer, stream));
+  const dtrDeadline saved = dtrDeadlineEnter(plan->timeout);
+  return finishCall(plan, saved, deviceRestore(guard, alltoall(plan, send, recv, bytes_per_peer, stream)));
 }
 
 int dtrPlanHosts(dtrPlan_t plan) { return plan->comm.nhosts; }

@@ -10,6 +10,7 @@
 
 #include "checks.h"
 #include "host_transpose.h"
+#include "timeout.h"
 #include "plan.h"
 
 typedef struct {
@@ -95,9 +96,15 @@ static dtrResult_t exchangeStage(dtrPlan_t plan, const char* a, int st) {
     s->rcount[q] = (int)rp.count;
     s->rdispl[q] = (int)rp.start;
   }
-  MPICHECK(MPI_Alltoallv(s->send, s->scount, s->sdispl, s->entry, s->recv, s->rcount, s->rdispl, s->entry,
-                         plan->comm.comm));
-  return dtrSuccess;
+  if (!dtrDeadlineSet()) {
+    MPICHECK(MPI_Alltoallv(s->send, s->scount, s->sdispl, s->entry, s->recv, s->rcount, s->rdispl, s->entry,
+                           plan->comm.comm));
+    return dtrSuccess;
+  }
+  MPI_Request req;
+  MPICHECK(MPI_Ialltoallv(s->send, s->scount, s->sdispl, s->entry, s->recv, s->rcount, s->rdispl, s->entry,
+                          plan->comm.comm, &req));
+  return dtrWait(&req, "the exchange (MPI_Ialltoallv)");
 }
 
 static void unpackStage(dtrPlan_t plan, char* b, int st) {
@@ -144,8 +151,14 @@ static dtrResult_t cpuAlltoall(dtrPlan_t plan, const void* send, void* recv, siz
   (void)stream;
   if (bytes_per_peer > INT_MAX)
     return dtrSetError(dtrInvalidArgument, "MPI_Alltoall of %zu bytes per peer exceeds int counts", bytes_per_peer);
-  MPICHECK(MPI_Alltoall(send, (int)bytes_per_peer, MPI_BYTE, recv, (int)bytes_per_peer, MPI_BYTE, plan->comm.comm));
-  return dtrSuccess;
+  if (!dtrDeadlineSet()) {
+    MPICHECK(MPI_Alltoall(send, (int)bytes_per_peer, MPI_BYTE, recv, (int)bytes_per_peer, MPI_BYTE, plan->comm.comm));
+    return dtrSuccess;
+  }
+  MPI_Request req;
+  MPICHECK(MPI_Ialltoall(send, (int)bytes_per_peer, MPI_BYTE, recv, (int)bytes_per_peer, MPI_BYTE, plan->comm.comm, &req));
+  return dtrWait(&req, "the bare all-to-all (MPI_Ialltoall)");
 }
 
-const dtrBackendOps dtrCpuBackend = {"cpu", cpuCreate, cpuCheckBuffers, cpuExecute, cpuDestroy, cpuAlltoall, 0};
+/* Its exchange runs on the host (under a deadline, polled by dtrWait): nothing waits on a device. */
+const dtrBackendOps dtrCpuBackend = {"cpu", cpuCreate, cpuCheckBuffers, cpuExecute, cpuDestroy, cpuAlltoall, 0, NULL, NULL};

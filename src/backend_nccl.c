@@ -149,8 +149,11 @@ static dtrResult_t exchangeStage(dtrPlan_t plan, int st, cudaStream_t comm) {
                     group);
   }
 group:
-  NCCLCHECK(ncclGroupEnd());
-  return res;
+  if (res != dtrSuccess) {
+    (void)ncclGroupEnd();
+    return res;
+  }
+  return dtrNcclGroupEnd(s->nccl, "the exchange's group of sends and receives");
 }
 
 /* Round st's received pieces into B, on the caller's stream once they have arrived. */
@@ -212,6 +215,7 @@ static dtrResult_t ncclExecute(dtrPlan_t plan, dtrResult_t checked, const void* 
   const int r = plan->comm.rank, p = plan->comm.nranks;
   const char* a = in;
   char* b = out;
+  DTRCHECK(dtrNcclCommUsable(s->nccl));
   CUDACHECK(cudaSetDevice(plan->device));
   if (dtrExecuteInPlace(plan, in, out)) return executeInPlace(plan, b, stream);
 
@@ -247,7 +251,19 @@ static dtrResult_t ncclAlltoall(dtrPlan_t plan, const void* send, void* recv, si
                                 cudaStream_t stream) {
   NcclState* s = plan->state;
   CUDACHECK(cudaSetDevice(plan->device));
+  DTRCHECK(dtrNcclCommUsable(s->nccl));
   return dtrNcclAlltoall(s->nccl, plan->comm.nranks, send, recv, bytes_per_peer, stream);
 }
 
-const dtrBackendOps dtrNcclBackend = {"nccl", ncclCreate, ncclCheckBuffers, ncclExecute, ncclDestroy, ncclAlltoall, 0};
+static dtrResult_t ncclAsyncError(dtrPlan_t plan) {
+  NcclState* s = plan->state;
+  return dtrNcclAsyncError(s->nccl);
+}
+
+static void ncclAbort(dtrPlan_t plan) {
+  NcclState* s = plan->state;
+  dtrNcclCommAbort(s->nccl);
+}
+
+const dtrBackendOps dtrNcclBackend = {"nccl",  ncclCreate, ncclCheckBuffers, ncclExecute, ncclDestroy, ncclAlltoall, 0,
+                                      ncclAsyncError, ncclAbort};

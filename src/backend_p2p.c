@@ -27,6 +27,7 @@
 #include "params.h"
 #include "peer_memory.h"
 #include "plan.h"
+#include "timeout.h"
 
 typedef struct {
   dtrPeerFlags flags;             /* flags.peer[rank] is this rank's own array */
@@ -38,6 +39,7 @@ typedef struct {
   dtrPeerBuffer* records;         /* [nranks]: one execute's exchange */
   int ctas;
   char* stash;                    /* a copy of A for in-place executes (config.inplace) */
+  unsigned* abort;                /* pinned host word the barriers watch (flags.abort): set after a timeout */
   ncclComm_t nccl;                /* only for the benchmark's bare all-to-all, made on first use */
   dtrPlan_t fallback;             /* an NCCL plan for buffers that cannot be mapped (auto only) */
 } P2pState;
@@ -47,9 +49,11 @@ static void p2pStateFree(dtrPlan_t plan, P2pState* s) {
   for (int i = 0; i < s->nheld; i++) dtrPeerBufferUnmap(s->held[i]);
   for (int q = 0; q < plan->comm.nranks && q < DTR_GROUP_MAX; q++)
     if (q != plan->comm.rank) dtrPeerBufferUnmap(s->flag_mappings[q]);
-  /* The peers have unmapped this rank's flags before they are freed. */
-  MPI_Barrier(plan->comm.comm);
-  if (plan->comm.rank < DTR_GROUP_MAX && s->flags.peer[plan->comm.rank]) cudaFree(s->flags.peer[plan->comm.rank]);
+  /* The peers have unmapped this rank's flags before they are freed; after a timeout they may never
+   * come, and the flags are left to the end of the process instead. */
+  const int agreed = !plan->broken && !dtrDeadlinePassed() && dtrBarrier(plan->comm.comm, "the peers to unmap the p2p flags") == dtrSuccess;
+  if (agreed && plan->comm.rank < DTR_GROUP_MAX && s->flags.peer[plan->comm.rank]) cudaFree(s->flags.peer[plan->comm.rank]);
+  if (s->abort) cudaFreeHost(s->abort);
   if (s->nccl) dtrNcclCommRelease(s->nccl);
   if (s->fallback) dtrPlanDestroy(s->fallback);
   free(s->published);
@@ -77,8 +81,8 @@ static dtrResult_t checkPeers(dtrPlan_t plan) {
     (void)cudaGetLastError();
     res = dtrSetError(dtrCudaError, "cannot read the PCI bus id of GPU %d", plan->device);
   }
-  if (MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, bus, kBusId, MPI_CHAR, c->comm) != MPI_SUCCESS)
-    res = dtrSetError(dtrMpiError, "MPI_Allgather of the GPUs' bus ids failed");
+  dtrResult_t gathered = dtrAllgather(bus, kBusId, c->comm, "the GPUs' bus ids");
+  if (gathered != dtrSuccess) res = gathered;
   for (int q = 0; q < c->nranks && res == dtrSuccess; q++) {
     if (q == c->rank) continue;
     const char* id = bus + (size_t)q * kBusId;
@@ -120,8 +124,7 @@ static dtrResult_t exchangePointers(dtrPlan_t plan, P2pState* s, dtrResult_t che
   if (res == dtrSuccess && publish) res = dtrPeerBufferDescribe(p, 1, mine);
   mine->result = (int32_t)res;
   mine->unshareable = checked == dtrSuccess && res != dtrSuccess;
-  if (MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, s->records, (int)sizeof *mine, MPI_BYTE, c->comm) != MPI_SUCCESS)
-    return dtrSetError(dtrMpiError, "MPI_Allgather of the buffers' descriptions failed");
+  DTRCHECK(dtrAllgather(s->records, (int)sizeof *mine, c->comm, "the other ranks' out buffers"));
   int failed = 0, refused = 0, fresh = 0;
   for (int q = 0; q < c->nranks; q++) {
     failed |= s->records[q].result != dtrSuccess;
@@ -179,7 +182,12 @@ static dtrResult_t createFlags(dtrPlan_t plan, P2pState* s) {
   s->flags.nranks = p;
   dtrResult_t res = dtrSuccess;
   void* own = NULL;
-  cudaError_t err = cudaMalloc(&own, bytes);
+  cudaError_t err = cudaHostAlloc((void**)&s->abort, sizeof *s->abort, cudaHostAllocMapped);
+  if (err == cudaSuccess) {
+    *s->abort = 0;
+    err = cudaHostGetDevicePointer((void**)&s->flags.abort, s->abort, 0);
+  }
+  if (err == cudaSuccess) err = cudaMalloc(&own, bytes);
   if (err == cudaSuccess) err = cudaMemset(own, 0, bytes);
   if (err == cudaSuccess) err = cudaDeviceSynchronize();
   if (err != cudaSuccess) {
@@ -295,4 +303,20 @@ static dtrResult_t p2pAlltoall(dtrPlan_t plan, const void* send, void* recv, siz
   return dtrNcclAlltoall(s->nccl, plan->comm.nranks, send, recv, bytes_per_peer, stream);
 }
 
-const dtrBackendOps dtrP2pBackend = {"p2p", p2pCreate, p2pCheckBuffers, p2pExecute, p2pDestroy, p2pAlltoall, 1};
+static dtrResult_t p2pAsyncError(dtrPlan_t plan) {
+  P2pState* s = plan->state;
+  return s->fallback ? s->fallback->ops->asyncError(s->fallback) : dtrSuccess;
+}
+
+static void p2pAbort(dtrPlan_t plan) {
+  P2pState* s = plan->state;
+  if (s->abort) *(volatile unsigned*)s->abort = 1;
+  if (s->nccl) dtrNcclCommAbort(s->nccl);
+  if (s->fallback) {
+    s->fallback->broken = 1;
+    s->fallback->ops->abort(s->fallback);
+  }
+}
+
+const dtrBackendOps dtrP2pBackend = {"p2p", p2pCreate, p2pCheckBuffers, p2pExecute, p2pDestroy, p2pAlltoall, 1,
+                                     p2pAsyncError, p2pAbort};

@@ -5,6 +5,72 @@
 #include <string.h>
 
 #include "checks.h"
+#include "timeout.h"
+
+dtrResult_t dtrWait(MPI_Request* request, const char* what) {
+  int done = 0;
+  if (!dtrDeadlineSet()) {
+    if (MPI_Wait(request, MPI_STATUS_IGNORE) != MPI_SUCCESS) return dtrSetError(dtrMpiError, "MPI_Wait for %s failed", what);
+    return dtrSuccess;
+  }
+  for (long polls = 0;; polls++) {
+    if (MPI_Test(request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+      return dtrSetError(dtrMpiError, "MPI_Test for %s failed", what);
+    if (done) return dtrSuccess;
+    /* The request stays with MPI: a collective cannot be cancelled, and a rank that wakes up late
+     * may still complete it. */
+    if (dtrDeadlinePassed()) return dtrDeadlineMissed(what);
+    dtrPollPause(polls);
+  }
+}
+
+/* The collectives below block when no deadline is open (the tuned blocking algorithms), and are
+ * nonblocking ones waited for by dtrWait under a deadline. */
+dtrResult_t dtrAllreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                         const char* what) {
+  if (!dtrDeadlineSet()) {
+    if (MPI_Allreduce(send, recv, count, type, op, comm) != MPI_SUCCESS)
+      return dtrSetError(dtrMpiError, "MPI_Allreduce for %s failed", what);
+    return dtrSuccess;
+  }
+  MPI_Request req;
+  if (MPI_Iallreduce(send, recv, count, type, op, comm, &req) != MPI_SUCCESS)
+    return dtrSetError(dtrMpiError, "MPI_Iallreduce for %s failed", what);
+  return dtrWait(&req, what);
+}
+
+dtrResult_t dtrBcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, const char* what) {
+  if (!dtrDeadlineSet()) {
+    if (MPI_Bcast(buf, count, type, root, comm) != MPI_SUCCESS) return dtrSetError(dtrMpiError, "MPI_Bcast for %s failed", what);
+    return dtrSuccess;
+  }
+  MPI_Request req;
+  if (MPI_Ibcast(buf, count, type, root, comm, &req) != MPI_SUCCESS)
+    return dtrSetError(dtrMpiError, "MPI_Ibcast for %s failed", what);
+  return dtrWait(&req, what);
+}
+
+dtrResult_t dtrAllgather(void* buf, int bytes_per_rank, MPI_Comm comm, const char* what) {
+  if (!dtrDeadlineSet()) {
+    if (MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, bytes_per_rank, MPI_BYTE, comm) != MPI_SUCCESS)
+      return dtrSetError(dtrMpiError, "MPI_Allgather for %s failed", what);
+    return dtrSuccess;
+  }
+  MPI_Request req;
+  if (MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, bytes_per_rank, MPI_BYTE, comm, &req) != MPI_SUCCESS)
+    return dtrSetError(dtrMpiError, "MPI_Iallgather for %s failed", what);
+  return dtrWait(&req, what);
+}
+
+dtrResult_t dtrBarrier(MPI_Comm comm, const char* what) {
+  if (!dtrDeadlineSet()) {
+    if (MPI_Barrier(comm) != MPI_SUCCESS) return dtrSetError(dtrMpiError, "MPI_Barrier for %s failed", what);
+    return dtrSuccess;
+  }
+  MPI_Request req;
+  if (MPI_Ibarrier(comm, &req) != MPI_SUCCESS) return dtrSetError(dtrMpiError, "MPI_Ibarrier for %s failed", what);
+  return dtrWait(&req, what);
+}
 
 dtrResult_t dtrCommInit(MPI_Comm user, dtrComm* c) {
   int initialized = 0;
@@ -13,15 +79,28 @@ dtrResult_t dtrCommInit(MPI_Comm user, dtrComm* c) {
   MPI_Initialized(&initialized);
   if (!initialized) return dtrSetError(dtrInvalidArgument, "MPI is not initialized: call MPI_Init before creating a plan");
   if (user == MPI_COMM_NULL) return dtrSetError(dtrInvalidArgument, "comm is MPI_COMM_NULL");
-  MPICHECK(MPI_Comm_dup(user, &c->comm));
+  /* The first collective of a plan: where a rank that never comes is noticed under a deadline. */
+  if (dtrDeadlineSet()) {
+    MPI_Request req;
+    MPICHECK(MPI_Comm_idup(user, &c->comm, &req));
+    dtrResult_t res = dtrWait(&req, "the other ranks to create the plan (MPI_Comm_idup)");
+    if (res != dtrSuccess) {
+      c->comm = MPI_COMM_NULL; /* not usable until the request completes, which it may never */
+      return res;
+    }
+  } else {
+    MPICHECK(MPI_Comm_dup(user, &c->comm));
+  }
+  /* A rank that timed out leaves collectives behind on this communicator; one that wakes up late then
+   * meets mismatched ones. Errors come back as results here instead of ending the job. */
+  MPICHECK(MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN));
   MPICHECK(MPI_Comm_rank(c->comm, &c->rank));
   MPICHECK(MPI_Comm_size(c->comm, &c->nranks));
   MPICHECK(MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &c->local));
   MPICHECK(MPI_Comm_rank(c->local, &c->local_rank));
   MPICHECK(MPI_Comm_size(c->local, &c->local_size));
   int leader = (c->local_rank == 0);
-  MPICHECK(MPI_Allreduce(&leader, &c->nhosts, 1, MPI_INT, MPI_SUM, c->comm));
-  return dtrSuccess;
+  return dtrAllreduce(&leader, &c->nhosts, 1, MPI_INT, MPI_SUM, c->comm, "the count of hosts");
 }
 
 void dtrCommFree(dtrComm* c) {
@@ -47,13 +126,11 @@ dtrResult_t dtrAgree(MPI_Comm comm, dtrResult_t local) {
   if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return dtrSetError(dtrMpiError, "MPI_Comm_rank failed in agreement");
   /* MAXLOC picks the largest result; ties go to the lowest rank. */
   struct { int value, rank; } in = {(int)local, rank}, out;
-  if (MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, comm) != MPI_SUCCESS)
-    return dtrSetError(dtrMpiError, "MPI_Allreduce failed while agreeing on a result");
+  DTRCHECK(dtrAllreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, comm, "the other ranks to agree on a result"));
   if (out.value == dtrSuccess) return dtrSuccess;
   char msg[DTR_MSG_MAX];
   snprintf(msg, sizeof msg, "%s", dtrGetLastError());
-  if (MPI_Bcast(msg, DTR_MSG_MAX, MPI_CHAR, out.rank, comm) != MPI_SUCCESS)
-    return dtrSetError(dtrMpiError, "MPI_Bcast failed while agreeing on a result");
+  DTRCHECK(dtrBcast(msg, DTR_MSG_MAX, MPI_CHAR, out.rank, comm, "the failing rank's message"));
   msg[DTR_MSG_MAX - 1] = '\0';
   if (rank != out.rank || local == dtrSuccess) {
     char full[DTR_MSG_MAX + 32];
@@ -71,11 +148,11 @@ dtrResult_t dtrAgreeValues(MPI_Comm comm, const int64_t* values, const char* con
     both[i] = values[i];
     both[n + i] = -values[i];
   }
-  if (MPI_Allreduce(both, both + 2 * n, 2 * n, MPI_INT64_T, MPI_MAX, comm) != MPI_SUCCESS) {
+  dtrResult_t res = dtrAllreduce(both, both + 2 * n, 2 * n, MPI_INT64_T, MPI_MAX, comm, "the other ranks' arguments");
+  if (res != dtrSuccess) {
     free(both);
-    return dtrSetError(dtrMpiError, "MPI_Allreduce failed while comparing arguments across ranks");
+    return res;
   }
-  dtrResult_t res = dtrSuccess;
   for (int i = 0; i < n; i++) {
     int64_t hi = both[2 * n + i], lo = -both[3 * n + i];
     if (hi != lo) {

@@ -18,6 +18,7 @@ typedef struct {
   int nhosts;
 } dtrComm;
 
+/* Collective. Under a deadline (timeout.h) it fails with dtrTimeout when a rank does not come. */
 dtrResult_t dtrCommInit(MPI_Comm user, dtrComm* c);
 void dtrCommFree(dtrComm* c);
 
@@ -35,5 +36,18 @@ dtrResult_t dtrEveryRankHasGpu(MPI_Comm comm, int* all);
  * dtrMismatch naming the first differing value (names[i]) and its range over the ranks.
  */
 dtrResult_t dtrAgreeValues(MPI_Comm comm, const int64_t* values, const char* const* names, int n);
+
+/*
+ * The library's MPI collectives: blocking without a deadline; nonblocking and polled until the
+ * deadline under one (timeout.h), failing with dtrTimeout where a rank does not take part. `what`
+ * names what is waited for in messages. On failure the request is left with MPI.
+ */
+dtrResult_t dtrWait(MPI_Request* request, const char* what);
+dtrResult_t dtrAllreduce(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                         const char* what);
+dtrResult_t dtrBcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, const char* what);
+/* In place: buf holds bytes_per_rank from every rank, this rank's at its own offset. */
+dtrResult_t dtrAllgather(void* buf, int bytes_per_rank, MPI_Comm comm, const char* what);
+dtrResult_t dtrBarrier(MPI_Comm comm, const char* what);
 
 #endif

@@ -38,9 +38,11 @@ dtrResult_t dtrSelectDevice(dtrPlan_t plan, const dtrConfig_t* config, const cha
   /* Two ranks on one GPU is an error NCCL would report obscurely (or hang on): name it here. */
   int* all = malloc((size_t)c->local_size * sizeof *all);
   if (!all) return dtrSetError(dtrOutOfMemory, "host allocation failed");
-  if (MPI_Allgather(device, 1, MPI_INT, all, 1, MPI_INT, c->local) != MPI_SUCCESS) {
+  all[c->local_rank] = *device;
+  dtrResult_t gathered = dtrAllgather(all, (int)sizeof *all, c->local, "the node-local ranks' GPUs");
+  if (gathered != dtrSuccess) {
     free(all);
-    return dtrSetError(dtrMpiError, "MPI_Allgather of the devices failed");
+    return gathered;
   }
   for (int i = 0; i < c->local_size && res == dtrSuccess; i++)
     if (i != c->local_rank && all[i] == *device && *device >= 0)

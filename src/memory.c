@@ -116,9 +116,10 @@ dtrResult_t dtrMemoryCheck(MPI_Comm comm, MPI_Comm host, int device, uint64_t by
   if (device < 0) available = dtrHostMemoryAvailable();
   /* What the pool's ranks need together and how many they are, and the least any of them sees available. */
   uint64_t mine[2] = {bytes, 1}, sums[2] = {0, 0};
-  if (MPI_Allreduce(mine, sums, 2, MPI_UINT64_T, MPI_SUM, pool) != MPI_SUCCESS ||
-      MPI_Allreduce(MPI_IN_PLACE, &available, 1, MPI_UINT64_T, MPI_MIN, pool) != MPI_SUCCESS)
-    res = dtrSetError(dtrMpiError, "MPI_Allreduce failed while checking memory");
+  dtrResult_t reduced = dtrAllreduce(mine, sums, 2, MPI_UINT64_T, MPI_SUM, pool, "the memory check");
+  if (reduced == dtrSuccess)
+    reduced = dtrAllreduce(MPI_IN_PLACE, &available, 1, MPI_UINT64_T, MPI_MIN, pool, "the memory check");
+  if (reduced != dtrSuccess) res = reduced;
   const uint64_t need = sums[0];
   const int ranks = (int)sums[1];
   if (gpuPool != MPI_COMM_NULL) MPI_Comm_free(&gpuPool);

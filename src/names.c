@@ -68,6 +68,7 @@ const char* dtrGetErrorString(dtrResult_t r) {
     case dtrMpiError: return "MPI error";
     case dtrInternalError: return "internal error";
     case dtrRemoteError: return "error on another rank";
+    case dtrTimeout: return "timeout";
     default: return "unknown result code";
   }
 }

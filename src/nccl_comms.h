@@ -11,10 +11,24 @@
 
 #include "disttranspose.h"
 
-/* Collective over comm. Returns an agreed result. */
+/* Collective over comm. Returns an agreed result (but dtrTimeout alone, where a rank does not come). */
 dtrResult_t dtrNcclCommAcquire(MPI_Comm comm, int device, ncclComm_t* nccl);
 /* Local: drops this plan's reference. Idle communicators are kept until MPI_Finalize. */
 void dtrNcclCommRelease(ncclComm_t nccl);
+
+/* Local: ends a group of sends and receives on nccl. Where NCCL answers ncclInProgress it polls until
+ * the group has been enqueued, the deadline (timeout.h) passes (the communicator is then aborted:
+ * dtrTimeout) or NCCL reports an error. `what` names the group in messages. */
+dtrResult_t dtrNcclGroupEnd(ncclComm_t nccl, const char* what);
+/* Local: polls a nonblocking call's progress the same way (`started`: what the call returned). */
+dtrResult_t dtrNcclWait(ncclComm_t nccl, ncclResult_t started, const char* what);
+/* Local: NCCL's asynchronous error of nccl (an exchange in flight that failed), as ours. */
+dtrResult_t dtrNcclAsyncError(ncclComm_t nccl);
+/* Local: ncclCommAbort, once: kernels waiting for a peer that never comes return. Every plan on the
+ * communicator can then only be destroyed; new plans get a new one. */
+void dtrNcclCommAbort(ncclComm_t nccl);
+/* Local: dtrTimeout where the communicator has been aborted. */
+dtrResult_t dtrNcclCommUsable(ncclComm_t nccl);
 
 /* The bare all-to-all: `bytes_per_peer` from send + q * bytes_per_peer to every rank q (itself
  * included), one NCCL group of sends and receives on `stream`. */

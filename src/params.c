@@ -30,6 +30,19 @@ static void readInt(const char* var, long lo, long hi, int* out) {
   INFO("%s set by environment to %ld", var, n);
 }
 
+static void readSeconds(const char* var, double* out) {
+  const char* v = getenv(var);
+  if (!v || !*v) return;
+  char* end;
+  double t = strtod(v, &end);
+  if (*end || !(t >= 0) || t > 1e9) {
+    bad(var, v, "seconds >= 0 (0: off)");
+    return;
+  }
+  *out = t;
+  INFO("%s set by environment to %g s", var, t);
+}
+
 const dtrEnvParams* dtrEnvParamsGet(void) {
   if (loaded) return &params;
   loaded = 1;
@@ -60,6 +73,7 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   readInt("DTR_SEGMENT_ALIGN", 1, 4096, &params.segment_align);
   readInt("DTR_P2P_CTAS", 0, 1 << 16, &params.p2p_ctas);
   readInt("DTR_EXECUTE_AGREE", 0, 1, &params.execute_agree);
+  readSeconds("DTR_TIMEOUT", &params.timeout);
   if ((v = getenv("DTR_HOST_MEMORY")) && *v) {
     if (dtrParseSize(v, &params.host_memory) || !params.host_memory) bad("DTR_HOST_MEMORY", v, "a size such as 64G");
     else INFO("DTR_HOST_MEMORY set by environment to %s", v);

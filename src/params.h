@@ -24,6 +24,8 @@
  *   DTR_HOST_MEMORY  the most host memory (bytes, K/M/G/T suffixes) the ranks of one host may take
  *                    together for plans' host workspaces and the CLI's buffers, where it is less
  *                    than what the kernel and the cgroup report available (default: what they report)
+ *   DTR_TIMEOUT      seconds a rank waits for the others in a collective call before it gives up with
+ *                    dtrTimeout, for plans whose config.timeout is 0 (default 0: off; see timeout.h)
  * For DTR_TMA_BOXES, DTR_TILE_GROUP, DTR_STREAMING and DTR_TILES_PER_CTA, 0 (the default) leaves
  * each kernel at what was measured best for it.
  */
@@ -47,6 +49,7 @@ typedef struct {
   int p2p_ctas;
   int execute_agree;
   uint64_t host_memory;  /* 0: no cap of its own */
+  double timeout;        /* seconds; 0: off */
   int bad;               /* a variable was set to a value it cannot take */
   char bad_message[256];
 } dtrEnvParams;

@@ -30,6 +30,9 @@ struct dtrPlan {
   dtrGrid_t grid;        /* the grid of a pencil plan (a reference held), else NULL */
   dtrWorkspace_t workspace_policy;
   dtrWorkspace* workspace; /* the exchange buffers: send segments, then receive segments */
+  double timeout;        /* seconds of each collective call's deadline (timeout.h); 0: none */
+  int broken;            /* a call of this plan timed out (or NCCL failed under way): it can only be
+                            destroyed, without the other ranks */
 };
 
 /* The grid behind dtrGrid_t (grid.c). */
@@ -70,6 +73,12 @@ struct dtrBackendOps {
   dtrResult_t (*alltoall)(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer, cudaStream_t stream);
   /* The backend's execute agrees across the ranks on `checked` within a collective it makes anyway. */
   int agrees_on_checks;
+  /* Local, polled while an execute under a deadline runs on the device: an error the transport has
+   * seen meanwhile (NULL: none to ask). */
+  dtrResult_t (*asyncError)(dtrPlan_t plan);
+  /* Local, after a timeout: makes this plan's work on the device that waits for other ranks return,
+   * so that the stream drains and the plan can be destroyed (NULL: nothing waits on the device). */
+  void (*abort)(dtrPlan_t plan);
 };
 
 /* Workspace bytes for setting the own block aside in in-place executes (the NCCL and CPU backends;

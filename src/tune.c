@@ -111,7 +111,7 @@ dtrResult_t dtrTuneKernel(dtrPlan_t plan, dtrKernel_t forced, dtrKernel_t* chose
   if (k == dtrKernelAuto) res = measure(plan, &k);
   DTRCHECK(dtrAgree(plan->comm.comm, res));
   int v = (int)k;
-  MPICHECK(MPI_Bcast(&v, 1, MPI_INT, 0, plan->comm.comm));
+  DTRCHECK(dtrBcast(&v, 1, MPI_INT, 0, plan->comm.comm, "rank 0's choice of kernel"));
   *chosen = (dtrKernel_t)v;
   return dtrSuccess;
 }

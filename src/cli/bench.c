@@ -9,7 +9,9 @@
 #include "launch.h"
 #include "memory.h"
 #include "pattern_host.h"
+#include "params.h"
 #include "plan.h"
+#include "timeout.h"
 
 /* The buffers of one row, on the GPU (NCCL backend) or the host (CPU backend). */
 typedef struct {
@@ -19,6 +21,35 @@ typedef struct {
   void *a, *b, *send, *recv;
   unsigned long long* wrong; /* device counter */
 } Buffers;
+
+dtrResult_t dtrBenchAgree(MPI_Comm comm, dtrResult_t res) {
+  if (res == dtrTimeout) return res;
+  const dtrDeadline saved = dtrDeadlineEnter(dtrEnvParamsGet()->timeout);
+  res = dtrAgree(comm, res);
+  dtrDeadlineLeave(saved);
+  return res;
+}
+
+dtrResult_t dtrBenchBarrier(void) {
+  const dtrDeadline saved = dtrDeadlineEnter(dtrEnvParamsGet()->timeout);
+  const dtrResult_t res = dtrBarrier(MPI_COMM_WORLD, "the other ranks at the benchmark's barrier");
+  dtrDeadlineLeave(saved);
+  return res;
+}
+
+dtrResult_t dtrBenchSum(unsigned long long mine, unsigned long long* total, MPI_Comm comm) {
+  const dtrDeadline saved = dtrDeadlineEnter(dtrEnvParamsGet()->timeout);
+  const dtrResult_t res = dtrAllreduce(&mine, total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, comm, "the benchmark's sums");
+  dtrDeadlineLeave(saved);
+  return res;
+}
+
+static dtrResult_t slowestTimes(double* t, int iters) {
+  const dtrDeadline saved = dtrDeadlineEnter(dtrEnvParamsGet()->timeout);
+  const dtrResult_t res = dtrAllreduce(t, t + iters, iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, "the other ranks' timings");
+  dtrDeadlineLeave(saved);
+  return res;
+}
 
 dtrResult_t dtrBenchAlloc(int gpu, void** p, size_t bytes, const char* what) {
   *p = NULL;
@@ -120,7 +151,7 @@ dtrResult_t dtrBenchTime(dtrResult_t (*fn)(void*), void* ctx, int gpu, cudaStrea
   if (gpu) {
     for (int i = 0; i <= iters; i++) CUDACHECKGOTO(cudaEventCreate(&ev[i]), res, done);
     CUDACHECKGOTO(cudaStreamSynchronize(stream), res, done);
-    MPI_Barrier(MPI_COMM_WORLD);
+    DTRCHECKGOTO(dtrBenchBarrier(), res, done);
     CUDACHECKGOTO(cudaEventRecord(ev[0], stream), res, done);
     for (int i = 0; i < iters; i++) {
       DTRCHECKGOTO(fn(ctx), res, done);
@@ -134,13 +165,13 @@ dtrResult_t dtrBenchTime(dtrResult_t (*fn)(void*), void* ctx, int gpu, cudaStrea
     }
   } else {
     for (int i = 0; i < iters; i++) {
-      MPI_Barrier(MPI_COMM_WORLD);
+      DTRCHECKGOTO(dtrBenchBarrier(), res, done);
       double t0 = MPI_Wtime();
       DTRCHECKGOTO(fn(ctx), res, done);
       t[i] = (MPI_Wtime() - t0) * 1e6;
     }
   }
-  MPI_Allreduce(t, t + iters, iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  DTRCHECKGOTO(slowestTimes(t, iters), res, done);
   qsort(t + iters, (size_t)iters, sizeof *t, cmpDouble);
   *us = (iters % 2) ? t[iters + iters / 2] : 0.5 * (t[iters + iters / 2 - 1] + t[iters + iters / 2]);
 done:
@@ -214,10 +245,10 @@ dtrResult_t dtrBenchRun(const dtrCliOptions* o, int64_t rows, int64_t cols, dtrB
   DTRCHECKGOTO(dtrBenchTime(runTranspose, &op, m.gpu, m.stream, o->warmup, o->iters, &r->time_us), res, agree);
   DTRCHECKGOTO(dtrBenchTime(runAlltoall, &op, m.gpu, m.stream, o->warmup, o->iters, &r->a2a_us), res, agree);
 agree:
-  res = dtrAgree(dtrPlanComm(plan), res);
+  res = dtrBenchAgree(dtrPlanComm(plan), res);
   if (res != dtrSuccess) goto done;
-  unsigned long long local = wrong, total = 0;
-  MPI_Allreduce(&local, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  unsigned long long total = 0;
+  DTRCHECKGOTO(dtrBenchSum(wrong, &total, MPI_COMM_WORLD), res, done);
 
   r->rows = rows;
   r->cols = cols;

@@ -41,4 +41,11 @@ dtrResult_t dtrBenchCheckMemory(dtrPlan_t plan, int gpu, uint64_t bytes);
 dtrResult_t dtrBenchAlloc(int gpu, void** p, size_t bytes, const char* what);
 void dtrBenchFree(int gpu, void* p);
 
+/* The benchmark's own collectives, waiting no longer than the library's (DTR_TIMEOUT; off by
+ * default): dtrTimeout where a rank does not come. Agree passes a timeout through untouched (the
+ * others cannot be reached to agree with). */
+dtrResult_t dtrBenchAgree(MPI_Comm comm, dtrResult_t res);
+dtrResult_t dtrBenchBarrier(void);
+dtrResult_t dtrBenchSum(unsigned long long mine, unsigned long long* total, MPI_Comm comm);
+
 #endif

@@ -13,6 +13,16 @@
 #define DEFAULT_GPU_BYTES ((uint64_t)1 << 30)
 #define DEFAULT_CPU_BYTES ((uint64_t)32 << 20)
 
+/* A rank that timed out cannot reach the others to agree or to finalize: it says why, and ends the job
+ * (mpirun then stops every rank, the stalled one too). */
+static void abortOnTimeout(dtrResult_t res, int rank) {
+  if (res != dtrTimeout) return;
+  fprintf(stderr, "disttranspose: rank %d: %s: %s\n", rank, dtrGetErrorString(res), dtrGetLastError());
+  fflush(stderr);
+  fflush(stdout);
+  MPI_Abort(MPI_COMM_WORLD, 3);
+}
+
 /* --shape: every pencil transpose of the array on the grid, one row each. Returns the exit status. */
 static int runPencils(const dtrCliOptions* o, int gpus) {
   int rank;
@@ -34,6 +44,7 @@ static int runPencils(const dtrCliOptions* o, int gpus) {
   uint64_t wrong = 0;
   for (int i = 0; i < n; i++) {
     res = dtrPencilBenchRun(o, grid, from[i], to[i], &results[i]);
+    abortOnTimeout(res, rank);
     if (res != dtrSuccess) {
       if (rank == 0)
         fprintf(stderr, "disttranspose: %s -> %s: %s: %s\n", dtrPencilName(from[i]), dtrPencilName(to[i]),
@@ -129,6 +140,7 @@ int main(int argc, char** argv) {
   double busbwSum = 0;
   for (int i = 0; i < n; i++) {
     dtrResult_t res = dtrBenchRun(&o, shapes[i][0], shapes[i][1], &results[i]);
+    abortOnTimeout(res, rank);
     if (res != dtrSuccess) {
       if (rank == 0)
         fprintf(stderr, "disttranspose: %lld x %lld %s: %s: %s\n", (long long)shapes[i][0], (long long)shapes[i][1],

@@ -62,12 +62,13 @@ dtrResult_t dtrPencilBenchRun(const dtrCliOptions* o, dtrGrid_t grid, dtrPencil_
   MPI_Comm_size(group, &res->group);
   /* The bare all-to-all moves the group's mean bytes per rank, the same to every peer, in whole
    * 16-byte words (its best layout, as in bench.c). */
-  unsigned long long mine = in.bytes, groupBytes = 0;
-  MPI_Allreduce(&mine, &groupBytes, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, group);
+  unsigned long long groupBytes = 0;
+  dtrResult_t rc = dtrBenchSum(in.bytes, &groupBytes, group);
+  if (rc != dtrSuccess) goto done;
   r.peerBytes = ((size_t)(groupBytes / (unsigned long long)res->group / (unsigned long long)res->group) + 15) / 16 * 16;
   unsigned long long* counter = NULL;
   uint64_t wrong = 0;
-  dtrResult_t rc = dtrBenchCheckMemory(r.plan, r.gpu, in.bytes + out.bytes + 2 * r.peerBytes * (size_t)res->group);
+  rc = dtrBenchCheckMemory(r.plan, r.gpu, in.bytes + out.bytes + 2 * r.peerBytes * (size_t)res->group);
   if (rc != dtrSuccess) goto done;
   if (r.gpu) CUDACHECKGOTO(cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking), rc, agree);
   if (r.gpu) CUDACHECKGOTO(cudaMalloc((void**)&counter, sizeof *counter), rc, agree);
@@ -76,7 +77,7 @@ dtrResult_t dtrPencilBenchRun(const dtrCliOptions* o, dtrGrid_t grid, dtrPencil_
   DTRCHECKGOTO(dtrBenchAlloc(r.gpu, &r.send, r.peerBytes * res->group, "the all-to-all send buffer"), rc, agree);
   DTRCHECKGOTO(dtrBenchAlloc(r.gpu, &r.recv, r.peerBytes * res->group, "the all-to-all receive buffer"), rc, agree);
 agree:
-  rc = dtrAgree(MPI_COMM_WORLD, rc);
+  rc = dtrBenchAgree(MPI_COMM_WORLD, rc);
   if (rc != dtrSuccess) goto done;
   DTRCHECKGOTO(pattern(&r, dtrPatternFill, r.in, &in, o->shape, counter, NULL), rc, measured);
   for (int c = 0; c < o->check; c++) {
@@ -87,12 +88,12 @@ agree:
   DTRCHECKGOTO(dtrBenchTime(runTranspose, &r, r.gpu, r.stream, o->warmup, o->iters, &res->time_us), rc, measured);
   DTRCHECKGOTO(dtrBenchTime(runAlltoall, &r, r.gpu, r.stream, o->warmup, o->iters, &res->a2a_us), rc, measured);
 measured:
-  rc = dtrAgree(MPI_COMM_WORLD, rc);
+  rc = dtrBenchAgree(MPI_COMM_WORLD, rc);
   if (rc != dtrSuccess) goto done;
   int nranks;
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  unsigned long long w = wrong, total = 0;
-  MPI_Allreduce(&w, &total, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  unsigned long long total = 0;
+  DTRCHECKGOTO(dtrBenchSum(wrong, &total, MPI_COMM_WORLD), rc, done);
   res->from = from, res->to = to;
   memcpy(res->shape, o->shape, sizeof res->shape);
   res->type = o->type;
