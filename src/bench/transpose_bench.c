@@ -126,7 +126,8 @@ int main(int argc, char** argv) {
   int iters = 20, warmup = 3, nshapes = 4, c;
   size_t bytes = (size_t)1 << 30;
   char sizesArg[64] = "1,2,4,8,16", kernelsArg[256] = "tma,tma-mc2,tma-mc4,simt16,simt";
-  while ((c = getopt(argc, argv, "n:w:s:e:k:qh")) != -1) {
+  const char* jsonPath = NULL;
+  while ((c = getopt(argc, argv, "n:w:s:e:k:J:qh")) != -1) {
     switch (c) {
       case 'q': nshapes = 1; break; /* the square shape only */
       case 'n': iters = atoi(optarg); break;
@@ -134,8 +135,9 @@ int main(int argc, char** argv) {
       case 's': bytes = (size_t)(atof(optarg) * (1 << 20)); break;
       case 'e': snprintf(sizesArg, sizeof sizesArg, "%s", optarg); break;
       case 'k': snprintf(kernelsArg, sizeof kernelsArg, "%s", optarg); break;
+      case 'J': jsonPath = optarg; break;
       default:
-        printf("Usage: transpose-bench [-n iters] [-w warmup] [-s MiB per buffer] [-e 1,2,4,8,16]\n"
+        printf("Usage: transpose-bench [-n iters] [-w warmup] [-s MiB per buffer] [-e 1,2,4,8,16] [-q] [-J file.json]\n"
                "                       [-k variant,...]  variant: kernel[:boxes:group:streaming:tiles-per-block],\n"
                "                       kernel one of %s\n",
                dtrKernelChoices());
@@ -167,6 +169,15 @@ int main(int argc, char** argv) {
   printf("# %4s %6s %7s %7s | %9s %9s | %12s %10s %9s %6s %6s\n", "elem", "shape", "rows", "cols", "memcpy", "copy16",
          "kernel", "time(us)", "GB/s", "%copy", "wrong");
 
+  /* -J: every measured row as data (the plots and tables are made from it). */
+  FILE* json = jsonPath ? fopen(jsonPath, "w") : NULL;
+  if (jsonPath && !json) {
+    fprintf(stderr, "transpose-bench: cannot write '%s'\n", jsonPath);
+    return 2;
+  }
+  if (json) fprintf(json, "{\"device\": \"%s\", \"sms\": %d, \"bytes\": %zu, \"iters\": %d, \"rows\": [", prop.name,
+                    prop.multiProcessorCount, bytes, iters);
+  int jsonRows = 0;
   void *src, *dst;
   unsigned long long* wrong;
   CUDA_OK(cudaMalloc(&src, bytes + 4096));
@@ -217,6 +228,13 @@ int main(int argc, char** argv) {
         failed |= w != 0;
         printf("  %4zu %6s %7lld %7lld | %9.0f %9.0f | %12s %10.1f %9.0f %6.1f %6llu\n", e, shapeName(shape),
                (long long)rows, (long long)cols, memcpyGBs, copyGBs, variants[k].label, ms * 1e3, gbs, pct, w);
+        if (json)
+          fprintf(json,
+                  "%s\n  {\"elem\": %zu, \"shape\": \"%s\", \"rows\": %lld, \"cols\": %lld, \"kernel\": \"%s\", "
+                  "\"time_us\": %.2f, \"gbs\": %.1f, \"copy_gbs\": %.1f, \"memcpy_gbs\": %.1f, \"pct_copy\": %.2f, "
+                  "\"wrong\": %llu}",
+                  jsonRows++ ? "," : "", e, shapeName(shape), (long long)rows, (long long)cols, variants[k].label,
+                  ms * 1e3, gbs, copyGBs, memcpyGBs, pct, w);
       }
       fflush(stdout);
     }
@@ -225,6 +243,10 @@ int main(int argc, char** argv) {
   for (int e = 1; e <= 16; e *= 2)
     if (best[e] > 0) printf("  %d B: %.1f%%", e, best[e]);
   printf("\n");
+  if (json) {
+    fprintf(json, "\n]}\n");
+    fclose(json);
+  }
   cudaFree(src);
   cudaFree(dst);
   cudaFree(wrong);
