@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Performance model of the distributed transpose (docs/model.md): fits its parameters to what the
+tool measured, prints each measured point beside its prediction, and projects to 8..1024 GPUs.
+
+    scripts/model.py [--plot docs/model.png]        (the tables in docs/model.md come from it)
+
+Parameters, all from committed result data:
+  B_k     the bandwidth of the kernel a run used, for its element size: transpose-bench's copy
+          bandwidth (bytes read + written / s) times that kernel's % of copy
+  a, b    per rank count p: the bare NCCL all-to-all's latency and bandwidth, fitted to
+          t = a + S (p - 1) / p / b over its points from 16 MiB per rank up (S: bytes per rank),
+          least relative squares
+  c_1, c_p2p  fixed costs (launches, the p2p barriers and pointer exchange): the 1 MiB point's time
+          less its transfer time
+Model:
+  1 rank                t = c_1 + 2 S / B_k                     (one transpose pass: read and write)
+  nccl, p ranks         t = a + S (p-1)/p / b + (1 + (p-1)/p) 2 S / B_k
+                            (the peers' blocks packed and unpacked, the own block once, one after
+                            the other with the exchange)
+  p2p, p ranks (1 host) t = c_p2p + max(2 S / B_k, S (p-1)/p / b)   (one pass, bound by NVLink egress)
+Projection (8 GPUs a host, NVLink inside at the fitted 4-GPU b, one 400 Gb/s NIC a GPU across,
+2 us more latency per network peer: an assumption, not measured here):
+  exchange among P ranks on H = P/8 hosts: a(P) + max(S 7/P / b_nv, S (P-8)/P / b_nic)
+"""
+import glob
+import json
+import os
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MIB = 1 << 20
+NIC_BYTES_PER_S = 400e9 / 8  # one 400 Gb/s NIC per GPU
+NET_PEER_LATENCY = 2e-6      # per network peer of an all-to-all: assumed
+ENTRY = {"int8": 1, "fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8, "c64": 8, "c128": 16}
+GPUS_PER_HOST = 8
+
+
+def rows(pattern):
+    out = []
+    for path in sorted(glob.glob(os.path.join(ROOT, pattern))):
+        out += json.load(open(path))
+    return out
+
+
+def fit_line(xs, ys):
+    """Least relative squares y = a + x / b (weights 1 / y^2); returns (a, b)."""
+    w = [1 / (y * y) for y in ys]
+    sw = sum(w)
+    mx = sum(wi * x for wi, x in zip(w, xs)) / sw
+    my = sum(wi * y for wi, y in zip(w, ys)) / sw
+    sxx = sum(wi * (x - mx) ** 2 for wi, x in zip(w, xs))
+    slope = sum(wi * (x - mx) * (y - my) for wi, x, y in zip(w, xs, ys)) / sxx if sxx else 0
+    return my - slope * mx, (1 / slope if slope > 0 else float("inf"))
+
+
+class Model:
+    def __init__(self):
+        k = json.load(open(os.path.join(ROOT, "docs/results/2xH200-scaling/kernels.json")))
+        self.kernel_bw = {(r["elem"], r["kernel"]): r["copy_gbs"] * r["pct_copy"] / 100 * 1e9 for r in k["rows"]}
+        self.hbm = max(r["copy_gbs"] for r in k["rows"]) * 1e9  # a copy: bytes read + written per second
+        self.points = [r for r in rows("docs/results/2xH200-scaling/weak-*.json") if r["dtype"] == "fp32"]
+        self.points += rows("docs/results/4xH200-p2p/sweep-p2p-fp32.json")
+        self.points += rows("docs/results/4xH200-before-cap/sweep-nccl-fp32.json")
+        self.link = {}
+        for p in sorted({r["ranks"] for r in self.points if r["ranks"] > 1}):
+            pts = [(r["bytes_per_rank"] * (p - 1) / p, r["alltoall_us"] * 1e-6) for r in self.points
+                   if r["ranks"] == p and r["bytes_per_rank"] >= 16 * MIB]
+            pts = sorted(set(pts))
+            self.link[p] = fit_line([x for x, _ in pts], [y for _, y in pts])
+        self.fixed = {}
+        for r in self.points:
+            if r["bytes_per_rank"] <= MIB and (r["ranks"] == 1 or r["backend"] == "p2p"):
+                self.fixed[(r["ranks"], r["backend"])] = r["time_us"] * 1e-6 - self.transfer(r)
+        # Small messages: the 1 MiB all-to-all less its transfer, at the most ranks measured.
+        p4 = max(self.link)
+        r4 = min((r for r in self.points if r["ranks"] == p4), key=lambda r: r["bytes_per_rank"])
+        self.latency = r4["alltoall_us"] * 1e-6 - r4["bytes_per_rank"] * (p4 - 1) / p4 / self.link[p4][1]
+
+    def exchange(self, p, s):
+        a, b = self.link[p]
+        return a + s * (p - 1) / p / b
+
+    def bandwidth(self, r):
+        return self.kernel_bw.get((ENTRY[r["dtype"]] * r["howmany"], r["kernel"]), self.hbm)
+
+    def transfer(self, r):
+        """The time of moving the bytes, without fixed costs."""
+        p, s = r["ranks"], r["bytes_per_rank"]
+        local = 2 * s / self.bandwidth(r)
+        if p == 1:
+            return local
+        if r["backend"] == "p2p":
+            return max(local, s * (p - 1) / p / self.link[p][1])
+        return s * (p - 1) / p / self.link[p][1] + (1 + (p - 1) / p) * local
+
+    def predict(self, r):
+        p = r["ranks"]
+        if p == 1 or r["backend"] == "p2p":
+            return self.fixed.get((p, r["backend"]), 0) + self.transfer(r)
+        return self.link[p][0] + self.transfer(r)
+
+    def project(self, ranks, s, pencils=False):
+        """Seconds for one transpose of S bytes per rank on `ranks` GPUs (8 a host); pencils: the two
+        exchanges of a pr x pc grid with pr = 8 (one host) and pc = ranks / 8, each moving S."""
+        b_nv = self.link[max(self.link)][1]
+        local = 2 * 2 * s / self.hbm * 0.96  # the NCCL path's passes at the fp32 kernel's 96 % of copy
+
+        def among(n):
+            if n <= GPUS_PER_HOST:
+                return self.latency + s * (n - 1) / n / b_nv
+            inside = s * (GPUS_PER_HOST - 1) / n / b_nv
+            across = s * (n - GPUS_PER_HOST) / n / NIC_BYTES_PER_S
+            return self.latency + (n - GPUS_PER_HOST) * NET_PEER_LATENCY + max(inside, across)
+
+        if not pencils or ranks <= GPUS_PER_HOST:
+            return among(ranks) + local
+        # X<->Y inside a host (NVLink), Y<->Z among one GPU of each host (all across the network).
+        pc = ranks // GPUS_PER_HOST
+        across = self.latency + (pc - 1) * NET_PEER_LATENCY + s * (pc - 1) / pc / NIC_BYTES_PER_S
+        return among(GPUS_PER_HOST) + local + across + local
+
+
+def size(b):
+    return f"{b / (1 << 30):.0f} GiB" if b >= (1 << 30) * 0.99 else f"{b / MIB:.0f} MiB"
+
+
+def main(argv):
+    m = Model()
+    print(f"copy bandwidth {m.hbm / 1e9:.0f} GB/s (read + written); fp32 kernels: simt "
+          f"{m.kernel_bw[(4, 'simt')] / 1e9:.0f}, simt16 {m.kernel_bw[(4, 'simt16')] / 1e9:.0f} GB/s")
+    for p, (a, b) in sorted(m.link.items()):
+        print(f"all-to-all among {p}: a = {a * 1e6:.1f} us, b = {b / 1e9:.0f} GB/s")
+    print("fixed costs: " + ", ".join(f"{p} rank(s) {be} {c * 1e6:.1f} us" for (p, be), c in sorted(m.fixed.items())))
+    print(f"small all-to-all latency {m.latency * 1e6:.1f} us")
+    print()
+    print("| ranks | backend | bytes/rank | measured (µs) | model (µs) | error |")
+    print("| ---: | --- | ---: | ---: | ---: | ---: |")
+    worst = 0
+    seen = set()
+    for r in sorted(m.points, key=lambda r: (r["ranks"], r["backend"], r["bytes_per_rank"])):
+        key = (r["ranks"], r["backend"], r["bytes_per_rank"])
+        if r["bytes_per_rank"] < 0.99 * 16 * MIB or key in seen:
+            continue
+        seen.add(key)
+        t = m.predict(r)
+        err = t / (r["time_us"] * 1e-6) - 1
+        worst = max(worst, abs(err))
+        print(f"| {r['ranks']} | {r['backend']} | {size(r['bytes_per_rank'])} | {r['time_us']:.1f} | {t * 1e6:.1f} | {err * 100:+.1f} % |")
+    print(f"\nlargest error from 16 MiB per rank up: {worst * 100:.1f} %\n")
+    s = 1 << 30
+    print("| GPUs | hosts | transpose, slabs (ms) | of which local passes | bare all-to-all (ms) | ratio | 3-D FFT's two pencil transposes (ms) |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    proj = []
+    for n in (8, 16, 32, 64, 128, 256, 512, 1024):
+        t = m.project(n, s)
+        local = 2 * 2 * s / m.hbm * 0.96
+        pen = m.project(n, s, pencils=True)
+        proj.append((n, t, t - local, pen))
+        pencil = f"{pen * 1e3:.2f}" if n > GPUS_PER_HOST else "–"
+        print(f"| {n} | {max(1, n // GPUS_PER_HOST)} | {t * 1e3:.2f} | {local * 1e3:.2f} | {(t - local) * 1e3:.2f} | {t / (t - local):.2f} | {pencil} |")
+    if "--plot" in argv:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+        for (p, be), mark in ((k, "o" if k[1] == "nccl" else "s") for k in sorted({(r["ranks"], r["backend"]) for r in m.points})):
+            pts = sorted((r["bytes_per_rank"], r["time_us"], m.predict(r) * 1e6) for r in m.points
+                         if r["ranks"] == p and r["backend"] == be)
+            line = ax1.plot([x for x, _, _ in pts], [y for _, y, _ in pts], mark, label=f"{p} GPU, {be}: measured")[0]
+            ax1.plot([x for x, _, _ in pts], [z for _, _, z in pts], "-", color=line.get_color(), alpha=0.6)
+        ax1.set_xscale("log", base=2)
+        ax1.set_yscale("log")
+        ax1.set_xlabel("bytes per rank")
+        ax1.set_ylabel("time (µs); lines: model")
+        ax1.set_title("Model against the measured H200 points", fontsize=9)
+        ax1.grid(True, which="both", alpha=0.3)
+        ax1.legend(fontsize=7)
+        n = [x[0] for x in proj]
+        ax2.plot(n, [x[1] * 1e3 for x in proj], "o-", label="transpose, slabs (NCCL path)")
+        ax2.plot(n, [x[2] * 1e3 for x in proj], "k--", label="bare all-to-all")
+        ax2.plot(n[1:], [x[3] * 1e3 for x in proj[1:]], "s-", label="two pencil transposes (8 x P/8 grid)")
+        ax2.axvline(8, color="grey", lw=0.8)
+        ax2.text(9, ax2.get_ylim()[1] * 0.9 if ax2.get_ylim()[1] else 1, "network-bound beyond one host", fontsize=8)
+        ax2.set_xscale("log", base=2)
+        ax2.set_xlabel("GPUs (8 a host, one 400 Gb/s NIC a GPU)")
+        ax2.set_ylabel("ms, 1 GiB per rank")
+        ax2.set_title("Projection", fontsize=9)
+        ax2.grid(True, which="both", alpha=0.3)
+        ax2.legend(fontsize=8)
+        fig.tight_layout()
+        out = argv[argv.index("--plot") + 1]
+        fig.savefig(out, dpi=110)
+        print(f"\nmodel.py: plot in {out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
