@@ -271,8 +271,7 @@ dtrResult_t dtrPlanCreateLike(dtrPlan_t plan, dtrBackend_t backend, dtrPlan_t* o
 }
 
 static dtrResult_t planCreate(dtrPlan_t* out, int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany,
-                              MPI_Comm comm, const dtrConfig_t* cfgIn) {
-  dtrConfig_t cfg = *cfgIn;
+                              MPI_Comm comm, const dtrConfig_t* cfg) {
   const DeviceGuard guard = deviceSave();
   dtrPlan_t plan = NULL;
   dtrResult_t res = newPlan(comm, &plan);
@@ -281,18 +280,18 @@ static dtrResult_t planCreate(dtrPlan_t* out, int64_t rows, int64_t cols, dtrDat
   /* Local checks first, then one agreement, so that a bad argument anywhere stops every rank. */
   size_t e = 0;
   res = !out ? dtrSetError(dtrInvalidArgument, "plan is NULL") : checkShape(rows, cols, type, howmany, &e);
-  if (res == dtrSuccess) res = checkConfig(&cfg);
+  if (res == dtrSuccess) res = checkConfig(cfg);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
 
   /* Every rank must post the same messages in the same rounds: the stages must agree too. */
-  const int64_t values[] = {rows, cols, (int64_t)type, howmany, (int64_t)cfg.backend, (int64_t)cfg.kernel, cfg.stages,
-                            cfg.inplace, timeoutMs(&cfg)};
+  const int64_t values[] = {rows, cols, (int64_t)type, howmany, (int64_t)cfg->backend, (int64_t)cfg->kernel, cfg->stages,
+                            cfg->inplace, timeoutMs(cfg)};
   const char* const names[] = {"rows", "cols", "type", "howmany", "config.backend", "config.kernel", "config.stages",
                                "config.inplace", "timeout in ms (config.timeout, DTR_TIMEOUT)"};
   DTRCHECKGOTO(dtrAgreeValues(plan->comm.comm, values, names, 9), res, fail);
 
   const dtrGeometry geo = dtrGeometryMatrix(rows, cols, e, plan->comm.nranks);
-  return deviceRestore(guard, finishPlan(plan, &geo, type, howmany, &cfg, out));
+  return deviceRestore(guard, finishPlan(plan, &geo, type, howmany, cfg, out));
 fail:
   freePlan(plan);
   return deviceRestore(guard, res);
@@ -337,19 +336,18 @@ static dtrResult_t checkPencilArgs(dtrGrid_t grid, const int64_t shape[3], dtrPe
 }
 
 static dtrResult_t planCreatePencil(dtrPlan_t* out, dtrGrid_t grid, const int64_t shape[3], dtrPencil_t from,
-                                    dtrPencil_t to, dtrDataType_t type, int64_t howmany, const dtrConfig_t* cfgIn) {
-  dtrConfig_t cfg = *cfgIn;
+                                    dtrPencil_t to, dtrDataType_t type, int64_t howmany, const dtrConfig_t* cfg) {
   const DeviceGuard guard = deviceSave();
   /* Agreed over the whole grid: a difference between two groups would otherwise go unseen. */
   size_t e = 0;
   dtrResult_t res = !out ? dtrSetError(dtrInvalidArgument, "plan is NULL")
                          : checkPencilArgs(grid, shape, from, to, type, howmany, &e);
-  if (res == dtrSuccess) res = checkConfig(&cfg);
+  if (res == dtrSuccess) res = checkConfig(cfg);
   res = dtrAgree(grid->comm, res);
   if (res != dtrSuccess) return deviceRestore(guard, res);
   const int64_t values[] = {shape[0], shape[1], shape[2], (int64_t)from, (int64_t)to, (int64_t)type, howmany,
-                            (int64_t)cfg.backend, (int64_t)cfg.kernel, cfg.stages, (int64_t)cfg.workspace, cfg.inplace,
-                            timeoutMs(&cfg)};
+                            (int64_t)cfg->backend, (int64_t)cfg->kernel, cfg->stages, (int64_t)cfg->workspace, cfg->inplace,
+                            timeoutMs(cfg)};
   const char* const names[] = {"shape[0]", "shape[1]", "shape[2]", "from", "to", "type", "howmany",
                                "config.backend", "config.kernel", "config.stages", "config.workspace", "config.inplace",
                                "timeout in ms (config.timeout, DTR_TIMEOUT)"};
@@ -365,7 +363,7 @@ static dtrResult_t planCreatePencil(dtrPlan_t* out, dtrGrid_t grid, const int64_
   if (res != dtrSuccess) return deviceRestore(guard, res);
   plan->grid = grid;
   grid->refs++;
-  return deviceRestore(guard, finishPlan(plan, &geo, type, howmany, &cfg, out));
+  return deviceRestore(guard, finishPlan(plan, &geo, type, howmany, cfg, out));
 }
 
 dtrResult_t dtrPlanCreatePencil(dtrPlan_t* out, dtrGrid_t grid, const int64_t shape[3], dtrPencil_t from,

@@ -4,7 +4,6 @@
 
 #include "checks.h"
 #include "comm.h"
-#include "timeout.h"
 
 typedef struct Entry {
   MPI_Comm comm; /* a private duplicate, kept to compare later communicators against */
@@ -52,25 +51,6 @@ static Entry* entryOf(ncclComm_t nccl) {
   for (Entry* e = entries; e; e = e->next)
     if (e->nccl == nccl) return e;
   return NULL;
-}
-
-dtrResult_t dtrNcclWait(ncclComm_t nccl, ncclResult_t started, const char* what) {
-  ncclResult_t state = started;
-  for (long polls = 0; state == ncclInProgress; polls++) {
-    if (ncclCommGetAsyncError(nccl, &state) != ncclSuccess)
-      return dtrSetError(dtrNcclError, "ncclCommGetAsyncError failed while waiting for %s", what);
-    if (state != ncclInProgress) break;
-    if (dtrDeadlinePassed()) {
-      dtrResult_t res = dtrDeadlineMissed(what);
-      dtrNcclCommAbort(nccl);
-      return res;
-    }
-    dtrPollPause(polls);
-  }
-  if (state != ncclSuccess)
-    return dtrSetError(dtrNcclError, "NCCL error %d (%s) in %s: %s", (int)state, ncclGetErrorString(state), what,
-                       ncclGetLastError(nccl));
-  return dtrSuccess;
 }
 
 static dtrResult_t create(MPI_Comm comm, int device, Entry** out) {
@@ -160,11 +140,10 @@ dtrResult_t dtrNcclAsyncError(ncclComm_t nccl) {
 }
 
 dtrResult_t dtrNcclGroupEnd(ncclComm_t nccl, const char* what) {
-  const ncclResult_t started = ncclGroupEnd();
-  if (started == ncclInProgress) return dtrNcclWait(nccl, started, what);
-  if (started != ncclSuccess)
-    return dtrSetError(dtrNcclError, "ncclGroupEnd of %s: NCCL error %d (%s): %s", what, (int)started,
-                       ncclGetErrorString(started), ncclGetLastError(nccl));
+  const ncclResult_t res = ncclGroupEnd();
+  if (res != ncclSuccess)
+    return dtrSetError(dtrNcclError, "ncclGroupEnd of %s: NCCL error %d (%s): %s", what, (int)res,
+                       ncclGetErrorString(res), ncclGetLastError(nccl));
   return dtrSuccess;
 }
 

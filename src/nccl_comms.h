@@ -16,12 +16,9 @@ dtrResult_t dtrNcclCommAcquire(MPI_Comm comm, int device, ncclComm_t* nccl);
 /* Local: drops this plan's reference. Idle communicators are kept until MPI_Finalize. */
 void dtrNcclCommRelease(ncclComm_t nccl);
 
-/* Local: ends a group of sends and receives on nccl. Where NCCL answers ncclInProgress it polls until
- * the group has been enqueued, the deadline (timeout.h) passes (the communicator is then aborted:
- * dtrTimeout) or NCCL reports an error. `what` names the group in messages. */
+/* Local: ends a group of sends and receives on nccl, with NCCL's last error in the message where it
+ * fails. `what` names the group in messages. */
 dtrResult_t dtrNcclGroupEnd(ncclComm_t nccl, const char* what);
-/* Local: polls a nonblocking call's progress the same way (`started`: what the call returned). */
-dtrResult_t dtrNcclWait(ncclComm_t nccl, ncclResult_t started, const char* what);
 /* Local: NCCL's asynchronous error of nccl (an exchange in flight that failed), as ours. */
 dtrResult_t dtrNcclAsyncError(ncclComm_t nccl);
 /* Local: ncclCommAbort, once: kernels waiting for a peer that never comes return. Every plan on the
