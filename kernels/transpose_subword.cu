@@ -98,180 +98,235 @@ __device__ __forceinline__ uint32_t tileSlot(uint32_t r, uint32_t word) {
 }
 
 /*
- * Loads source rows r (of the tile's rowsLoaded) into shared memory on the tile's word
- * boundaries; r is the lane's row, and every lane of a group of eight has the same one. Eight
- * lanes read one row, lane `part` the words 8 i + part of the 32-byte sectors that cover the row's
- * 128 bytes (a fifth sector when the row does not start on one), so each load instruction takes
- * whole sectors. Only tiles at the matrix's first or last columns (inside false) check that each
- * word lies inside its row.
+ * Issues the loads of one source row's 128 bytes into v: lane `part` takes the words 8 i + part of
+ * the 32-byte sectors that cover them (a fifth sector when the row does not start on one), so each
+ * load instruction moves whole sectors. Checked: only words inside the matrix row [a, b) are read.
  */
-template <int S, int Rows>
-__device__ __forceinline__ void loadRows(uint32_t* tile, const uint8_t* src, int64_t ldsBytes, int64_t row0, int64_t col0,
-                                         int64_t cols, int64_t rowsLeft, bool inside, const uint32_t (&r)[Rows],
-                                         const bool (&use)[Rows], uint32_t lane) {
-  const uint32_t part = lane & 7;
-  uint32_t v[Rows][5];
-  /* Every load is issued before the first is used. */
+template <bool Checked>
+__device__ __forceinline__ void fetchRow(uint32_t (&v)[5], const uint8_t* seg, uint32_t part, uintptr_t a, uintptr_t b) {
+  const uint8_t* base = alignDownSector(seg) + 4 * part;
+  const bool more = 4 * part < sectorOffset(seg);
 #pragma unroll
-  for (int s = 0; s < Rows; s++) {
-    const uint8_t* seg = src + (row0 + r[s]) * ldsBytes + col0 * S;
-    const uint8_t* base = alignDownSector(seg) + 4 * part;
-    const bool more = 4 * part < sectorOffset(seg);
+  for (int i = 0; i < 4; i++)
+    v[i] = Checked ? loadWordClipped(base + kSector * i, a, b) : *reinterpret_cast<const uint32_t*>(base + kSector * i);
+  v[4] = 0;
+  if (more) v[4] = Checked ? loadWordClipped(base + 4 * kSector, a, b) : *reinterpret_cast<const uint32_t*>(base + 4 * kSector);
+}
+
+/*
+ * Stores the row fetched into v to tile row r on the tile's word boundaries. The row starts `off`
+ * bytes into its first sector, so tile word 8 i + p is sector words 8 i + p + off / 4 and the one
+ * after, shifted by off % 4 bytes. A lane sends what the lane that needs it asks for: its word i,
+ * or i + 1 where the receiver's word lies a sector on. Three cases, each a straight run: rows on
+ * sector boundaries, rows on word boundaries (one shuffle a word), and the rest (two shuffles and a
+ * funnel shift). Every lane of the warp takes part (the shuffles); `use` says whether it stores.
+ */
+template <int S>
+__device__ __forceinline__ void placeRow(uint32_t* tile, const uint32_t (&v)[5], uint32_t off, uint32_t r, bool use,
+                                         uint32_t lane) {
+  const uint32_t part = lane & 7, ow = off >> 2, sh = 8 * (off & 3);
+  const bool aligned = !__any_sync(0xffffffffu, off != 0), shifted = __any_sync(0xffffffffu, sh != 0);
+  uint32_t value[4];
+  if (aligned) {
 #pragma unroll
-    for (int i = 0; i < 5; i++) v[s][i] = 0;
-    if (use[s] && r[s] < rowsLeft) {
-      if (inside) {
+    for (int i = 0; i < 4; i++) value[i] = v[i];
+  } else {
+    const uint32_t loLane = groupLane(lane, part + ow);
+    const bool loLate = part < ow;
+    if (!shifted) {
 #pragma unroll
-        for (int i = 0; i < 4; i++) v[s][i] = *reinterpret_cast<const uint32_t*>(base + kSector * i);
-        if (more) v[s][4] = *reinterpret_cast<const uint32_t*>(base + 4 * kSector);
-      } else {
-        const uintptr_t a = reinterpret_cast<uintptr_t>(seg) - (uintptr_t)(col0 * S), b = a + (uintptr_t)(cols * S);
-#pragma unroll
-        for (int i = 0; i < 4; i++) v[s][i] = loadWordClipped(base + kSector * i, a, b);
-        if (more) v[s][4] = loadWordClipped(base + 4 * kSector, a, b);
-      }
-    }
-  }
-  /* The row starts `off` bytes into its first sector, so tile word 8 i + p is sector words
-   * 8 i + p + off / 4 and the one after, shifted by off % 4 bytes. A lane sends what the lane
-   * that needs it asks for: its word i, or i + 1 where the receiver's word lies a sector on. */
-#pragma unroll
-  for (int s = 0; s < Rows; s++) {
-    const uint32_t off = sectorOffset(src + (row0 + r[s]) * ldsBytes + col0 * S), ow = off >> 2, sh = 8 * (off & 3);
-    const uint32_t loLane = groupLane(lane, part + ow), hiLane = groupLane(lane, part + ow + 1);
-    const bool loLate = part < ow, hiLate = part <= ow;
-    const bool aligned = !__any_sync(0xffffffffu, off != 0), shifted = __any_sync(0xffffffffu, sh != 0);
-    uint32_t value[4];
-    /* Three cases, each a straight run: rows on sector boundaries, rows on word boundaries (one
-     * shuffle a word), and the rest (two shuffles and a funnel shift). */
-    if (aligned) {
-#pragma unroll
-      for (int i = 0; i < 4; i++) value[i] = v[s][i];
-    } else if (!shifted) {
-#pragma unroll
-      for (int i = 0; i < 4; i++) value[i] = __shfl_sync(0xffffffffu, loLate ? v[s][i + 1] : v[s][i], loLane);
+      for (int i = 0; i < 4; i++) value[i] = __shfl_sync(0xffffffffu, loLate ? v[i + 1] : v[i], loLane);
     } else {
+      const uint32_t hiLane = groupLane(lane, part + ow + 1);
+      const bool hiLate = part <= ow;
 #pragma unroll
       for (int i = 0; i < 4; i++) {
-        const uint32_t lo = __shfl_sync(0xffffffffu, loLate ? v[s][i + 1] : v[s][i], loLane);
-        const uint32_t hi = __shfl_sync(0xffffffffu, hiLate ? v[s][i + 1] : v[s][i], hiLane);
+        const uint32_t lo = __shfl_sync(0xffffffffu, loLate ? v[i + 1] : v[i], loLane);
+        const uint32_t hi = __shfl_sync(0xffffffffu, hiLate ? v[i + 1] : v[i], hiLane);
         value[i] = __funnelshift_r(lo, hi, sh);
       }
     }
-    if (use[s]) {
+  }
+  if (use) {
+    /* tileSlot(r, 8 i + part) = r * 32 + ((8 i + part) ^ z) = r * 32 + 8 (i ^ (z / 8)) + (part ^ z % 8) */
+    const uint32_t z = tileSlot<S>(r, 0) - r * 32;
+    uint32_t* row = tile + r * 32 + (part ^ (z & 7));
 #pragma unroll
-      for (int i = 0; i < 4; i++) tile[tileSlot<S>(r[s], 8 * i + part)] = value[i];
+    for (int i = 0; i < 4; i++) row[8 * (i ^ (z >> 3))] = value[i];
+  }
+}
+
+/* The tile (tx, ty) of a grid that takes tiles in column groups `group` wide (dtrTileOrder), in
+ * 32-bit arithmetic: a block of one tile computes it first, and the 64-bit divisions cost about a
+ * tenth of the kernel's instructions. */
+__device__ __forceinline__ void tileOrder32(uint32_t t, uint32_t tilesX, uint32_t tilesY, uint32_t group, uint32_t* tx,
+                                            uint32_t* ty) {
+  const uint32_t gx = group < tilesX ? (group ? group : 1) : tilesX;
+  const uint32_t perGroup = gx * tilesY;
+  const uint32_t g = t / perGroup;
+  const uint32_t width = (tilesX - g * gx) < gx ? (tilesX - g * gx) : gx;
+  const uint32_t within = t - g * perGroup;
+  *ty = within / width;
+  *tx = g * gx + within % width;
+}
+
+/*
+ * One tile: 128 source rows from row0, 128 bytes from entry col0. Interior: a tile away from the
+ * matrix's edges (every row of the tile and the rows past it exist, its columns lie inside the rows
+ * with a sector to spare on either side, and it is not in the first tile row), which needs no checks.
+ * rowsPast: some result row does not start on a sector boundary, so stores reach up to X rows past
+ * the tile, which are loaded too.
+ */
+template <int S, bool Interior>
+__device__ __forceinline__ void subwordTile(const uint8_t* __restrict__ src, int64_t ldsBytes, uint8_t* __restrict__ dst,
+                                            int64_t lddBytes, int64_t rows, int64_t cols, int64_t row0, int64_t col0,
+                                            bool inside, bool rowsPast, uint32_t* tile) {
+  constexpr int E = 4 / S;                 /* entries per word */
+  constexpr int C = kSubwordRowBytes / S;  /* tile columns, in entries */
+  constexpr int N = 16 / E;                /* words of one result row per lane */
+  constexpr int X = kSector / S;           /* source rows past the tile that its sector-aligned stores reach */
+  const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const uint32_t part = lane & 7, quarter = lane >> 3;
+  const int64_t rowsLeft = rows - row0;
+  /* The rows a lane loads: 16 w + 4 quarter + s, then 128 + 16 (w / 4) + 4 quarter + w % 4 while
+   * below 128 + X. Bits 2-3 of the row tell the four rows of one load instruction apart. */
+  const uint32_t first = 16 * warp + 4 * quarter;
+  const uint32_t extra = kSubwordRows + 16 * (warp >> 2) + 4 * quarter + (warp & 3);
+  const bool extraUse = extra < kSubwordRows + X;
+  const bool loadExtra = rowsPast && rowsLeft > kSubwordRows;
+  const uint8_t* seg = src + (row0 + first) * ldsBytes + col0 * S;
+  const uint8_t* segExtra = seg + (int64_t)(extra - first) * ldsBytes;
+  /* The matrix row's bytes, for the checked loads of edge tiles. */
+  const uintptr_t a = reinterpret_cast<uintptr_t>(seg) - (uintptr_t)(col0 * S), b = a + (uintptr_t)(cols * S);
+  const uintptr_t aExtra = reinterpret_cast<uintptr_t>(segExtra) - (uintptr_t)(col0 * S), bExtra = aExtra + (uintptr_t)(cols * S);
+  uint32_t v[5][5];
+  /* Every load is issued before the first is used. */
+#pragma unroll
+  for (int s = 0; s < 4; s++) {
+    const uint8_t* p = seg + s * ldsBytes;
+    if (Interior) fetchRow<false>(v[s], p, part, 0, 0);
+    else {
+#pragma unroll
+      for (int i = 0; i < 5; i++) v[s][i] = 0;
+      if (first + s < rowsLeft) {
+        if (inside) fetchRow<false>(v[s], p, part, 0, 0);
+        else fetchRow<true>(v[s], p, part, a + s * ldsBytes, b + s * ldsBytes);
+      }
+    }
+  }
+  if (loadExtra) {
+#pragma unroll
+    for (int i = 0; i < 5; i++) v[4][i] = 0;
+    if (extraUse && (Interior || extra < rowsLeft)) {
+      if (Interior || inside) fetchRow<false>(v[4], segExtra, part, 0, 0);
+      else fetchRow<true>(v[4], segExtra, part, aExtra, bExtra);
+    }
+  }
+#pragma unroll
+  for (int s = 0; s < 4; s++) placeRow<S>(tile, v[s], sectorOffset(seg + s * ldsBytes), first + s, true, lane);
+  if (loadExtra) placeRow<S>(tile, v[4], sectorOffset(segExtra), extra, extraUse, lane);
+  __syncthreads();
+  /* Transpose: the lanes of a group take word column j = 8 quarter + w, which is result rows
+   * E j ... E j + E - 1; lane `part` reads the E source rows behind words 8 n + part of those
+   * rows and turns each E x E block into one word of each. n = N is the rows past the tile. */
+  const uint32_t j = 8 * quarter + warp;
+  uint32_t o[E][N + 1];
+#pragma unroll
+  for (int n = 0; n <= N; n++) {
+    if (n == N && !rowsPast) break;
+    uint32_t x[E];
+#pragma unroll
+    for (int e = 0; e < E; e++) x[e] = tile[tileSlot<S>(E * (8 * n + part) + e, j)];
+    transposeBlock<S>(x);
+#pragma unroll
+    for (int q = 0; q < E; q++) o[q][n] = x[q];
+  }
+  /*
+   * Store: a tile writes each result row from the first sector boundary at or after its first
+   * entry to 128 S bytes further (the first tile from the row's start, the last to its end), so
+   * that no sector is written in part by two tiles, which would have the L2 fetch it back from
+   * memory. Eight lanes write one result row, lane `part` words 8 n + part of those sectors:
+   * with the row's window starting d bytes after the tile's first entry, sector word 8 n + p is
+   * tile words 8 n + p + d / 4 and the one after, shifted by d % 4 bytes.
+   */
+  const int64_t colsIn = cols - col0 < C ? cols - col0 : C;
+  uint8_t* out = dst + (col0 + E * j) * lddBytes + row0 * S;
+  const int64_t restBytes = rowsLeft * S;
+#pragma unroll
+  for (int q = 0; q < E; q++, out += lddBytes) {
+    const int32_t d = (int32_t)((kSector - sectorOffset(out)) & (kSector - 1));
+    const uint32_t dw = d >> 2, sh = 8 * (d & 3);
+    const bool aligned = !__any_sync(0xffffffffu, d != 0);
+    /* value[n + 1] is sector word 8 n + part; n = -1 is the bytes before the first sector
+     * boundary, which only the first tile writes. */
+    uint32_t value[N + 1];
+#pragma unroll
+    for (int n = -1; n < N; n++) value[n + 1] = n >= 0 ? o[q][n] : 0;
+    if (!aligned) {
+      const int first = Interior || row0 != 0 ? 0 : -1;
+      const uint32_t loLane = groupLane(lane, part + dw);
+      const bool loLate = part < dw;
+      if (!__any_sync(0xffffffffu, sh != 0)) {
+#pragma unroll
+        for (int n = -1; n < N; n++)
+          if (n >= first) value[n + 1] = __shfl_sync(0xffffffffu, loLate ? o[q][n + 1] : (n >= 0 ? o[q][n] : 0), loLane);
+      } else {
+        const uint32_t hiLane = groupLane(lane, part + dw + 1);
+        const bool hiLate = part <= dw;
+#pragma unroll
+        for (int n = -1; n < N; n++) {
+          if (n < first) continue;
+          const uint32_t cur = n >= 0 ? o[q][n] : 0;
+          const uint32_t lo = __shfl_sync(0xffffffffu, loLate ? o[q][n + 1] : cur, loLane);
+          const uint32_t hi = __shfl_sync(0xffffffffu, hiLate ? o[q][n + 1] : cur, hiLane);
+          value[n + 1] = __funnelshift_r(lo, hi, sh);
+        }
+      }
+    }
+    uint8_t* word = out + d + 4 * part;
+    if (Interior) {
+      /* Every word of an interior tile lies in its window. */
+#pragma unroll
+      for (int n = 0; n < N; n++) *reinterpret_cast<uint32_t*>(word + kSector * n) = value[n + 1];
+      continue;
+    }
+    if ((int64_t)(E * j + q) >= colsIn) continue;
+    const int32_t from = row0 == 0 ? 0 : d;
+    const int32_t to = (int32_t)(restBytes < d + kSubwordRows * S ? restBytes : d + kSubwordRows * S);
+#pragma unroll
+    for (int n = -1; n < N; n++) {
+      const int32_t pos = d + kSector * n + 4 * (int32_t)part; /* its first byte, from the tile's first entry */
+      if (pos >= from && pos + 4 <= to) *reinterpret_cast<uint32_t*>(word + kSector * n) = value[n + 1];
+      else if (pos + 4 > from && pos < to)
+        storeWordPart(word + kSector * n, value[n + 1], pos < from ? from - pos : 0, to - pos < 4 ? to - pos : 4);
     }
   }
 }
 
+/* Blocks per multiprocessor the kernel is compiled for: 4 (64 registers). 5 (48 registers) spilled
+ * a little and measured the same or 1-3 points lower; 6 (40) spilled more and lost 2-13 points. */
+constexpr int kSubwordBlocks = 4;
+
 template <int S>
-__global__ void __launch_bounds__(kSubwordThreads) subwordKernel(const uint8_t* __restrict__ src, int64_t ldsBytes,
-                                                                 uint8_t* __restrict__ dst, int64_t lddBytes,
-                                                                 int64_t rows, int64_t cols, uint32_t tilesX,
-                                                                 uint32_t tilesY, uint32_t group,
-                                                                 int64_t srcBatchBytes, int64_t dstBatchBytes) {
-  constexpr int E = 4 / S;                 /* entries per word */
+__global__ void __launch_bounds__(kSubwordThreads, kSubwordBlocks)
+    subwordKernel(const uint8_t* __restrict__ src, int64_t ldsBytes, uint8_t* __restrict__ dst, int64_t lddBytes,
+                  int64_t rows, int64_t cols, uint32_t tilesX, uint32_t tilesY, uint32_t group, int64_t srcBatchBytes,
+                  int64_t dstBatchBytes, bool rowsPast) {
+  constexpr int C = kSubwordRowBytes / S;
+  constexpr int X = kSector / S;
   src += blockIdx.z * srcBatchBytes;
   dst += blockIdx.z * dstBatchBytes;
-  constexpr int C = kSubwordRowBytes / S;  /* tile columns, in entries */
-  constexpr int N = 16 / E;                /* words of one result row per lane */
-  constexpr int X = kSector / S;           /* source rows past the tile that its sector-aligned stores reach */
   __shared__ uint32_t tile[(kSubwordRows + X) * 32];
-  const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const uint32_t part = lane & 7, quarter = lane >> 3;
-  /* The rows a lane loads: 16 w + 4 quarter + s, then 128 + 16 (w / 4) + 4 quarter + w % 4 while
-   * below 128 + X. Bits 2-3 of the row tell the four rows of one load instruction apart. */
-  uint32_t mainRows[4], extraRow[1];
-  bool mainUse[4] = {true, true, true, true}, extraUse[1];
-#pragma unroll
-  for (int s = 0; s < 4; s++) mainRows[s] = 16 * warp + 4 * quarter + s;
-  extraRow[0] = kSubwordRows + 16 * (warp >> 2) + 4 * quarter + (warp & 3);
-  extraUse[0] = extraRow[0] < kSubwordRows + X;
-  const uint64_t tiles = (uint64_t)tilesX * tilesY;
-  for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+  const uint32_t tiles = tilesX * tilesY; /* below 2^32: checked at launch */
+  for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     uint32_t tx, ty;
-    dtrTileOrder(t, tilesX, tilesY, group, &tx, &ty);
+    tileOrder32(t, tilesX, tilesY, group, &tx, &ty);
     const int64_t row0 = (int64_t)ty * kSubwordRows, col0 = (int64_t)tx * C;
-    const int64_t rowsLeft = rows - row0, colsIn = cols - col0 < C ? cols - col0 : C;
     const bool inside = col0 * S >= kSector && (col0 + C) * S + kSector <= cols * S;
-    loadRows<S, 4>(tile, src, ldsBytes, row0, col0, cols, rowsLeft, inside, mainRows, mainUse, lane);
-    if (rowsLeft > kSubwordRows)
-      loadRows<S, 1>(tile, src, ldsBytes, row0, col0, cols, rowsLeft, inside, extraRow, extraUse, lane);
-    __syncthreads();
-    /* Transpose: the lanes of a group take word column j = 8 quarter + w, which is result rows
-     * E j ... E j + E - 1; lane `part` reads the E source rows behind words 8 n + part of those
-     * rows and turns each E x E block into one word of each. n = N is the rows past the tile. */
-    const uint32_t j = 8 * quarter + warp;
-    uint32_t o[E][N + 1];
-#pragma unroll
-    for (int n = 0; n <= N; n++) {
-      uint32_t x[E];
-#pragma unroll
-      for (int e = 0; e < E; e++) x[e] = tile[tileSlot<S>(E * (8 * n + part) + e, j)];
-      transposeBlock<S>(x);
-#pragma unroll
-      for (int q = 0; q < E; q++) o[q][n] = x[q];
-    }
-    /*
-     * Store: a tile writes each result row from the first sector boundary at or after its first
-     * entry to 128 S bytes further (the first tile from the row's start, the last to its end), so
-     * that no sector is written in part by two tiles, which would have the L2 fetch it back from
-     * memory. Eight lanes write one result row, lane `part` words 8 n + part of those sectors:
-     * with the row's window starting d bytes after the tile's first entry, sector word 8 n + p is
-     * tile words 8 n + p + d / 4 and the one after, shifted by d % 4 bytes.
-     */
-    uint8_t* out = dst + (col0 + E * j) * lddBytes + row0 * S;
-    const int64_t restBytes = rowsLeft * S;
-#pragma unroll
-    for (int q = 0; q < E; q++, out += lddBytes) {
-      const int32_t d = (int32_t)((kSector - sectorOffset(out)) & (kSector - 1));
-      const uint32_t dw = d >> 2, sh = 8 * (d & 3);
-      const int32_t from = row0 == 0 ? 0 : d;
-      const int32_t to = (int32_t)(restBytes < d + kSubwordRows * S ? restBytes : d + kSubwordRows * S);
-      const bool whole = to == d + kSubwordRows * S; /* words n >= 0 then all lie inside [from, to) */
-      const uint32_t loLane = groupLane(lane, part + dw), hiLane = groupLane(lane, part + dw + 1);
-      const bool loLate = part < dw, hiLate = part <= dw, shifted = __any_sync(0xffffffffu, sh != 0);
-      const bool mine = (int64_t)(E * j + q) < colsIn;
-      uint8_t* word = out + d + 4 * part;
-      const bool aligned = !__any_sync(0xffffffffu, d != 0);
-      /* value[n + 1] is sector word 8 n + part; n = -1 is the bytes before the first sector
-       * boundary, which only the first tile writes. */
-      uint32_t value[N + 1];
-#pragma unroll
-      for (int n = -1; n < N; n++) value[n + 1] = n >= 0 ? o[q][n] : 0;
-      if (!aligned) {
-        const int first = row0 == 0 ? -1 : 0;
-        if (!shifted) {
-#pragma unroll
-          for (int n = -1; n < N; n++)
-            if (n >= first) value[n + 1] = __shfl_sync(0xffffffffu, loLate ? o[q][n + 1] : (n >= 0 ? o[q][n] : 0), loLane);
-        } else {
-#pragma unroll
-          for (int n = -1; n < N; n++) {
-            if (n < first) continue;
-            const uint32_t cur = n >= 0 ? o[q][n] : 0;
-            const uint32_t lo = __shfl_sync(0xffffffffu, loLate ? o[q][n + 1] : cur, loLane);
-            const uint32_t hi = __shfl_sync(0xffffffffu, hiLate ? o[q][n + 1] : cur, hiLane);
-            value[n + 1] = __funnelshift_r(lo, hi, sh);
-          }
-        }
-      }
-      if (!mine) continue;
-      if (whole && row0 != 0) {
-        /* Every word of a tile inside the matrix's rows lies in its window. */
-#pragma unroll
-        for (int n = 0; n < N; n++) *reinterpret_cast<uint32_t*>(word + kSector * n) = value[n + 1];
-        continue;
-      }
-#pragma unroll
-      for (int n = -1; n < N; n++) {
-        const int32_t pos = d + kSector * n + 4 * (int32_t)part; /* its first byte, from the tile's first entry */
-        if (pos >= from && pos + 4 <= to) *reinterpret_cast<uint32_t*>(word + kSector * n) = value[n + 1];
-        else if (pos + 4 > from && pos < to)
-          storeWordPart(word + kSector * n, value[n + 1], pos < from ? from - pos : 0, to - pos < 4 ? to - pos : 4);
-      }
-    }
+    if (inside && row0 != 0 && rows - row0 >= kSubwordRows + X)
+      subwordTile<S, true>(src, ldsBytes, dst, lddBytes, rows, cols, row0, col0, inside, rowsPast, tile);
+    else
+      subwordTile<S, false>(src, ldsBytes, dst, lddBytes, rows, cols, row0, col0, inside, rowsPast, tile);
     __syncthreads();
   }
 }
@@ -282,15 +337,21 @@ static cudaError_t launchSubwordTyped(const dtrTransposeArgs* a, cudaStream_t st
   cudaError_t err = deviceInfo(&d);
   if (err != cudaSuccess) return err;
   constexpr int C = kSubwordRowBytes / S;
-  const uint32_t tilesX = (uint32_t)((a->cols + C - 1) / C);
-  const uint32_t tilesY = (uint32_t)((a->rows + kSubwordRows - 1) / kSubwordRows);
+  const uint64_t tilesX = (uint64_t)((a->cols + C - 1) / C), tilesY = (uint64_t)((a->rows + kSubwordRows - 1) / kSubwordRows);
+  if (tilesX * tilesY >= ((uint64_t)1 << 32)) return cudaErrorInvalidValue; /* 64 TB and more */
+  auto kernel = subwordKernel<S>;
   int perSm = 0;
-  if ((err = residentBlocks((const void*)subwordKernel<S>, kSubwordThreads, 0, &perSm))) return err;
+  if ((err = residentBlocks((const void*)kernel, kSubwordThreads, 0, &perSm))) return err;
   const KernelTuning tune = tuningFor(dtrKernelSimt, S);
-  const unsigned grid = tileGrid((uint64_t)tilesX * tilesY, (uint64_t)perSm * d.sms, tune.tilesPerCta);
-  subwordKernel<S><<<dim3(grid, 1, batchOf(a)), kSubwordThreads, 0, stream>>>(
+  const unsigned grid = tileGrid(tilesX * tilesY, (uint64_t)perSm * d.sms, tune.tilesPerCta);
+  /* Where result rows all start on sector boundaries, no store reaches past the tile's rows, so the
+   * rows past it are not loaded: a quarter more reads for 1-byte entries, an eighth for 2-byte ones
+   * (with the leaner tile code, 1 GiB square on an H200: 1 B 73.5 -> 91.6 %, 2 B 83.7 -> 90.6 %). */
+  const bool rowsPast = ((uint64_t)(uintptr_t)a->dst | (uint64_t)a->ldd * S |
+                         (batchOf(a) > 1 ? (uint64_t)a->dst_stride * S : 0)) & (kSector - 1);
+  kernel<<<dim3(grid, 1, batchOf(a)), kSubwordThreads, 0, stream>>>(
       static_cast<const uint8_t*>(a->src), a->lds * S, static_cast<uint8_t*>(a->dst), a->ldd * S, a->rows, a->cols,
-      tilesX, tilesY, (uint32_t)tune.tileGroup, a->src_stride * S, a->dst_stride * S);
+      (uint32_t)tilesX, (uint32_t)tilesY, (uint32_t)tune.tileGroup, a->src_stride * S, a->dst_stride * S, rowsPast);
   return cudaGetLastError();
 }
 

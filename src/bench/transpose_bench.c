@@ -123,13 +123,17 @@ static void shapeFor(int which, size_t bytes, size_t e, int64_t* rows, int64_t* 
 }
 
 int main(int argc, char** argv) {
-  int iters = 20, warmup = 3, nshapes = 4, c;
+  int iters = 20, warmup = 3, c;
+  int useShape[4] = {1, 1, 1, 1};
   size_t bytes = (size_t)1 << 30;
   char sizesArg[64] = "1,2,4,8,16", kernelsArg[256] = "tma,tma-mc2,tma-mc4,simt16,simt";
   const char* jsonPath = NULL;
-  while ((c = getopt(argc, argv, "n:w:s:e:k:J:qh")) != -1) {
+  while ((c = getopt(argc, argv, "n:w:s:e:k:J:S:qh")) != -1) {
     switch (c) {
-      case 'q': nshapes = 1; break; /* the square shape only */
+      case 'q': useShape[1] = useShape[2] = useShape[3] = 0; break; /* the square shape only */
+      case 'S': /* a comma-separated subset of the shapes, e.g. to profile one */
+        for (int i = 0; i < 4; i++) useShape[i] = strstr(optarg, shapeName(i)) != NULL;
+        break;
       case 'n': iters = atoi(optarg); break;
       case 'w': warmup = atoi(optarg); break;
       case 's': bytes = (size_t)(atof(optarg) * (1 << 20)); break;
@@ -137,7 +141,8 @@ int main(int argc, char** argv) {
       case 'k': snprintf(kernelsArg, sizeof kernelsArg, "%s", optarg); break;
       case 'J': jsonPath = optarg; break;
       default:
-        printf("Usage: transpose-bench [-n iters] [-w warmup] [-s MiB per buffer] [-e 1,2,4,8,16] [-q] [-J file.json]\n"
+        printf("Usage: transpose-bench [-n iters] [-w warmup] [-s MiB per buffer] [-e 1,2,4,8,16] [-q | -S shape,...]\n"
+               "                       [-J file.json]  shapes: square, tall, wide, prime\n"
                "                       [-k variant,...]  variant: kernel[:boxes:group:streaming:tiles-per-block],\n"
                "                       kernel one of %s\n",
                dtrKernelChoices());
@@ -188,7 +193,8 @@ int main(int argc, char** argv) {
   for (char* t = strtok(sizesArg, ","); t; t = strtok(NULL, ",")) {
     const size_t e = (size_t)atoi(t);
     if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) continue;
-    for (int shape = 0; shape < nshapes; shape++) {
+    for (int shape = 0; shape < 4; shape++) {
+      if (!useShape[shape]) continue;
       int64_t rows, cols;
       shapeFor(shape, bytes, e, &rows, &cols);
       const size_t n = (size_t)rows * cols * e;
