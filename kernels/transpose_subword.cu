@@ -92,9 +92,14 @@ __device__ __forceinline__ uint32_t groupLane(uint32_t lane, uint32_t part) { re
  * reads of the transpose then hit 32 distinct banks.
  */
 template <int S>
-__device__ __forceinline__ uint32_t tileSlot(uint32_t r, uint32_t word) {
+__device__ __forceinline__ uint32_t tileSwizzle(uint32_t r) {
   constexpr int log2E = S == 1 ? 2 : S == 2 ? 1 : 0;
-  return r * 32 + (word ^ (8 * ((r >> 2) & 3) + ((r >> log2E) & 7)));
+  return 8 * ((r >> 2) & 3) + ((r >> log2E) & 7);
+}
+
+template <int S>
+__device__ __forceinline__ uint32_t tileSlot(uint32_t r, uint32_t word) {
+  return r * 32 + (word ^ tileSwizzle<S>(r));
 }
 
 /*
@@ -149,25 +154,11 @@ __device__ __forceinline__ void placeRow(uint32_t* tile, const uint32_t (&v)[5],
   }
   if (use) {
     /* tileSlot(r, 8 i + part) = r * 32 + ((8 i + part) ^ z) = r * 32 + 8 (i ^ (z / 8)) + (part ^ z % 8) */
-    const uint32_t z = tileSlot<S>(r, 0) - r * 32;
+    const uint32_t z = tileSwizzle<S>(r);
     uint32_t* row = tile + r * 32 + (part ^ (z & 7));
 #pragma unroll
     for (int i = 0; i < 4; i++) row[8 * (i ^ (z >> 3))] = value[i];
   }
-}
-
-/* The tile (tx, ty) of a grid that takes tiles in column groups `group` wide (dtrTileOrder), in
- * 32-bit arithmetic: a block of one tile computes it first, and the 64-bit divisions cost about a
- * tenth of the kernel's instructions. */
-__device__ __forceinline__ void tileOrder32(uint32_t t, uint32_t tilesX, uint32_t tilesY, uint32_t group, uint32_t* tx,
-                                            uint32_t* ty) {
-  const uint32_t gx = group < tilesX ? (group ? group : 1) : tilesX;
-  const uint32_t perGroup = gx * tilesY;
-  const uint32_t g = t / perGroup;
-  const uint32_t width = (tilesX - g * gx) < gx ? (tilesX - g * gx) : gx;
-  const uint32_t within = t - g * perGroup;
-  *ty = within / width;
-  *tx = g * gx + within % width;
 }
 
 /*
@@ -317,10 +308,10 @@ __global__ void __launch_bounds__(kSubwordThreads, kSubwordBlocks)
   src += blockIdx.z * srcBatchBytes;
   dst += blockIdx.z * dstBatchBytes;
   __shared__ uint32_t tile[(kSubwordRows + X) * 32];
-  const uint32_t tiles = tilesX * tilesY; /* below 2^32: checked at launch */
-  for (uint32_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+  const uint64_t tiles = (uint64_t)tilesX * tilesY;
+  for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     uint32_t tx, ty;
-    tileOrder32(t, tilesX, tilesY, group, &tx, &ty);
+    dtrTileOrder(t, tilesX, tilesY, group, &tx, &ty);
     const int64_t row0 = (int64_t)ty * kSubwordRows, col0 = (int64_t)tx * C;
     const bool inside = col0 * S >= kSector && (col0 + C) * S + kSector <= cols * S;
     if (inside && row0 != 0 && rows - row0 >= kSubwordRows + X)
@@ -337,13 +328,13 @@ static cudaError_t launchSubwordTyped(const dtrTransposeArgs* a, cudaStream_t st
   cudaError_t err = deviceInfo(&d);
   if (err != cudaSuccess) return err;
   constexpr int C = kSubwordRowBytes / S;
-  const uint64_t tilesX = (uint64_t)((a->cols + C - 1) / C), tilesY = (uint64_t)((a->rows + kSubwordRows - 1) / kSubwordRows);
-  if (tilesX * tilesY >= ((uint64_t)1 << 32)) return cudaErrorInvalidValue; /* 64 TB and more */
+  const uint32_t tilesX = (uint32_t)((a->cols + C - 1) / C);
+  const uint32_t tilesY = (uint32_t)((a->rows + kSubwordRows - 1) / kSubwordRows);
   auto kernel = subwordKernel<S>;
   int perSm = 0;
   if ((err = residentBlocks((const void*)kernel, kSubwordThreads, 0, &perSm))) return err;
   const KernelTuning tune = tuningFor(dtrKernelSimt, S);
-  const unsigned grid = tileGrid(tilesX * tilesY, (uint64_t)perSm * d.sms, tune.tilesPerCta);
+  const unsigned grid = tileGrid((uint64_t)tilesX * tilesY, (uint64_t)perSm * d.sms, tune.tilesPerCta);
   /* Where result rows all start on sector boundaries, no store reaches past the tile's rows, so the
    * rows past it are not loaded: a quarter more reads for 1-byte entries, an eighth for 2-byte ones
    * (with the leaner tile code, 1 GiB square on an H200: 1 B 73.5 -> 91.6 %, 2 B 83.7 -> 90.6 %). */
@@ -351,7 +342,7 @@ static cudaError_t launchSubwordTyped(const dtrTransposeArgs* a, cudaStream_t st
                          (batchOf(a) > 1 ? (uint64_t)a->dst_stride * S : 0)) & (kSector - 1);
   kernel<<<dim3(grid, 1, batchOf(a)), kSubwordThreads, 0, stream>>>(
       static_cast<const uint8_t*>(a->src), a->lds * S, static_cast<uint8_t*>(a->dst), a->ldd * S, a->rows, a->cols,
-      (uint32_t)tilesX, (uint32_t)tilesY, (uint32_t)tune.tileGroup, a->src_stride * S, a->dst_stride * S, rowsPast);
+      tilesX, tilesY, (uint32_t)tune.tileGroup, a->src_stride * S, a->dst_stride * S, rowsPast);
   return cudaGetLastError();
 }
 
