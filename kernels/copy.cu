@@ -92,16 +92,100 @@ __global__ void copy2dKernel(W* __restrict__ dst, uint64_t dpitch, const W* __re
     dst[r * dpitch + x] = src[r * spitch + x];
 }
 
+/*
+ * The same copy for rows whose source and destination sit at different offsets within 16 bytes (odd
+ * pitches of 1- and 2-byte entries, where a common word would be a byte or two): each thread stores
+ * one aligned 16-byte word of a destination row, gathered from the two aligned 16-byte source words
+ * under it by funnel shifts. Source words may reach past a row into its neighbours (reading them is
+ * harmless) but never out of the source's rows as a whole; destination words that a row fills only in
+ * part are stored byte by byte, so nothing outside the rows is written. Thread t of the grid takes word
+ * t % words of row t / words (`words` a row at most, counted from the aligned word holding the row's
+ * first byte; `inverse` = 1.0 / words): no thread idles beside a narrow row, as a power-of-two share of
+ * a block would.
+ */
+__global__ void __launch_bounds__(256, 8)
+    copy2dShiftKernel(uint8_t* __restrict__ dst, uint64_t dpitch, const uint8_t* __restrict__ src, uint64_t spitch,
+                      uint64_t width, uint64_t height, uint64_t words, double inverse) {
+  const uintptr_t srcEnd = (uintptr_t)(src + (height - 1) * spitch + width);
+  const uint64_t total = height * words;
+  for (uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += (uint64_t)gridDim.x * blockDim.x) {
+    /* t / words by a multiplication, corrected by one where rounding missed. */
+    uint64_t r = (uint64_t)((double)t * inverse);
+    if (r * words > t) r--;
+    else if ((r + 1) * words <= t) r++;
+    const uint64_t x = t - r * words;
+    uint8_t* d = dst + r * dpitch;
+    const uint8_t* s = src + r * spitch;
+    /* This thread's word: bytes [first, first + 16) of the row (first < 0 for the word holding the row's
+     * first byte where the row starts inside it). */
+    const int64_t first = (int64_t)(16 * x) - (int64_t)((uintptr_t)d & 15);
+    if (first >= (int64_t)width) continue;
+    const uintptr_t at = (uintptr_t)(s + first), base = at & ~(uintptr_t)15;
+    const uint32_t shift = (uint32_t)(at & 15);
+    if (base < (uintptr_t)src || base + (shift ? 32 : 16) > srcEnd) {
+      /* At the very start or end of the source (its first or last row only). */
+      for (int64_t i = first < 0 ? 0 : first; i < first + 16 && i < (int64_t)width; i++) d[i] = s[i];
+      continue;
+    }
+    const uint4 lo = reinterpret_cast<const uint4*>(base)[0];
+    uint4 out = lo;
+    if (shift) {
+      const uint4 hi = reinterpret_cast<const uint4*>(base)[1];
+      const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+      const uint32_t q = shift >> 2, bits = 8 * (shift & 3);
+      uint32_t v[5];
+#pragma unroll
+      for (int i = 0; i < 5; i++) v[i] = q == 0 ? w[i] : q == 1 ? w[i + 1] : q == 2 ? w[i + 2] : w[i + 3];
+      out.x = __funnelshift_r(v[0], v[1], bits);
+      out.y = __funnelshift_r(v[1], v[2], bits);
+      out.z = __funnelshift_r(v[2], v[3], bits);
+      out.w = __funnelshift_r(v[3], v[4], bits);
+    }
+    if (first >= 0 && first + 16 <= (int64_t)width) {
+      *reinterpret_cast<uint4*>(d + first) = out;
+      continue;
+    }
+    const uint32_t o[4] = {out.x, out.y, out.z, out.w};
+#pragma unroll
+    for (int k = 0; k < 16; k++) {
+      const int64_t i = first + k;
+      if (i >= 0 && i < (int64_t)width) d[i] = (uint8_t)(o[k / 4] >> (8 * (k % 4)));
+    }
+  }
+}
+
+/* Rows from this many bytes up take the shifted copy where no 16-byte word fits them all. */
+constexpr size_t kShiftMinWidth = 64;
+
+/* Threads per row: the least power of two covering `words` words, at most a block of 256. */
+static uint32_t rowLanes(uint64_t words) {
+  uint32_t lanes = 1;
+  while (lanes < 256 && lanes < words) lanes *= 2;
+  return lanes;
+}
+
+static dim3 copy2dGrid(uint64_t words, uint64_t height, uint32_t lanes, uint32_t threads) {
+  const uint32_t rowsPerBlock = threads / lanes;
+  const uint64_t bx = (words + lanes - 1) / lanes, by = (height + rowsPerBlock - 1) / rowsPerBlock;
+  return dim3((unsigned)(bx < 0x7fffffffu ? bx : 0x7fffffffu), (unsigned)(by < 65535 ? by : 65535));
+}
+
+static cudaError_t copy2dShift(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                               cudaStream_t stream) {
+  const uint64_t words = (width + 30) / 16; /* the most aligned words a row of `width` bytes touches */
+  const uint64_t blocks = (height * words + 255) / 256;
+  copy2dShiftKernel<<<(unsigned)(blocks < 0x7fffffffu ? blocks : 0x7fffffffu), 256, 0, stream>>>(
+      static_cast<uint8_t*>(dst), dpitch, static_cast<const uint8_t*>(src), spitch, width, height, words,
+      1.0 / (double)words);
+  return cudaGetLastError();
+}
+
 template <typename W>
 static cudaError_t copy2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                           cudaStream_t stream) {
   const uint64_t w = width / sizeof(W);
-  uint32_t lanes = 1;
-  while (lanes < 256 && lanes < w) lanes *= 2;
-  const uint32_t threads = 256, rowsPerBlock = threads / lanes;
-  const uint64_t bx = (w + lanes - 1) / lanes, by = (height + rowsPerBlock - 1) / rowsPerBlock;
-  const dim3 grid((unsigned)(bx < 0x7fffffffu ? bx : 0x7fffffffu), (unsigned)(by < 65535 ? by : 65535));
-  copy2dKernel<W><<<grid, threads, 0, stream>>>(static_cast<W*>(dst), dpitch / sizeof(W), static_cast<const W*>(src),
+  const uint32_t lanes = rowLanes(w), threads = 256;
+  copy2dKernel<W><<<copy2dGrid(w, height, lanes, threads), threads, 0, stream>>>(static_cast<W*>(dst), dpitch / sizeof(W), static_cast<const W*>(src),
                                                 spitch / sizeof(W), w, height, lanes);
   return cudaGetLastError();
 }
@@ -110,16 +194,23 @@ static cudaError_t copy2d(void* dst, size_t dpitch, const void* src, size_t spit
 
 using namespace dtr;
 
-extern "C" cudaError_t dtrCopy2dLaunch(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
-                                       size_t height, cudaStream_t stream) {
+extern "C" cudaError_t dtrCopy2dLaunchWith(dtrCopy2dMethod method, void* dst, size_t dpitch, const void* src,
+                                           size_t spitch, size_t width, size_t height, cudaStream_t stream) {
   if (!width || !height) return cudaSuccess;
   /* The widest word that every row start and the width allow. */
   const uint64_t align = (uint64_t)(uintptr_t)dst | (uint64_t)(uintptr_t)src | dpitch | spitch | width;
+  if (method == dtrCopy2dAuto) method = (align & 15) && width >= kShiftMinWidth ? dtrCopy2dShifted : dtrCopy2dWords;
+  if (method == dtrCopy2dShifted) return copy2dShift(dst, dpitch, src, spitch, width, height, stream);
   if (!(align & 15)) return copy2d<uint4>(dst, dpitch, src, spitch, width, height, stream);
   if (!(align & 7)) return copy2d<uint64_t>(dst, dpitch, src, spitch, width, height, stream);
   if (!(align & 3)) return copy2d<uint32_t>(dst, dpitch, src, spitch, width, height, stream);
   if (!(align & 1)) return copy2d<uint16_t>(dst, dpitch, src, spitch, width, height, stream);
   return copy2d<uint8_t>(dst, dpitch, src, spitch, width, height, stream);
+}
+
+extern "C" cudaError_t dtrCopy2dLaunch(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
+                                       size_t height, cudaStream_t stream) {
+  return dtrCopy2dLaunchWith(dtrCopy2dAuto, dst, dpitch, src, spitch, width, height, stream);
 }
 
 extern "C" cudaError_t dtrCopyLaunch(void* dst, const void* src, size_t bytes, int unroll, cudaStream_t stream) {

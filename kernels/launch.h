@@ -90,10 +90,18 @@ void dtrKernelTuningSet(int tma_boxes, int tile_group, int streaming, int tiles_
  * binaries load where there is no driver. NULL where the driver lacks it or is absent. */
 void* dtrDriverEntryPoint(const char* name);
 
-/* height rows of width bytes from a pitch of spitch into a pitch of dpitch (bytes), with the widest
- * accesses the alignment allows: the unpack of received segments into their column blocks. */
+/* height rows of width bytes from a pitch of spitch into a pitch of dpitch (bytes): the unpack of
+ * received segments into their column blocks. Where one 16-byte word does not fit every row start,
+ * rows of 64 bytes up are stored in aligned 16-byte words shifted out of the source ones, narrower
+ * rows in the widest word that fits every row start. */
 cudaError_t dtrCopy2dLaunch(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                             cudaStream_t stream);
+
+/* The same with the method forced (for benchmarks and tests): the widest common word, or shifted
+ * 16-byte words. */
+typedef enum { dtrCopy2dAuto = 0, dtrCopy2dWords = 1, dtrCopy2dShifted = 2 } dtrCopy2dMethod;
+cudaError_t dtrCopy2dLaunchWith(dtrCopy2dMethod method, void* dst, size_t dpitch, const void* src, size_t spitch,
+                                size_t width, size_t height, cudaStream_t stream);
 
 /* Copy with 16-byte accesses (1-byte ones on an unaligned head or tail). `unroll` 1: one load and one
  * store per thread, a block of 256 threads per 4 KB; 4: four independent loads per thread before

@@ -219,36 +219,45 @@ static void testCopy(void) {
     }
 }
 
-/* The 2-D copy of the unpack: every word width, narrow and wide rows, bytes outside untouched. */
+/* The 2-D copy of the unpack, by every method: every word width, narrow and wide rows, source and
+ * destination rows at every offset within 16 bytes of each other (odd pitches), the last source row
+ * ending where its allocation does, bytes outside the rows untouched. */
 static void testCopy2d(void) {
-  const size_t cases[][5] = {/* width, height, spitch, dpitch, offset */
-                             {4, 1000, 4, 36, 0},      {16, 333, 16, 48, 0},    {4000, 77, 4000, 4096, 0},
-                             {32768, 64, 32768, 131072, 0}, {7, 100, 7, 31, 1}, {24, 50, 24, 40, 8},
-                             {1, 1, 1, 1, 0},          {1002, 9, 1002, 2006, 2}};
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    const size_t w = cases[i][0], h = cases[i][1], sp = cases[i][2], dp = cases[i][3], off = cases[i][4];
-    const size_t sbytes = sp * h + off, dbytes = dp * h + off;
-    uint8_t *hs = malloc(sbytes), *hd = malloc(dbytes), *ds, *dd;
-    for (size_t x = 0; x < sbytes; x++) hs[x] = (uint8_t)dtrMix64(x);
-    memset(hd, 0xa5, dbytes);
-    CUDA_OK(cudaMalloc((void**)&ds, sbytes));
-    CUDA_OK(cudaMalloc((void**)&dd, dbytes));
-    CUDA_OK(cudaMemcpy(ds, hs, sbytes, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(dd, hd, dbytes, cudaMemcpyHostToDevice));
-    CUDA_OK(dtrCopy2dLaunch(dd + off, dp, ds + off, sp, w, h, 0));
-    CUDA_OK(cudaMemcpy(hd, dd, dbytes, cudaMemcpyDeviceToHost));
-    size_t bad = 0;
-    for (size_t x = 0; x < dbytes; x++) {
-      const size_t r = x < off ? (size_t)-1 : (x - off) / dp, c = x < off ? 0 : (x - off) % dp;
-      const uint8_t want = (r < h && c < w) ? hs[off + r * sp + c] : 0xa5;
-      bad += hd[x] != want;
+  const size_t cases[][6] = {/* width, height, spitch, dpitch, source offset, destination offset */
+                             {4, 1000, 4, 36, 0, 0},        {16, 333, 16, 48, 0, 0},     {4000, 77, 4000, 4096, 0, 0},
+                             {32768, 64, 32768, 131072, 0, 0}, {7, 100, 7, 31, 1, 1},    {24, 50, 24, 40, 8, 8},
+                             {1, 1, 1, 1, 0, 0},            {1002, 9, 1002, 2006, 2, 2}, {64, 40, 64, 1001, 0, 3},
+                             {65, 33, 65, 67, 1, 0},        {100, 50, 112, 1003, 0, 517}, {4099, 21, 4099, 8191, 5, 11},
+                             {32749, 17, 32752, 65521, 0, 32772}, {1000, 300, 1000, 1000, 3, 0}, {96, 16, 96, 97, 15, 1},
+                             {300, 45, 301, 307, 7, 9}};
+  const dtrCopy2dMethod methods[] = {dtrCopy2dAuto, dtrCopy2dWords, dtrCopy2dShifted};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (size_t m = 0; m < 3; m++) {
+      const size_t w = cases[i][0], h = cases[i][1], sp = cases[i][2], dp = cases[i][3], so = cases[i][4],
+                   off = cases[i][5];
+      const size_t sbytes = sp * (h - 1) + w + so, dbytes = dp * h + off;
+      uint8_t *hs = malloc(sbytes), *hd = malloc(dbytes), *ds, *dd;
+      for (size_t x = 0; x < sbytes; x++) hs[x] = (uint8_t)dtrMix64(x + 7 * i);
+      memset(hd, 0xa5, dbytes);
+      CUDA_OK(cudaMalloc((void**)&ds, sbytes));
+      CUDA_OK(cudaMalloc((void**)&dd, dbytes));
+      CUDA_OK(cudaMemcpy(ds, hs, sbytes, cudaMemcpyHostToDevice));
+      CUDA_OK(cudaMemcpy(dd, hd, dbytes, cudaMemcpyHostToDevice));
+      CUDA_OK(dtrCopy2dLaunchWith(methods[m], dd + off, dp, ds + so, sp, w, h, 0));
+      CUDA_OK(cudaMemcpy(hd, dd, dbytes, cudaMemcpyDeviceToHost));
+      size_t bad = 0;
+      for (size_t x = 0; x < dbytes; x++) {
+        const size_t r = x < off ? (size_t)-1 : (x - off) / dp, c = x < off ? 0 : (x - off) % dp;
+        const uint8_t want = (r < h && c < w) ? hs[so + r * sp + c] : 0xa5;
+        bad += hd[x] != want;
+      }
+      EXPECT(bad == 0, "copy2d method %d width %zu height %zu pitches %zu/%zu offsets %zu/%zu: %zu bytes wrong",
+             (int)methods[m], w, h, sp, dp, so, off, bad);
+      cudaFree(ds);
+      cudaFree(dd);
+      free(hs);
+      free(hd);
     }
-    EXPECT(bad == 0, "copy2d width %zu height %zu pitches %zu/%zu offset %zu: %zu bytes wrong", w, h, sp, dp, off, bad);
-    cudaFree(ds);
-    cudaFree(dd);
-    free(hs);
-    free(hd);
-  }
 }
 
 int main(int argc, char** argv) {

@@ -24,18 +24,21 @@
     }                                                                                           \
   } while (0)
 
-typedef enum { OpMemcpy, OpCopy16, OpCopy16x4, OpCopyBulk, OpTranspose } OpKind;
+typedef enum { OpMemcpy, OpCopy16, OpCopy16x4, OpCopyBulk, OpTranspose, OpUnpack } OpKind;
 
 typedef struct {
   OpKind kind;
   dtrKernel_t kernel;
   dtrTransposeArgs args;
   size_t bytes;
+  dtrCopy2dMethod method; /* OpUnpack */
+  size_t width, height, spitch, dpitch, dst_offset;
 } Op;
 
 /* A kernel and its knobs (dtrKernelTuningSet): boxes per TMA stage, tile-order group, streaming,
- * tiles per block. */
+ * tiles per block; or (unpack > 0) the 2-D copy of the NCCL backend's unpack by a dtrCopy2dMethod + 1. */
 typedef struct {
+  int unpack;
   dtrKernel_t kernel;
   int boxes, group, streaming, tpc;
   char label[48];
@@ -44,6 +47,14 @@ typedef struct {
 /* "tma:2:8" = tma with 2 boxes per stage and groups of 8 tiles; "simt:0:8:1" = simt, streaming;
  * "simt:0:8:0:1" = simt, one tile per block. */
 static int parseVariant(const char* s, Variant* v) {
+  static const char* unpacks[] = {"unpack", "unpack-words", "unpack-shift"};
+  memset(v, 0, sizeof *v);
+  for (int m = 0; m < 3; m++)
+    if (!strcmp(s, unpacks[m])) {
+      v->unpack = m + 1;
+      snprintf(v->label, sizeof v->label, "%s", s);
+      return 0;
+    }
   char name[32];
   int boxes = 0, group = 0, streaming = 0, tpc = 0;
   int n = sscanf(s, "%31[^:]:%d:%d:%d:%d", name, &boxes, &group, &streaming, &tpc);
@@ -63,6 +74,10 @@ static void launch(const Op* op) {
     case OpCopy16: CUDA_OK(dtrCopyLaunch(op->args.dst, op->args.src, op->bytes, 1, 0)); break;
     case OpCopy16x4: CUDA_OK(dtrCopyLaunch(op->args.dst, op->args.src, op->bytes, 4, 0)); break;
     case OpCopyBulk: CUDA_OK(dtrCopyLaunch(op->args.dst, op->args.src, op->bytes, 0, 0)); break;
+    case OpUnpack:
+      CUDA_OK(dtrCopy2dLaunchWith(op->method, (char*)op->args.dst + op->dst_offset, op->dpitch, op->args.src,
+                                  op->spitch, op->width, op->height, 0));
+      break;
     default: CUDA_OK(dtrTransposeLaunch(op->kernel, &op->args, 0, NULL));
   }
 }
@@ -122,6 +137,57 @@ static void shapeFor(int which, size_t bytes, size_t e, int64_t* rows, int64_t* 
   }
 }
 
+/* One measured row, on stdout and (json != NULL) as data. */
+static void printRow(FILE* json, int* jsonRows, size_t e, int shape, int64_t rows, int64_t cols, double memcpyGBs,
+                     double copyGBs, double ceiling, const char* label, float ms, double gbs, unsigned long long w) {
+  const double pct = 100.0 * gbs / ceiling;
+  printf("  %4zu %6s %7lld %7lld | %9.0f %9.0f | %12s %10.1f %9.0f %6.1f %6llu\n", e, shapeName(shape), (long long)rows,
+         (long long)cols, memcpyGBs, copyGBs, label, ms * 1e3, gbs, pct, w);
+  if (json)
+    fprintf(json,
+            "%s\n  {\"elem\": %zu, \"shape\": \"%s\", \"rows\": %lld, \"cols\": %lld, \"kernel\": \"%s\", "
+            "\"time_us\": %.2f, \"gbs\": %.1f, \"copy_gbs\": %.1f, \"memcpy_gbs\": %.1f, \"pct_copy\": %.2f, "
+            "\"wrong\": %llu}",
+            (*jsonRows)++ ? "," : "", e, shapeName(shape), (long long)rows, (long long)cols, label, ms * 1e3, gbs,
+            copyGBs, memcpyGBs, pct, w);
+}
+
+/*
+ * The unpack of the NCCL backend on 2 ranks for a rows x cols matrix: rank 0 copies the segment from
+ * rank 1 (B's cols rows of rank 1's rows - rows / 2 entries, in rows padded to 16 bytes) into its
+ * column block of B (pitch: rows entries, starting at column rows / 2). Half the matrix's bytes.
+ */
+static Op unpackOp(const Op* transpose, int64_t rows, int64_t cols, size_t e, dtrCopy2dMethod method) {
+  Op u = *transpose;
+  u.kind = OpUnpack;
+  u.method = method;
+  u.width = (size_t)(rows - rows / 2) * e;
+  u.height = (size_t)cols;
+  u.spitch = (u.width + 15) / 16 * 16;
+  u.dpitch = (size_t)rows * e;
+  u.dst_offset = (size_t)(rows / 2) * e;
+  u.bytes = u.width * u.height;
+  return u;
+}
+
+/* Bytes of the unpack's result that differ from its source (compared on the host). */
+static unsigned long long unpackWrong(const Op* u) {
+  char* got = malloc(u->bytes);
+  char* want = malloc(u->bytes);
+  if (!got || !want) {
+    fprintf(stderr, "transpose-bench: out of host memory for the unpack check\n");
+    exit(1);
+  }
+  CUDA_OK(cudaMemcpy2D(got, u->width, (const char*)u->args.dst + u->dst_offset, u->dpitch, u->width, u->height,
+                       cudaMemcpyDeviceToHost));
+  CUDA_OK(cudaMemcpy2D(want, u->width, u->args.src, u->spitch, u->width, u->height, cudaMemcpyDeviceToHost));
+  unsigned long long wrong = 0;
+  for (size_t i = 0; i < u->bytes; i++) wrong += got[i] != want[i];
+  free(got);
+  free(want);
+  return wrong;
+}
+
 int main(int argc, char** argv) {
   int iters = 20, warmup = 3, c;
   int useShape[4] = {1, 1, 1, 1};
@@ -144,7 +210,8 @@ int main(int argc, char** argv) {
         printf("Usage: transpose-bench [-n iters] [-w warmup] [-s MiB per buffer] [-e 1,2,4,8,16] [-q | -S shape,...]\n"
                "                       [-J file.json]  shapes: square, tall, wide, prime\n"
                "                       [-k variant,...]  variant: kernel[:boxes:group:streaming:tiles-per-block],\n"
-               "                       kernel one of %s\n",
+               "                       kernel one of %s;\n"
+               "                       or unpack, unpack-words, unpack-shift: the NCCL backend's 2-D copy on 2 ranks\n",
                dtrKernelChoices());
         return c == 'h' ? 0 : 2;
     }
@@ -199,7 +266,7 @@ int main(int argc, char** argv) {
       shapeFor(shape, bytes, e, &rows, &cols);
       const size_t n = (size_t)rows * cols * e;
       CUDA_OK(dtrPatternFillLaunch(src, rows, cols, 0, e, 0));
-      Op op = {OpMemcpy, dtrKernelAuto, {src, cols, dst, rows, rows, cols, e, 1, 0, 0}, n};
+      Op op = {OpMemcpy, dtrKernelAuto, {src, cols, dst, rows, rows, cols, e, 1, 0, 0}, n, dtrCopy2dAuto, 0, 0, 0, 0, 0};
       const float memcpyMs = timeOp(&op, warmup, iters);
       op.kind = OpCopy16;
       const float copyMs1 = timeOp(&op, warmup, iters);
@@ -215,6 +282,15 @@ int main(int argc, char** argv) {
       const double memcpyGBs = 2.0 * n / (memcpyMs * 1e6), copyGBs = 2.0 * n / (copyMs * 1e6);
       const double ceiling = memcpyGBs > copyGBs ? memcpyGBs : copyGBs;
       for (int k = 0; k < nk; k++) {
+        if (variants[k].unpack) {
+          const Op u = unpackOp(&op, rows, cols, e, (dtrCopy2dMethod)(variants[k].unpack - 1));
+          const float ms = timeOp(&u, warmup, iters);
+          const unsigned long long w = unpackWrong(&u);
+          failed |= w != 0;
+          const double gbs = 2.0 * u.bytes / (ms * 1e6);
+          printRow(json, &jsonRows, e, shape, rows, cols, memcpyGBs, copyGBs, ceiling, variants[k].label, ms, gbs, w);
+          continue;
+        }
         op.kind = OpTranspose;
         op.kernel = variants[k].kernel;
         dtrKernelTuningSet(variants[k].boxes, variants[k].group, variants[k].streaming, variants[k].tpc);
@@ -232,15 +308,7 @@ int main(int argc, char** argv) {
         const double gbs = 2.0 * n / (ms * 1e6), pct = 100.0 * gbs / ceiling;
         if (shape == 0 && pct > best[e]) best[e] = pct;
         failed |= w != 0;
-        printf("  %4zu %6s %7lld %7lld | %9.0f %9.0f | %12s %10.1f %9.0f %6.1f %6llu\n", e, shapeName(shape),
-               (long long)rows, (long long)cols, memcpyGBs, copyGBs, variants[k].label, ms * 1e3, gbs, pct, w);
-        if (json)
-          fprintf(json,
-                  "%s\n  {\"elem\": %zu, \"shape\": \"%s\", \"rows\": %lld, \"cols\": %lld, \"kernel\": \"%s\", "
-                  "\"time_us\": %.2f, \"gbs\": %.1f, \"copy_gbs\": %.1f, \"memcpy_gbs\": %.1f, \"pct_copy\": %.2f, "
-                  "\"wrong\": %llu}",
-                  jsonRows++ ? "," : "", e, shapeName(shape), (long long)rows, (long long)cols, variants[k].label,
-                  ms * 1e3, gbs, copyGBs, memcpyGBs, pct, w);
+        printRow(json, &jsonRows, e, shape, rows, cols, memcpyGBs, copyGBs, ceiling, variants[k].label, ms, gbs, w);
       }
       fflush(stdout);
     }
