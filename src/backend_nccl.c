@@ -37,6 +37,8 @@ typedef struct {
   char* send;  /* in the plan's workspace */
   char* recv;
   char* stash; /* the own block of an in-place execute (config.inplace) */
+  void* sendHandle; /* registrations of send and recv with nccl (DTR_NCCL_REGISTER), or NULL */
+  void* recvHandle;
   cudaStream_t side;
   cudaEvent_t join;                    /* the self block is done (on the side stream) */
   cudaStream_t comm;                   /* the messages, where there are peers */
@@ -56,6 +58,8 @@ static const int kSelfLastRanks = 4;
 
 static void ncclStateFree(NcclState* s) {
   if (!s) return;
+  dtrNcclDeregister(s->nccl, s->sendHandle);
+  dtrNcclDeregister(s->nccl, s->recvHandle);
   if (s->nccl) dtrNcclCommRelease(s->nccl);
   if (s->join) cudaEventDestroy(s->join);
   if (s->side) cudaStreamDestroy(s->side);
@@ -84,6 +88,16 @@ static dtrResult_t createStreams(dtrPlan_t plan, NcclState* s) {
   return dtrSuccess;
 }
 
+/* The send and receive workspace registered with the communicator, so that NCCL can move each message
+ * from the sender's segment straight into the receiver's (DTR_NCCL_REGISTER). */
+static dtrResult_t registerWorkspace(dtrPlan_t plan, NcclState* s) {
+  const size_t e = plan->geo.entry_bytes;
+  const size_t sendBytes = (size_t)plan->layout.send_total * e, recvBytes = (size_t)plan->layout.recv_total * e;
+  if (sendBytes) NCCLCHECK(ncclCommRegister(s->nccl, s->send, sendBytes, &s->sendHandle));
+  if (recvBytes) NCCLCHECK(ncclCommRegister(s->nccl, s->recv, recvBytes, &s->recvHandle));
+  return dtrSuccess;
+}
+
 static dtrResult_t ncclCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   NcclState* s = calloc(1, sizeof *s);
   dtrResult_t res = s ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate the NCCL backend state");
@@ -93,6 +107,8 @@ static dtrResult_t ncclCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, createStreams(plan, s)), res, fail);
   DTRCHECKGOTO(dtrNcclCommAcquire(plan->comm.comm, plan->device, &s->nccl), res, fail);
   const dtrEnvParams* env = dtrEnvParamsGet();
+  if (plan->comm.nranks > 1 && dtrNcclRegisters(s->nccl))
+    DTRCHECKGOTO(dtrAgree(plan->comm.comm, registerWorkspace(plan, s)), res, fail);
   dtrKernelTuningSet(env->tma_boxes, env->tile_group, env->streaming, env->tiles_per_cta);
   DTRCHECKGOTO(dtrTuneKernel(plan, config->kernel, &plan->kernel), res, fail);
   plan->state = s;

@@ -4,6 +4,7 @@
 
 #include "checks.h"
 #include "comm.h"
+#include "params.h"
 
 typedef struct Entry {
   MPI_Comm comm; /* a private duplicate, kept to compare later communicators against */
@@ -11,6 +12,12 @@ typedef struct Entry {
   int aborted;     /* ncclCommAbort has freed it: no new plan takes it, its plans fail */
   ncclComm_t nccl;
   int refs;
+  int registers; /* DTR_NCCL_REGISTER, agreed by the ranks at creation */
+  /* The bare all-to-all's buffers as last registered (dtrNcclAlltoall), and their handles. */
+  const void* a2aSend;
+  void* a2aRecv;
+  size_t a2aBytes;
+  void* a2aHandles[2];
   struct Entry* next;
 } Entry;
 
@@ -18,11 +25,20 @@ static Entry* entries = NULL;
 static int finalizeKey = MPI_KEYVAL_INVALID;
 
 /* MPI_Finalize deletes MPI_COMM_SELF's attributes first: the moment to destroy what is cached. */
+static void deregisterAlltoall(Entry* e) {
+  for (int i = 0; i < 2; i++)
+    if (e->a2aHandles[i]) (void)ncclCommDeregister(e->nccl, e->a2aHandles[i]);
+  e->a2aHandles[0] = e->a2aHandles[1] = NULL;
+  e->a2aSend = e->a2aRecv = NULL;
+  e->a2aBytes = 0;
+}
+
 static int destroyAll(MPI_Comm comm, int key, void* value, void* extra) {
   (void)comm, (void)key, (void)value, (void)extra;
   while (entries) {
     Entry* e = entries;
     entries = e->next;
+    if (!e->aborted) deregisterAlltoall(e);
     if (!e->aborted) ncclCommDestroy(e->nccl);
     MPI_Comm_free(&e->comm);
     free(e);
@@ -83,6 +99,16 @@ agree:
   res = dtrAgree(comm, res);
   if (res != dtrSuccess) {
     if (e->nccl) ncclCommDestroy(e->nccl);
+    free(e);
+    return res;
+  }
+  /* Registered buffers on one rank and not on another are undefined behaviour in NCCL: the ranks
+   * take registration only where all of them ask for it. */
+  const int want = dtrEnvParamsGet()->nccl_register;
+  res = dtrAllreduce(&want, &e->registers, 1, MPI_INT, MPI_MIN, comm, "the ranks' DTR_NCCL_REGISTER");
+  if (res != dtrSuccess) {
+    ncclCommDestroy(e->nccl);
+    MPI_Comm_free(&e->comm);
     free(e);
     return res;
   }
@@ -147,9 +173,35 @@ dtrResult_t dtrNcclGroupEnd(ncclComm_t nccl, const char* what) {
   return dtrSuccess;
 }
 
+void dtrNcclDeregister(ncclComm_t nccl, void* handle) {
+  const Entry* e = entryOf(nccl);
+  if (handle && e && !e->aborted) (void)ncclCommDeregister(nccl, handle);
+}
+
+int dtrNcclRegisters(ncclComm_t nccl) {
+  const Entry* e = entryOf(nccl);
+  return e && e->registers;
+}
+
+/* The bare all-to-all's buffers registered like the plans' workspaces, so that it is measured the
+ * way the exchange runs; registered again only when the caller passes other buffers. */
+static dtrResult_t registerAlltoall(ncclComm_t nccl, const void* send, void* recv, size_t bytes) {
+  Entry* e = entryOf(nccl);
+  if (!e || !e->registers || !bytes || (e->a2aSend == send && e->a2aRecv == recv && e->a2aBytes == bytes))
+    return dtrSuccess;
+  deregisterAlltoall(e);
+  NCCLCHECK(ncclCommRegister(nccl, (void*)send, bytes, &e->a2aHandles[0]));
+  NCCLCHECK(ncclCommRegister(nccl, recv, bytes, &e->a2aHandles[1]));
+  e->a2aSend = send;
+  e->a2aRecv = recv;
+  e->a2aBytes = bytes;
+  return dtrSuccess;
+}
+
 dtrResult_t dtrNcclAlltoall(ncclComm_t nccl, int nranks, const void* send, void* recv, size_t bytes_per_peer,
                             cudaStream_t stream) {
   dtrResult_t res = dtrSuccess;
+  DTRCHECK(registerAlltoall(nccl, send, recv, bytes_per_peer * (size_t)nranks));
   NCCLCHECK(ncclGroupStart());
   for (int q = 0; q < nranks; q++) {
     NCCLCHECKGOTO(ncclSend((const char*)send + q * bytes_per_peer, bytes_per_peer, ncclUint8, q, nccl, stream), res,

@@ -27,8 +27,17 @@ void dtrNcclCommAbort(ncclComm_t nccl);
 /* Local: dtrTimeout where the communicator has been aborted. */
 dtrResult_t dtrNcclCommUsable(ncclComm_t nccl);
 
+/* Local: whether the ranks of nccl register their message buffers with it (DTR_NCCL_REGISTER, agreed
+ * when the communicator was made). */
+int dtrNcclRegisters(ncclComm_t nccl);
+
+/* Local: ncclCommDeregister of a plan's handle (NULL: none), unless the communicator was aborted (its
+ * registrations went with it). */
+void dtrNcclDeregister(ncclComm_t nccl, void* handle);
+
 /* The bare all-to-all: `bytes_per_peer` from send + q * bytes_per_peer to every rank q (itself
- * included), one NCCL group of sends and receives on `stream`. */
+ * included), one NCCL group of sends and receives on `stream`; send and recv registered with nccl
+ * where dtrNcclRegisters (kept registered until other buffers come or MPI_Finalize). */
 dtrResult_t dtrNcclAlltoall(ncclComm_t nccl, int nranks, const void* send, void* recv, size_t bytes_per_peer,
                             cudaStream_t stream);
 

@@ -55,6 +55,7 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   params.tiles_per_cta = 0;
   params.segment_align = 16;
   params.execute_agree = 1;
+  params.nccl_register = 0;
   const char* v;
   if ((v = getenv("DTR_BACKEND")) && *v) {
     if (dtrParseBackend(v, &params.backend)) bad("DTR_BACKEND", v, dtrBackendChoices());
@@ -73,6 +74,7 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   readInt("DTR_SEGMENT_ALIGN", 1, 4096, &params.segment_align);
   readInt("DTR_P2P_CTAS", 0, 1 << 16, &params.p2p_ctas);
   readInt("DTR_EXECUTE_AGREE", 0, 1, &params.execute_agree);
+  readInt("DTR_NCCL_REGISTER", 0, 1, &params.nccl_register);
   readSeconds("DTR_TIMEOUT", &params.timeout);
   if ((v = getenv("DTR_HOST_MEMORY")) && *v) {
     if (dtrParseSize(v, &params.host_memory) || !params.host_memory) bad("DTR_HOST_MEMORY", v, "a size such as 64G");

@@ -1,11 +1,53 @@
 #include "workspace.h"
 
+#include <nccl.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "checks.h"
+#include "params.h"
 
 size_t dtrWorkspaceRecvOffset(size_t send_bytes) { return (send_bytes + 255) / 256 * 256; }
+
+/* Whether message buffers come from ncclMemAlloc: only where they are to be registered. */
+static int fromNccl(void) { return dtrEnvParamsGet()->nccl_register; }
+
+dtrResult_t dtrMessageAlloc(void** ptr, size_t bytes, const char* what) {
+  *ptr = NULL;
+  int device = -1;
+  (void)cudaGetDevice(&device);
+  const char* failed = NULL;
+  if (fromNccl()) {
+    const ncclResult_t got = ncclMemAlloc(ptr, bytes);
+    if (got != ncclSuccess) failed = ncclGetErrorString(got), *ptr = NULL;
+  } else {
+    const cudaError_t got = cudaMalloc(ptr, bytes);
+    if (got != cudaSuccess) failed = cudaGetErrorString(got), *ptr = NULL;
+  }
+  /* Zeroed once: the padding of aligned segments is sent but never written by a pack, and should
+   * carry defined bytes (compute-sanitizer's initcheck reads the messages whole). */
+  if (!failed) {
+    const cudaError_t zeroed = cudaMemset(*ptr, 0, bytes);
+    if (zeroed != cudaSuccess) failed = cudaGetErrorString(zeroed);
+  }
+  if (!failed) return dtrSuccess;
+  (void)cudaGetLastError();
+  dtrMessageFree(*ptr);
+  *ptr = NULL;
+  return dtrSetError(dtrOutOfMemory, "cannot allocate %zu bytes for %s on GPU %d: %s", bytes, what, device, failed);
+}
+
+void dtrMessageFree(void* ptr) {
+  if (!ptr) return;
+  /* cudaFree waits for the device to finish what may still use the buffer; cuMem's unmap does not,
+   * so wait first, as cudaFree would (a plan may be destroyed with its last execute in flight). */
+  if (fromNccl()) {
+    (void)cudaDeviceSynchronize();
+    ncclMemFree(ptr);
+  } else {
+    cudaFree(ptr);
+  }
+}
 
 static dtrResult_t allocate(int device, size_t bytes, void** ptr) {
   if (device < 0) {
@@ -15,17 +57,7 @@ static dtrResult_t allocate(int device, size_t bytes, void** ptr) {
     memset(*ptr, 0, bytes);
     return dtrSuccess;
   }
-  cudaError_t err = cudaMalloc(ptr, bytes);
-  /* Zeroed once: the padding of aligned segments is sent but never written by a pack, and should
-   * carry defined bytes (compute-sanitizer's initcheck reads the messages whole). */
-  if (err == cudaSuccess) err = cudaMemset(*ptr, 0, bytes);
-  if (err != cudaSuccess) {
-    (void)cudaGetLastError();
-    *ptr = NULL;
-    return dtrSetError(DTR_CUDA_RESULT(err), "cannot allocate %zu bytes of workspace on GPU %d: %s", bytes, device,
-                       cudaGetErrorString(err));
-  }
-  return dtrSuccess;
+  return dtrMessageAlloc(ptr, bytes, "the plan's workspace");
 }
 
 /* The pool's largest buffer on `device`, if any. */
@@ -78,6 +110,6 @@ void dtrWorkspaceRelease(dtrWorkspace** pool, dtrWorkspace* ws) {
         break;
       }
   if (ws->device < 0) free(ws->ptr);
-  else cudaFree(ws->ptr);
+  else dtrMessageFree(ws->ptr);
   free(ws);
 }

@@ -19,6 +19,16 @@ typedef struct dtrWorkspace {
   struct dtrWorkspace* next;
 } dtrWorkspace;
 
+/*
+ * Device memory that messages are sent from and received into, on the current device. Under
+ * DTR_NCCL_REGISTER=1 from ncclMemAlloc (cuMem), which NCCL registers (ncclCommRegister) for moving
+ * messages straight between the ranks' buffers instead of through its own staging buffers (cudaMalloc
+ * memory it registers only under NCCL_LEGACY_CUDA_REGISTER=1); else from cudaMalloc. Zeroed. `what`
+ * names the buffer in the error message.
+ */
+dtrResult_t dtrMessageAlloc(void** ptr, size_t bytes, const char* what);
+void dtrMessageFree(void* ptr);
+
 /* Where the receive segments start: after the send segments, 256-byte aligned. */
 size_t dtrWorkspaceRecvOffset(size_t send_bytes);
 

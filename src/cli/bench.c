@@ -12,6 +12,7 @@
 #include "params.h"
 #include "plan.h"
 #include "timeout.h"
+#include "workspace.h"
 
 /* The buffers of one row, on the GPU (NCCL backend) or the host (CPU backend). */
 typedef struct {
@@ -67,6 +68,17 @@ dtrResult_t dtrBenchAlloc(int gpu, void** p, size_t bytes, const char* what) {
   return dtrSuccess;
 }
 
+dtrResult_t dtrBenchMessageAlloc(int gpu, void** p, size_t bytes, const char* what) {
+  *p = NULL;
+  if (gpu && bytes) return dtrMessageAlloc(p, bytes, what);
+  return dtrBenchAlloc(gpu, p, bytes, what);
+}
+
+void dtrBenchMessageFree(int gpu, void* p) {
+  if (gpu) dtrMessageFree(p);
+  else free(p);
+}
+
 dtrResult_t dtrBenchCheckMemory(dtrPlan_t plan, int gpu, uint64_t bytes) {
   int device = -1;
   if (gpu) DTRCHECK(dtrPlanGetDevice(plan, &device));
@@ -87,8 +99,8 @@ static void freeOne(const Buffers* m, void* p) { dtrBenchFree(m->gpu, p); }
 static void freeBuffers(Buffers* m) {
   freeOne(m, m->a);
   if (!m->inplace) freeOne(m, m->b);
-  freeOne(m, m->send);
-  freeOne(m, m->recv);
+  dtrBenchMessageFree(m->gpu, m->send);
+  dtrBenchMessageFree(m->gpu, m->recv);
   if (m->wrong) cudaFree(m->wrong);
   if (m->stream) cudaStreamDestroy(m->stream);
 }
@@ -111,8 +123,8 @@ static dtrResult_t allocBuffers(Buffers* m, const dtrLocalSize_t* ls, size_t a2a
     DTRCHECK(allocOne(m, &m->a, ls->in_bytes, "A"));
     DTRCHECK(allocOne(m, &m->b, ls->out_bytes, "B"));
   }
-  DTRCHECK(allocOne(m, &m->send, a2aBytes, "the all-to-all send buffer"));
-  DTRCHECK(allocOne(m, &m->recv, a2aBytes, "the all-to-all receive buffer"));
+  DTRCHECK(dtrBenchMessageAlloc(m->gpu, &m->send, a2aBytes, "the all-to-all send buffer"));
+  DTRCHECK(dtrBenchMessageAlloc(m->gpu, &m->recv, a2aBytes, "the all-to-all receive buffer"));
   if (m->gpu && a2aBytes) CUDACHECK(cudaMemsetAsync(m->send, 0x3c, a2aBytes, m->stream));
   else if (a2aBytes) memset(m->send, 0x3c, a2aBytes);
   return dtrSuccess;

@@ -40,6 +40,10 @@ dtrResult_t dtrBenchCheckMemory(dtrPlan_t plan, int gpu, uint64_t bytes);
 /* A buffer on the GPU or the host, with a message naming `what` when it cannot be had. */
 dtrResult_t dtrBenchAlloc(int gpu, void** p, size_t bytes, const char* what);
 void dtrBenchFree(int gpu, void* p);
+/* The same for the bare all-to-all's buffers: on GPUs message buffers like a plan's workspace
+ * (dtrMessageAlloc, NCCL-registrable), so that it runs the way the exchange does. */
+dtrResult_t dtrBenchMessageAlloc(int gpu, void** p, size_t bytes, const char* what);
+void dtrBenchMessageFree(int gpu, void* p);
 
 /* The benchmark's own collectives, waiting no longer than the library's (DTR_TIMEOUT; off by
  * default): dtrTimeout where a rank does not come. Agree passes a timeout through untouched (the

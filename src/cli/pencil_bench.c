@@ -74,8 +74,8 @@ dtrResult_t dtrPencilBenchRun(const dtrCliOptions* o, dtrGrid_t grid, dtrPencil_
   if (r.gpu) CUDACHECKGOTO(cudaMalloc((void**)&counter, sizeof *counter), rc, agree);
   DTRCHECKGOTO(dtrBenchAlloc(r.gpu, &r.in, in.bytes, "the from-pencil"), rc, agree);
   DTRCHECKGOTO(dtrBenchAlloc(r.gpu, &r.out, out.bytes, "the to-pencil"), rc, agree);
-  DTRCHECKGOTO(dtrBenchAlloc(r.gpu, &r.send, r.peerBytes * res->group, "the all-to-all send buffer"), rc, agree);
-  DTRCHECKGOTO(dtrBenchAlloc(r.gpu, &r.recv, r.peerBytes * res->group, "the all-to-all receive buffer"), rc, agree);
+  DTRCHECKGOTO(dtrBenchMessageAlloc(r.gpu, &r.send, r.peerBytes * res->group, "the all-to-all send buffer"), rc, agree);
+  DTRCHECKGOTO(dtrBenchMessageAlloc(r.gpu, &r.recv, r.peerBytes * res->group, "the all-to-all receive buffer"), rc, agree);
 agree:
   rc = dtrBenchAgree(MPI_COMM_WORLD, rc);
   if (rc != dtrSuccess) goto done;
@@ -108,8 +108,8 @@ done:
   if (r.gpu && r.stream) cudaStreamSynchronize(r.stream);
   dtrBenchFree(r.gpu, r.in);
   dtrBenchFree(r.gpu, r.out);
-  dtrBenchFree(r.gpu, r.send);
-  dtrBenchFree(r.gpu, r.recv);
+  dtrBenchMessageFree(r.gpu, r.send);
+  dtrBenchMessageFree(r.gpu, r.recv);
   if (counter) cudaFree(counter);
   if (r.stream) cudaStreamDestroy(r.stream);
   dtrPlanDestroy(r.plan);
