@@ -12,6 +12,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "geometry.h"
 #include "launch.h"
 #include "names.h"
 
@@ -153,19 +154,26 @@ static void printRow(FILE* json, int* jsonRows, size_t e, int shape, int64_t row
 }
 
 /*
- * The unpack of the NCCL backend on 2 ranks for a rows x cols matrix: rank 0 copies the segment from
- * rank 1 (B's cols rows of rank 1's rows - rows / 2 entries, in rows padded to 16 bytes) into its
- * column block of B (pitch: rows entries, starting at column rows / 2). Half the matrix's bytes.
+ * The unpack of the NCCL backend on 2 ranks for a rows x cols matrix (geometry.h, segment rows padded
+ * to 16 bytes as a plan pads them): rank 0 copies the segment it receives from rank 1 into its column
+ * block of B: a quarter of the matrix's bytes.
  */
 static Op unpackOp(const Op* transpose, int64_t rows, int64_t cols, size_t e, dtrCopy2dMethod method) {
+  dtrGeometry g = dtrGeometryMatrix(rows, cols, e, 2);
+  g.segment_align = 16;
+  int64_t counts[4][2];
+  dtrExchangeLayout l = {2, counts[0], counts[1], counts[2], counts[3], 0, 0};
+  dtrExchangeLayoutFill(&g, 0, &l);
+  const dtrBlock k = dtrUnpackBlock(&g, &l, 0, 1);
   Op u = *transpose;
   u.kind = OpUnpack;
   u.method = method;
-  u.width = (size_t)(rows - rows / 2) * e;
-  u.height = (size_t)cols;
-  u.spitch = (u.width + 15) / 16 * 16;
-  u.dpitch = (size_t)rows * e;
-  u.dst_offset = (size_t)(rows / 2) * e;
+  u.width = (size_t)k.cols * e;
+  u.height = (size_t)k.rows;
+  u.spitch = (size_t)k.src_ld * e;
+  u.dpitch = (size_t)k.dst_ld * e;
+  u.dst_offset = (size_t)k.dst_offset * e;
+  u.args.src = (const char*)transpose->args.src + k.src_offset * e;
   u.bytes = u.width * u.height;
   return u;
 }
