@@ -139,19 +139,17 @@ static dtrResult_t resolveBackend(dtrPlan_t plan, dtrBackend_t asked, int* tryP2
 }
 
 /*
- * Pipeline stages: the config's, else DTR_STAGES, else by shape. The rule depends only on the
- * global shape, so every rank takes the same. The CPU backend's MPI_Alltoallv blocks, so its stages
- * would overlap nothing: it takes one unless asked. On 2 H200s, two stages cut the ratio to the
- * all-to-all from about 1.4 to 1.3 from 2 GiB per rank up, did nothing at 1 GiB and cost below;
- * where the pieces are not 16-byte aligned, NCCL slowed by up to 70 % instead.
+ * Pipeline stages: the config's, else DTR_STAGES, else 1 and, on the NCCL backend with peers, its
+ * rule by size, which it applies at create once it knows whether its buffers are registered
+ * (backend_nccl.c). The CPU backend's MPI_Alltoallv blocks, so its stages would overlap nothing: it
+ * takes one unless asked.
  */
 static int resolveStages(dtrPlan_t plan, int asked) {
+  plan->stages_by_size = 0;
   if (asked > 0) return asked;
   if (dtrEnvParamsGet()->stages > 0) return dtrEnvParamsGet()->stages;
-  if (plan->backend != dtrBackendNccl || plan->comm.nranks == 1) return 1;
-  const double bytesPerRank = (double)plan->geo.rows * (double)plan->geo.cols * (double)plan->geo.batch *
-                              (double)plan->geo.entry_bytes / plan->comm.nranks;
-  return bytesPerRank >= DTR_PIPELINE_MIN_BYTES && dtrPiecesAligned(&plan->geo, 16) ? DTR_PIPELINE_STAGES : 1;
+  plan->stages_by_size = plan->backend == dtrBackendNccl && plan->comm.nranks > 1;
+  return 1;
 }
 
 static void freePlan(dtrPlan_t plan) {
@@ -234,6 +232,7 @@ static dtrResult_t finishPlan(dtrPlan_t plan, const dtrGeometry* geo, dtrDataTyp
   res = dtrSuccess;
   if (tryP2p) {
     plan->stages = 1;
+    plan->stages_by_size = 0;
     res = plan->ops->create(plan, cfg);
     if (res == dtrTimeout) goto fail; /* a rank is missing: NCCL would not find it either */
     if (res != dtrSuccess) {

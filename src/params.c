@@ -55,7 +55,7 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   params.tiles_per_cta = 0;
   params.segment_align = 16;
   params.execute_agree = 1;
-  params.nccl_register = 0;
+  params.nccl_register = 1;
   const char* v;
   if ((v = getenv("DTR_BACKEND")) && *v) {
     if (dtrParseBackend(v, &params.backend)) bad("DTR_BACKEND", v, dtrBackendChoices());

@@ -21,11 +21,11 @@
  *                    leaving the others in the exchange; 0: the checks stay local (a rank whose
  *                    checks fail returns alone). The p2p backend folds the agreement into the
  *                    exchange of its out pointers and takes no extra collective either way
- *   DTR_NCCL_REGISTER  1: the NCCL backend registers its send and receive workspace with
- *                    its communicator (ncclCommRegister), and the bare all-to-all its buffers, so that
- *                    NCCL moves messages straight between the ranks' buffers instead of through its
- *                    own staging buffers; 0 (default): no registration. The ranks agree (registered only where
- *                    all of them ask)
+ *   DTR_NCCL_REGISTER  1 (default): the NCCL backend's send and receive workspace, and the bare
+ *                    all-to-all's buffers, come from ncclMemAlloc and are registered with the
+ *                    communicator (ncclCommRegister), so that NCCL moves messages straight between
+ *                    the ranks' buffers instead of through its own staging buffers; 0: cudaMalloc,
+ *                    unregistered. The ranks agree (registered only where all of them ask)
  *   DTR_HOST_MEMORY  the most host memory (bytes, K/M/G/T suffixes) the ranks of one host may take
  *                    together for plans' host workspaces and the CLI's buffers, where it is less
  *                    than what the kernel and the cgroup report available (default: what they report)

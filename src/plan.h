@@ -9,10 +9,6 @@
 
 typedef struct dtrBackendOps dtrBackendOps;
 
-/* The rule for pipeline stages when nothing asks for a number (measured on 2 H200s: see README). */
-#define DTR_PIPELINE_MIN_BYTES (2.0 * 1073741824)
-#define DTR_PIPELINE_STAGES 2
-
 struct dtrPlan {
   dtrComm comm;
   dtrGeometry geo;
@@ -23,6 +19,7 @@ struct dtrPlan {
   dtrKernel_t kernel;    /* resolved for the packs: never Auto on the NCCL backend */
   int device;            /* -1 on the CPU backend */
   int stages;            /* pipeline stages of the exchange (geometry.h's dtr*Stage), >= 1 */
+  int stages_by_size;    /* nothing asked for a number: the backend may apply its rule at create */
   int inplace;           /* config.inplace: executes may pass in == out */
   dtrExchangeLayout layout;
   const dtrBackendOps* ops;

@@ -21,7 +21,7 @@ typedef struct dtrWorkspace {
 
 /*
  * Device memory that messages are sent from and received into, on the current device. Under
- * DTR_NCCL_REGISTER=1 from ncclMemAlloc (cuMem), which NCCL registers (ncclCommRegister) for moving
+ * DTR_NCCL_REGISTER=1 (the default) from ncclMemAlloc (cuMem), which NCCL registers (ncclCommRegister) for moving
  * messages straight between the ranks' buffers instead of through its own staging buffers (cudaMalloc
  * memory it registers only under NCCL_LEGACY_CUDA_REGISTER=1); else from cudaMalloc. Zeroed. `what`
  * names the buffer in the error message.
