@@ -387,6 +387,9 @@ static dtrResult_t checkExecuteBuffers(dtrPlan_t plan, const void* in, void* out
   /* A rank that owns nothing may pass NULL. */
   if (inEntries > 0 && !in) return dtrSetError(dtrInvalidArgument, "in is NULL but this rank holds %lld entries of A", (long long)inEntries);
   if (outEntries > 0 && !out) return dtrSetError(dtrInvalidArgument, "out is NULL but this rank holds %lld entries of B", (long long)outEntries);
+  /* Each buffer on its own first: a buffer too small for its slab would otherwise be reported as
+   * overlapping whatever allocation follows it. */
+  DTRCHECK(plan->ops->checkBuffers(plan, in, out));
   if (inEntries > 0 && outEntries > 0) {
     const uintptr_t i0 = (uintptr_t)in, o0 = (uintptr_t)out;
     if (in == (const void*)out && !plan->inplace)
@@ -398,7 +401,7 @@ static dtrResult_t checkExecuteBuffers(dtrPlan_t plan, const void* in, void* out
                          "on a plan made with config.inplace = 1",
                          inBytes, in, outBytes, (void*)out);
   }
-  return plan->ops->checkBuffers(plan, in, out);
+  return dtrSuccess;
 }
 
 /*
