@@ -68,14 +68,22 @@ cudaError_t groupBlocksPerMember(const void* kernel, int threads, size_t smem, i
 
 using namespace dtr;
 
-/* Members go to the 16-byte kernel's group where they can and both pitches are whole 128-byte lines,
- * to the word kernel's where their entries are aligned words, and the rest (1- and 2-byte entries off
- * alignment, tuples) one by one. On 2 H200s, fp32 46340 x 46340 (a pitch of 185360 bytes, 16 x an odd
- * number) took the 16-byte kernel 5.3 x the NCCL all-to-all, storing into the peer with all its
- * resident blocks; pitches that are whole lines 0.8-0.95 x. The word kernel's group serves such
- * pitches, its blocks capped (launchWordGroupTyped: the cap, not the kernel, cured that collapse). */
+/* Members go to the 16-byte kernel's group where both pitches are whole 128-byte lines and, for
+ * entries the word kernel's group also serves (4, 8 and 16 bytes, aligned), whole 1024-byte multiples;
+ * to the word kernel's group where their entries are aligned words; and the rest (1- and 2-byte
+ * entries off alignment, tuples) one by one.
+ * - On 2 H200s, fp32 46340 x 46340 (a pitch of 185360 bytes, 16 x an odd number) took the 16-byte
+ *   kernel 5.3 x the NCCL all-to-all, storing into the peer with all its resident blocks; the word
+ *   kernel's group serves such pitches, its blocks capped (launchWordGroupTyped).
+ * - On 4 H200s the 16-byte kernel collapsed the same way at whole lines that are few 1024-byte
+ *   multiples: c64 46000 x 46000 (pitch 368000 = 128 x 2875) 2.64-2.75 x, 1.24-1.37 x with 16-64
+ *   blocks a member, against 1.06-1.10 x on the word group. At pitches of 2^7-2^9 x an odd number the
+ *   word group was also faster (c64 6000^2 0.97 x against 1.06, 12000^2 0.94 against 1.03, fp32
+ *   8000^2 0.98 against 1.11, 16000^2 0.92 against 0.93); at multiples of 1024 bytes the 16-byte
+ *   kernel was 1-2 % faster (fp32 16384^2 to 65536^2, 64000^2, c64 16384 x 32768, 32768 x 65536,
+ *   c128 8000^2 and 16384^2). */
 static int vectorGroupEligible(const dtrTransposeArgs* a) {
-  const uint64_t line = 128;
+  const uint64_t line = wordGroupEligible(a) ? 1024 : 128;
   return dtrTransposeSupported(dtrKernelSimt16, a) && ((uint64_t)a->lds * a->entry_bytes) % line == 0 &&
          ((uint64_t)a->ldd * a->entry_bytes) % line == 0;
 }
