@@ -10,14 +10,19 @@ Parameters, all from committed result data:
   a, b    per rank count p: the bare NCCL all-to-all's latency and bandwidth, fitted to
           t = a + S (p - 1) / p / b over its points from 16 MiB per rank up (S: bytes per rank),
           least relative squares
-  c_1, c_p2p  fixed costs (launches, the p2p barriers and pointer exchange): the 1 MiB point's time
-          less its transfer time
-Model:
-  1 rank                t = c_1 + 2 S / B_k                     (one transpose pass: read and write)
-  nccl, p ranks         t = a + S (p-1)/p / b + (1 + (p-1)/p) 2 S / B_k
-                            (the peers' blocks packed and unpacked, the own block once, one after
-                            the other with the exchange)
-  p2p, p ranks (1 host) t = c_p2p + max(2 S / B_k, S (p-1)/p / b)   (one pass, bound by NVLink egress)
+  c       fixed costs of each path and rank count (launches, the p2p barriers and pointer exchange,
+          the NCCL path's per-peer launches): the mean over the 1 and 4 MiB points of the time
+          less the transfer time (and less a, on the NCCL path)
+Model (the local passes at B_k: a pass reads and writes what it moves):
+  1 rank                t = c + 2 S / B_k                        (one transpose pass)
+  p2p, p ranks (1 host) t = c + max(2 S / B_k, S (p-1)/p / b)    (one pass, bound by NVLink egress)
+  nccl, p ranks, n stages (the run's own: the JSON's "stages")
+                        t = c + a + pack / n + max(E, (pack + unpack) (n-1)/n + self') + unpack / n + self''
+      pack = unpack = (p-1)/p 2 S / B_k (the peers' blocks), self = 2 S / p / B_k (the own block),
+      E = S (p-1)/p / b; below 4 ranks the own block runs beside the exchange (self' = self,
+      self'' = 0), from 4 up after the unpacks (self' = 0, self'' = self), as backend_nccl.c does.
+      With n stages the packs of round s + 1 and the unpacks of round s - 1 run while round s is on
+      the wire: only the first round's pack and the last round's unpack stay in series.
 Projection (8 GPUs a host, NVLink inside at the fitted 4-GPU b, one 400 Gb/s NIC a GPU across,
 2 us more latency per network peer: an assumption, not measured here):
   exchange among P ranks on H = P/8 hosts: a(P) + max(S 7/P / b_nv, S (P-8)/P / b_nic)
@@ -33,6 +38,7 @@ NIC_BYTES_PER_S = 400e9 / 8  # one 400 Gb/s NIC per GPU
 NET_PEER_LATENCY = 2e-6      # per network peer of an all-to-all: assumed
 ENTRY = {"int8": 1, "fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8, "c64": 8, "c128": 16}
 GPUS_PER_HOST = 8
+SELF_LAST_RANKS = 4          # backend_nccl.c: from 4 ranks up the own block follows the unpacks
 
 
 def rows(pattern):
@@ -55,22 +61,24 @@ def fit_line(xs, ys):
 
 class Model:
     def __init__(self):
-        k = json.load(open(os.path.join(ROOT, "docs/results/2xH200-scaling/kernels.json")))
+        k = json.load(open(os.path.join(ROOT, "docs/results/4xH200-scaling/kernels.json")))
         self.kernel_bw = {(r["elem"], r["kernel"]): r["copy_gbs"] * r["pct_copy"] / 100 * 1e9 for r in k["rows"]}
         self.hbm = max(r["copy_gbs"] for r in k["rows"]) * 1e9  # a copy: bytes read + written per second
-        self.points = [r for r in rows("docs/results/2xH200-scaling/weak-*.json") if r["dtype"] == "fp32"]
-        self.points += rows("docs/results/4xH200-p2p/sweep-p2p-fp32.json")
-        self.points += rows("docs/results/4xH200-before-cap/sweep-nccl-fp32.json")
+        self.points = [r for r in rows("docs/results/4xH200-scaling/weak-*.json") if r["dtype"] == "fp32"]
+        # Not fitted to: the strong-scaling runs (the same matrices on 1, 2 and 4 GPUs, up to 4 GiB
+        # per rank and two stages), predicted with the parameters of the weak ones.
+        self.unseen = [r for r in rows("docs/results/4xH200-scaling/strong-*.json") if r["dtype"] == "fp32"]
         self.link = {}
         for p in sorted({r["ranks"] for r in self.points if r["ranks"] > 1}):
             pts = [(r["bytes_per_rank"] * (p - 1) / p, r["alltoall_us"] * 1e-6) for r in self.points
                    if r["ranks"] == p and r["bytes_per_rank"] >= 16 * MIB]
             pts = sorted(set(pts))
             self.link[p] = fit_line([x for x, _ in pts], [y for _, y in pts])
-        self.fixed = {}
+        spare = {}
         for r in self.points:
-            if r["bytes_per_rank"] <= MIB and (r["ranks"] == 1 or r["backend"] == "p2p"):
-                self.fixed[(r["ranks"], r["backend"])] = r["time_us"] * 1e-6 - self.transfer(r)
+            if r["bytes_per_rank"] <= 4 * MIB:
+                spare.setdefault((r["ranks"], r["backend"]), []).append(r["time_us"] * 1e-6 - self.startup(r) - self.transfer(r))
+        self.fixed = {k: sum(v) / len(v) for k, v in spare.items()}
         # Small messages: the 1 MiB all-to-all less its transfer, at the most ranks measured.
         p4 = max(self.link)
         r4 = min((r for r in self.points if r["ranks"] == p4), key=lambda r: r["bytes_per_rank"])
@@ -83,21 +91,27 @@ class Model:
     def bandwidth(self, r):
         return self.kernel_bw.get((ENTRY[r["dtype"]] * r["howmany"], r["kernel"]), self.hbm)
 
+    def startup(self, r):
+        """The exchange's latency, where the path has one."""
+        return self.link[r["ranks"]][0] if r["ranks"] > 1 and r["backend"] != "p2p" else 0
+
     def transfer(self, r):
         """The time of moving the bytes, without fixed costs."""
         p, s = r["ranks"], r["bytes_per_rank"]
         local = 2 * s / self.bandwidth(r)
         if p == 1:
             return local
+        wire = s * (p - 1) / p / self.link[p][1]
         if r["backend"] == "p2p":
-            return max(local, s * (p - 1) / p / self.link[p][1])
-        return s * (p - 1) / p / self.link[p][1] + (1 + (p - 1) / p) * local
+            return max(local, wire)
+        n = r.get("stages", 1)
+        pack = unpack = local * (p - 1) / p
+        own = local / p
+        beside, after = (own, 0) if p < SELF_LAST_RANKS else (0, own)
+        return pack / n + max(wire, (pack + unpack) * (n - 1) / n + beside) + unpack / n + after
 
     def predict(self, r):
-        p = r["ranks"]
-        if p == 1 or r["backend"] == "p2p":
-            return self.fixed.get((p, r["backend"]), 0) + self.transfer(r)
-        return self.link[p][0] + self.transfer(r)
+        return self.fixed.get((r["ranks"], r["backend"]), 0) + self.startup(r) + self.transfer(r)
 
     def project(self, ranks, s, pencils=False):
         """Seconds for one transpose of S bytes per rank on `ranks` GPUs (8 a host); pencils: the two
@@ -133,19 +147,20 @@ def main(argv):
     print("fixed costs: " + ", ".join(f"{p} rank(s) {be} {c * 1e6:.1f} us" for (p, be), c in sorted(m.fixed.items())))
     print(f"small all-to-all latency {m.latency * 1e6:.1f} us")
     print()
-    print("| ranks | backend | bytes/rank | measured (µs) | model (µs) | error |")
-    print("| ---: | --- | ---: | ---: | ---: | ---: |")
+    print("| ranks | backend | bytes/rank | stages | run | measured (µs) | model (µs) | error |")
+    print("| ---: | --- | ---: | ---: | --- | ---: | ---: | ---: |")
     worst = 0
     seen = set()
-    for r in sorted(m.points, key=lambda r: (r["ranks"], r["backend"], r["bytes_per_rank"])):
-        key = (r["ranks"], r["backend"], r["bytes_per_rank"])
+    points = [dict(r, run="weak (fitted)") for r in m.points] + [dict(r, run="strong (not fitted)") for r in m.unseen]
+    for r in sorted(points, key=lambda r: (r["ranks"], r["backend"], r["bytes_per_rank"], r["run"])):
+        key = (r["ranks"], r["backend"], r["bytes_per_rank"], r["run"])
         if r["bytes_per_rank"] < 0.99 * 16 * MIB or key in seen:
             continue
         seen.add(key)
         t = m.predict(r)
         err = t / (r["time_us"] * 1e-6) - 1
         worst = max(worst, abs(err))
-        print(f"| {r['ranks']} | {r['backend']} | {size(r['bytes_per_rank'])} | {r['time_us']:.1f} | {t * 1e6:.1f} | {err * 100:+.1f} % |")
+        print(f"| {r['ranks']} | {r['backend']} | {size(r['bytes_per_rank'])} | {r.get('stages', 1)} | {r['run']} | {r['time_us']:.1f} | {t * 1e6:.1f} | {err * 100:+.1f} % |")
     print(f"\nlargest error from 16 MiB per rank up: {worst * 100:.1f} %\n")
     s = 1 << 30
     print("| GPUs | hosts | transpose, slabs (ms) | of which local passes | bare all-to-all (ms) | ratio | 3-D FFT's two pencil transposes (ms) |")
