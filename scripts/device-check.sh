@@ -4,7 +4,8 @@
 # default; also: sanitize, pencils, fft). Full logs go to DTR_LOG_DIR (default build/device-check).
 # pencils: every pencil transpose of DTR_PENCIL_CASES (default 1024:c64 512:c64 512:c128) on the grids
 # DTR_GRIDS (default 2x2 1x4 with 4 GPUs), and the 2-D transposes of the same bytes per rank on each
-# grid's group size (DTR_MATRIX_CASES, "ranks:rows:cols:type"). fft: examples/fft3d on the same.
+# grid's group size (DTR_MATRIX_CASES, "ranks:rows:cols:type"). fft: examples/fft3d on the same (its
+# --json beside the log: scripts/fft3d_table.py makes the README's table of them).
 # Knobs: DTR_NP_LIST (rank counts of the sweeps; default 1, 2 and all GPUs), DTR_MINBYTES,
 # DTR_MAXBYTES, DTR_STEP (the sweep), DTR_DIST_TYPES (types besides fp32), DTR_DIST_BACKENDS (default
 # auto; e.g. "nccl p2p"), DTR_BENCH_ARGS
@@ -99,7 +100,7 @@ for stage in $stages; do
       while read -r grid np n dt; do
         tag="fft3d-$grid-$n-$dt"
         timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" "$DTR_BUILD/examples/fft3d" --shape "$n" --grid "$grid" --dtype "$dt" --iters ${DTR_FFT_ITERS:-10} \
-          >"$logs/$tag.txt" 2>&1 </dev/null || status=1
+          --json "$logs/$tag.json" >"$logs/$tag.txt" 2>&1 </dev/null || status=1
         note "## mpirun -np $np fft3d --shape $n --grid $grid --dtype $dt"
         grep -vE "^#  Rank" "$logs/$tag.txt" | tail -n 14 | tee -a "$summary" >/dev/null
       done < <(gridCases)

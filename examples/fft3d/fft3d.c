@@ -11,7 +11,8 @@
  * Checks: the round trip (forward, inverse, 1/N) against the input, relative L2 error within 1e-5
  * (c64) or 1e-12 (c128); and, where the whole array fits one GPU (or on the host), the forward result
  * against a single-process 3-D FFT of the same data (cuFFT, or FFTW), within the same bounds.
- * Reports each stage's time (median of the slowest rank), the total, and GFLOP/s = 5 N log2 N / t.
+ * Reports each stage's time (median of the slowest rank), the total, and GFLOP/s = 5 N log2 N / t;
+ * with --json FILE the same as one JSON object (the README's FFT table is generated from those).
  */
 #include <math.h>
 #include <stdint.h>
@@ -35,6 +36,7 @@ typedef struct {
   int gpu;     /* a GPU backend and cuFFT; else the CPU backend and FFTW */
   dtrBackend_t backend; /* of the transposes: auto (p2p on one host, else NCCL), nccl, p2p or cpu */
   int iters, warmup, reference;
+  const char* json; /* --json: where rank 0 writes the results, or NULL */
 } Options;
 
 static int rank, nranks;
@@ -42,7 +44,7 @@ static int rank, nranks;
 static void usage(void) {
   if (rank) return;
   printf("Usage: mpirun -np N fft3d [--shape NXxNYxNZ | N] [--grid PRxPC] [--dtype c64|c128] [--backend auto|nccl|p2p|cpu]\n"
-         "                     [--iters N] [--warmup N] [--reference 0|1]\n"
+         "                     [--iters N] [--warmup N] [--reference 0|1] [--json FILE]\n"
          "A forward and inverse complex 3-D FFT on slabs (1xP) or pencils, checked and timed per stage.\n");
 }
 
@@ -69,7 +71,7 @@ static int parse(int argc, char** argv, Options* o) {
   (void)cudaGetLastError();
   int any = gpus > 0, all = 0;
   MPI_Allreduce(&any, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  *o = (Options){{64, 64, 64}, 0, 0, 0, all, all ? dtrBackendAuto : dtrBackendCpu, 10, 3, 1};
+  *o = (Options){{64, 64, 64}, 0, 0, 0, all, all ? dtrBackendAuto : dtrBackendCpu, 10, 3, 1, NULL};
   for (int i = 1; i < argc; i++) {
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
     long long g[2];
@@ -90,6 +92,8 @@ static int parse(int argc, char** argv, Options* o) {
       else if (!strcmp(v, "cpu")) o->backend = dtrBackendCpu;
       else goto bad;
       o->gpu = o->backend != dtrBackendCpu;
+    } else if (!strcmp(argv[i], "--json")) {
+      o->json = v;
     } else if (!strcmp(argv[i], "--iters") || !strcmp(argv[i], "--warmup") || !strcmp(argv[i], "--reference")) {
       char* end;
       long n = strtol(v, &end, 10);
@@ -301,6 +305,10 @@ static void teardown(Fft* f) {
   if (f->grid) dtrGridDestroy(f->grid);
 }
 
+/* The results as one JSON object (rank 0); an error not measured (or not finite) is null. */
+static int writeJson(const Options* o, const Fft* f, const double* medF, const double* medI, double flops, double roundTrip,
+                     double tol, double refError, int compared, int status);
+
 static const char* stageName(const Stage* s, char* buf, size_t len) {
   if (s->name) return s->name;
   dtrBackend_t b = dtrBackendAuto;
@@ -478,6 +486,10 @@ int main(int argc, char** argv) {
     else if (refStatus < 0)
       printf("# reference: the single-process FFT failed\n");
     printf("# %s\n", status ? "FAILED" : "PASSED");
+    if (o->json && writeJson(o, &f, medF, medI, flops, roundTrip, tol, refError, refStatus == 0, status)) {
+      fprintf(stderr, "fft3d: cannot write %s\n", o->json);
+      status = 1;
+    }
   }
   free(h);
   free(tf);
@@ -487,4 +499,30 @@ int main(int argc, char** argv) {
   teardown(&f);
   MPI_Finalize();
   return status;
+}
+
+static void jsonNumber(FILE* out, double v) {
+  if (isfinite(v)) fprintf(out, "%.3g", v);
+  else fprintf(out, "null");
+}
+
+static int writeJson(const Options* o, const Fft* f, const double* medF, const double* medI, double flops, double roundTrip,
+                     double tol, double refError, int compared, int status) {
+  FILE* out = fopen(o->json, "w");
+  if (!out) return -1;
+  char name[32];
+  fprintf(out, "{\"shape\": [%lld, %lld, %lld], \"dtype\": \"%s\", \"grid\": [%d, %d], \"layout\": \"%s\", \"ranks\": %d,\n",
+          o->shape[0], o->shape[1], o->shape[2], o->dbl ? "c128" : "c64", o->pr, o->pc, o->pr == 1 ? "slabs" : "pencils", nranks);
+  fprintf(out, " \"local\": \"%s\", \"iters\": %d, \"warmup\": %d,\n \"stages\": [", o->gpu ? "cuFFT" : "FFTW", o->iters, o->warmup);
+  for (int s = 0; s < f->nstages; s++)
+    fprintf(out, "%s\n  {\"stage\": \"%s\", \"forward_us\": %.3f, \"inverse_us\": %.3f}", s ? "," : "",
+            stageName(&f->fwd[s], name, sizeof name), medF[s] * 1e6, medI[f->nstages - 1 - s] * 1e6);
+  fprintf(out, "],\n \"forward_us\": %.3f, \"inverse_us\": %.3f, \"forward_gflops\": %.1f, \"inverse_gflops\": %.1f,\n",
+          medF[f->nstages] * 1e6, medI[f->nstages] * 1e6, flops / medF[f->nstages] * 1e-9, flops / medI[f->nstages] * 1e-9);
+  fprintf(out, " \"round_trip_error\": ");
+  jsonNumber(out, roundTrip);
+  fprintf(out, ", \"error_bound\": %.0e, \"reference_error\": ", tol);
+  jsonNumber(out, compared ? refError : NAN);
+  fprintf(out, ", \"passed\": %s}\n", status ? "false" : "true");
+  return fclose(out) ? -1 : 0;
 }
