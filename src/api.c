@@ -145,7 +145,6 @@ static dtrResult_t resolveBackend(dtrPlan_t plan, dtrBackend_t asked, int* tryP2
  * takes one unless asked.
  */
 static int resolveStages(dtrPlan_t plan, int asked) {
-  plan->stages_by_size = 0;
   if (asked > 0) return asked;
   if (dtrEnvParamsGet()->stages > 0) return dtrEnvParamsGet()->stages;
   plan->stages_by_size = plan->backend == dtrBackendNccl && plan->comm.nranks > 1;
@@ -232,7 +231,6 @@ static dtrResult_t finishPlan(dtrPlan_t plan, const dtrGeometry* geo, dtrDataTyp
   res = dtrSuccess;
   if (tryP2p) {
     plan->stages = 1;
-    plan->stages_by_size = 0;
     res = plan->ops->create(plan, cfg);
     if (res == dtrTimeout) goto fail; /* a rank is missing: NCCL would not find it either */
     if (res != dtrSuccess) {

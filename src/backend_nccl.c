@@ -139,16 +139,6 @@ fail:
   return res;
 }
 
-static dtrResult_t ncclCheckBuffers(dtrPlan_t plan, const void* in, void* out) {
-  const dtrGeometry* g = &plan->geo;
-  const int r = plan->comm.rank;
-  const size_t inBytes = (size_t)dtrInEntries(g, r) * g->entry_bytes;
-  const size_t outBytes = (size_t)dtrOutEntries(g, r) * g->entry_bytes;
-  DTRCHECK(dtrCheckDeviceBuffer(plan, in, inBytes, "in"));
-  DTRCHECK(dtrCheckDeviceBuffer(plan, out, outBytes, "out"));
-  return dtrSuccess;
-}
-
 /* One local step: a (batched) transpose by the plan's kernel, or a 2-D copy (the unpack of the outer
  * batch layout, the pack of the middle one). */
 static dtrResult_t runBlock(dtrPlan_t plan, const char* src, char* dst, dtrBlock k, cudaStream_t stream) {
@@ -302,5 +292,5 @@ static void ncclAbort(dtrPlan_t plan) {
   dtrNcclCommAbort(s->nccl);
 }
 
-const dtrBackendOps dtrNcclBackend = {"nccl",  ncclCreate, ncclCheckBuffers, ncclExecute, ncclDestroy, ncclAlltoall, 0,
+const dtrBackendOps dtrNcclBackend = {"nccl",  ncclCreate, dtrCheckDeviceBuffers, ncclExecute, ncclDestroy, ncclAlltoall, 0,
                                       ncclAsyncError, ncclAbort};

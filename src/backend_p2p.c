@@ -234,14 +234,6 @@ fail:
   return res;
 }
 
-static dtrResult_t p2pCheckBuffers(dtrPlan_t plan, const void* in, void* out) {
-  const dtrGeometry* g = &plan->geo;
-  const int r = plan->comm.rank;
-  DTRCHECK(dtrCheckDeviceBuffer(plan, in, (size_t)dtrInEntries(g, r) * g->entry_bytes, "in"));
-  DTRCHECK(dtrCheckDeviceBuffer(plan, out, (size_t)dtrOutEntries(g, r) * g->entry_bytes, "out"));
-  return dtrSuccess;
-}
-
 static dtrResult_t p2pExecute(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out, cudaStream_t stream) {
   P2pState* s = plan->state;
   const dtrGeometry* g = &plan->geo;
@@ -318,5 +310,5 @@ static void p2pAbort(dtrPlan_t plan) {
   }
 }
 
-const dtrBackendOps dtrP2pBackend = {"p2p", p2pCreate, p2pCheckBuffers, p2pExecute, p2pDestroy, p2pAlltoall, 1,
+const dtrBackendOps dtrP2pBackend = {"p2p", p2pCreate, dtrCheckDeviceBuffers, p2pExecute, p2pDestroy, p2pAlltoall, 1,
                                      p2pAsyncError, p2pAbort};

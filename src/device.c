@@ -89,3 +89,11 @@ int dtrAllocationRange(const void* p, uintptr_t* base, size_t* size) {
   }
   return getRange && getRange(base, size, (uintptr_t)p) == 0 ? 0 : -1;
 }
+
+dtrResult_t dtrCheckDeviceBuffers(dtrPlan_t plan, const void* in, void* out) {
+  const dtrGeometry* g = &plan->geo;
+  const int r = plan->comm.rank;
+  DTRCHECK(dtrCheckDeviceBuffer(plan, in, (size_t)dtrInEntries(g, r) * g->entry_bytes, "in"));
+  DTRCHECK(dtrCheckDeviceBuffer(plan, out, (size_t)dtrOutEntries(g, r) * g->entry_bytes, "out"));
+  return dtrSuccess;
+}

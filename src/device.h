@@ -13,6 +13,9 @@ dtrResult_t dtrSelectDevice(dtrPlan_t plan, const dtrConfig_t* config, const cha
  * element size. `name` names the argument in messages. */
 dtrResult_t dtrCheckDeviceBuffer(dtrPlan_t plan, const void* p, size_t bytes, const char* name);
 
+/* Local: in and out checked as above for this rank's slabs of A and B (the GPU backends' checkBuffers). */
+dtrResult_t dtrCheckDeviceBuffers(dtrPlan_t plan, const void* in, void* out);
+
 /* The allocation that holds p (cuMemGetAddressRange): 0, or -1 where the driver cannot tell. */
 int dtrAllocationRange(const void* p, uintptr_t* base, size_t* size);
 
