@@ -198,6 +198,16 @@ static dtrResult_t registerAlltoall(ncclComm_t nccl, const void* send, void* rec
   return dtrSuccess;
 }
 
+void dtrNcclForgetBuffer(const void* ptr) {
+  if (!ptr) return;
+  int device = -1;
+  const int restore = cudaGetDevice(&device) == cudaSuccess;
+  for (Entry* e = entries; e; e = e->next)
+    if (!e->aborted && (e->a2aSend == ptr || e->a2aRecv == ptr)) deregisterAlltoall(e);
+  /* ncclCommDeregister moves to the communicator's device, and not back on every path. */
+  if (restore) (void)cudaSetDevice(device);
+}
+
 dtrResult_t dtrNcclAlltoall(ncclComm_t nccl, int nranks, const void* send, void* recv, size_t bytes_per_peer,
                             cudaStream_t stream) {
   dtrResult_t res = dtrSuccess;

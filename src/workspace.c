@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "nccl_comms.h"
 #include "params.h"
 
 size_t dtrWorkspaceRecvOffset(size_t send_bytes) { return (send_bytes + 255) / 256 * 256; }
@@ -39,6 +40,7 @@ dtrResult_t dtrMessageAlloc(void** ptr, size_t bytes, const char* what) {
 
 void dtrMessageFree(void* ptr) {
   if (!ptr) return;
+  dtrNcclForgetBuffer(ptr);
   /* cudaFree waits for the device to finish what may still use the buffer; cuMem's unmap does not,
    * so wait first, as cudaFree would (a plan may be destroyed with its last execute in flight). */
   if (fromNccl()) {
