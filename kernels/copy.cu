@@ -76,14 +76,17 @@ __global__ void copy1Kernel(uint8_t* __restrict__ dst, const uint8_t* __restrict
 }
 
 /*
- * height rows of `width` words W from a pitch of spitch into a pitch of dpitch (pitches in words).
- * A row gets `lanes` threads (a power of two up to the block), so narrow rows share a block; block
- * (x, y) copies word x * lanes + lane of its rows, one word per thread and row, so that, as in the
- * copy above, blocks are small and the block scheduler hands them out (grid.y loops past 65535).
+ * height rows of `width` words W from a pitch of spitch into a pitch of dpitch (pitches in words),
+ * for each matrix z of a batch (blockIdx.z, strides sstride and dstride). A row gets `lanes` threads
+ * (a power of two up to the block), so narrow rows share a block; block (x, y) copies word x * lanes
+ * + lane of its rows, one word per thread and row, so that, as in the copy above, blocks are small
+ * and the block scheduler hands them out (grid.y loops past 65535).
  */
 template <typename W>
-__global__ void copy2dKernel(W* __restrict__ dst, uint64_t dpitch, const W* __restrict__ src, uint64_t spitch,
-                             uint64_t width, uint64_t height, uint32_t lanes) {
+__global__ void copy2dKernel(W* __restrict__ dst, uint64_t dpitch, uint64_t dstride, const W* __restrict__ src,
+                             uint64_t spitch, uint64_t sstride, uint64_t width, uint64_t height, uint32_t lanes) {
+  dst += blockIdx.z * dstride;
+  src += blockIdx.z * sstride;
   const uint32_t rowsPerBlock = blockDim.x / lanes;
   const uint64_t x = (uint64_t)blockIdx.x * lanes + threadIdx.x % lanes;
   if (x >= width) return;
@@ -101,11 +104,15 @@ __global__ void copy2dKernel(W* __restrict__ dst, uint64_t dpitch, const W* __re
  * part are stored byte by byte, so nothing outside the rows is written. Thread t of the grid takes word
  * t % words of row t / words (`words` a row at most, counted from the aligned word holding the row's
  * first byte; `inverse` = 1.0 / words): no thread idles beside a narrow row, as a power-of-two share of
- * a block would.
+ * a block would. Batches as above. The source's bounds are those of each matrix of the batch: the
+ * matrices may sit apart in memory, like the rows of one.
  */
 __global__ void __launch_bounds__(256, 8)
-    copy2dShiftKernel(uint8_t* __restrict__ dst, uint64_t dpitch, const uint8_t* __restrict__ src, uint64_t spitch,
-                      uint64_t width, uint64_t height, uint64_t words, double inverse) {
+    copy2dShiftKernel(uint8_t* __restrict__ dst, uint64_t dpitch, uint64_t dstride, const uint8_t* __restrict__ src,
+                      uint64_t spitch, uint64_t sstride, uint64_t width, uint64_t height, uint64_t words,
+                      double inverse) {
+  dst += blockIdx.z * dstride;
+  src += blockIdx.z * sstride;
   const uintptr_t srcEnd = (uintptr_t)(src + (height - 1) * spitch + width);
   const uint64_t total = height * words;
   for (uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += (uint64_t)gridDim.x * blockDim.x) {
@@ -170,24 +177,46 @@ static dim3 copy2dGrid(uint64_t words, uint64_t height, uint32_t lanes, uint32_t
   return dim3((unsigned)(bx < 0x7fffffffu ? bx : 0x7fffffffu), (unsigned)(by < 65535 ? by : 65535));
 }
 
-static cudaError_t copy2dShift(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                               cudaStream_t stream) {
-  const uint64_t words = (width + 30) / 16; /* the most aligned words a row of `width` bytes touches */
-  const uint64_t blocks = (height * words + 255) / 256;
-  copy2dShiftKernel<<<(unsigned)(blocks < 0x7fffffffu ? blocks : 0x7fffffffu), 256, 0, stream>>>(
-      static_cast<uint8_t*>(dst), dpitch, static_cast<const uint8_t*>(src), spitch, width, height, words,
-      1.0 / (double)words);
+/* One matrix of a batched copy: pitches and strides in bytes. */
+struct Copy2d {
+  void* dst;
+  size_t dpitch, dstride;
+  const void* src;
+  size_t spitch, sstride, width, height, batch;
+};
+
+static cudaError_t copy2dShift(const Copy2d& c, cudaStream_t stream) {
+  const uint64_t words = (c.width + 30) / 16; /* the most aligned words a row of `width` bytes touches */
+  const uint64_t blocks = (c.height * words + 255) / 256;
+  copy2dShiftKernel<<<dim3((unsigned)(blocks < 0x7fffffffu ? blocks : 0x7fffffffu), 1, (unsigned)c.batch), 256, 0,
+                      stream>>>(static_cast<uint8_t*>(c.dst), c.dpitch, c.dstride, static_cast<const uint8_t*>(c.src),
+                                c.spitch, c.sstride, c.width, c.height, words, 1.0 / (double)words);
   return cudaGetLastError();
 }
 
 template <typename W>
-static cudaError_t copy2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                          cudaStream_t stream) {
-  const uint64_t w = width / sizeof(W);
+static cudaError_t copy2d(const Copy2d& c, cudaStream_t stream) {
+  const uint64_t w = c.width / sizeof(W);
   const uint32_t lanes = rowLanes(w), threads = 256;
-  copy2dKernel<W><<<copy2dGrid(w, height, lanes, threads), threads, 0, stream>>>(static_cast<W*>(dst), dpitch / sizeof(W), static_cast<const W*>(src),
-                                                spitch / sizeof(W), w, height, lanes);
+  dim3 grid = copy2dGrid(w, c.height, lanes, threads);
+  grid.z = (unsigned)c.batch;
+  copy2dKernel<W><<<grid, threads, 0, stream>>>(static_cast<W*>(c.dst), c.dpitch / sizeof(W), c.dstride / sizeof(W),
+                                                static_cast<const W*>(c.src), c.spitch / sizeof(W),
+                                                c.sstride / sizeof(W), w, c.height, lanes);
   return cudaGetLastError();
+}
+
+static cudaError_t copy2dBatch(dtrCopy2dMethod method, const Copy2d& c, cudaStream_t stream) {
+  /* The widest word that every row start and the width allow. */
+  const uint64_t align = (uint64_t)(uintptr_t)c.dst | (uint64_t)(uintptr_t)c.src | c.dpitch | c.spitch | c.width |
+                         (c.batch > 1 ? c.dstride | c.sstride : 0);
+  if (method == dtrCopy2dAuto) method = (align & 15) && c.width >= kShiftMinWidth ? dtrCopy2dShifted : dtrCopy2dWords;
+  if (method == dtrCopy2dShifted) return copy2dShift(c, stream);
+  if (!(align & 15)) return copy2d<uint4>(c, stream);
+  if (!(align & 7)) return copy2d<uint64_t>(c, stream);
+  if (!(align & 3)) return copy2d<uint32_t>(c, stream);
+  if (!(align & 1)) return copy2d<uint16_t>(c, stream);
+  return copy2d<uint8_t>(c, stream);
 }
 
 }  // namespace dtr
@@ -197,20 +226,26 @@ using namespace dtr;
 extern "C" cudaError_t dtrCopy2dLaunchWith(dtrCopy2dMethod method, void* dst, size_t dpitch, const void* src,
                                            size_t spitch, size_t width, size_t height, cudaStream_t stream) {
   if (!width || !height) return cudaSuccess;
-  /* The widest word that every row start and the width allow. */
-  const uint64_t align = (uint64_t)(uintptr_t)dst | (uint64_t)(uintptr_t)src | dpitch | spitch | width;
-  if (method == dtrCopy2dAuto) method = (align & 15) && width >= kShiftMinWidth ? dtrCopy2dShifted : dtrCopy2dWords;
-  if (method == dtrCopy2dShifted) return copy2dShift(dst, dpitch, src, spitch, width, height, stream);
-  if (!(align & 15)) return copy2d<uint4>(dst, dpitch, src, spitch, width, height, stream);
-  if (!(align & 7)) return copy2d<uint64_t>(dst, dpitch, src, spitch, width, height, stream);
-  if (!(align & 3)) return copy2d<uint32_t>(dst, dpitch, src, spitch, width, height, stream);
-  if (!(align & 1)) return copy2d<uint16_t>(dst, dpitch, src, spitch, width, height, stream);
-  return copy2d<uint8_t>(dst, dpitch, src, spitch, width, height, stream);
+  return copy2dBatch(method, Copy2d{dst, dpitch, 0, src, spitch, 0, width, height, 1}, stream);
 }
 
 extern "C" cudaError_t dtrCopy2dLaunch(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
                                        size_t height, cudaStream_t stream) {
   return dtrCopy2dLaunchWith(dtrCopy2dAuto, dst, dpitch, src, spitch, width, height, stream);
+}
+
+extern "C" cudaError_t dtrCopy2dBatchLaunch(void* dst, size_t dpitch, size_t dstride, const void* src, size_t spitch,
+                                            size_t sstride, size_t width, size_t height, size_t batch,
+                                            cudaStream_t stream) {
+  if (!width || !height) return cudaSuccess;
+  for (size_t b0 = 0; b0 < batch; b0 += (size_t)kMaxBatch) {
+    const size_t n = batch - b0 < (size_t)kMaxBatch ? batch - b0 : (size_t)kMaxBatch;
+    const Copy2d c = {static_cast<uint8_t*>(dst) + b0 * dstride, dpitch, dstride,
+                      static_cast<const uint8_t*>(src) + b0 * sstride, spitch, sstride, width, height, n};
+    const cudaError_t err = copy2dBatch(dtrCopy2dAuto, c, stream);
+    if (err != cudaSuccess) return err;
+  }
+  return cudaSuccess;
 }
 
 extern "C" cudaError_t dtrCopyLaunch(void* dst, const void* src, size_t bytes, int unroll, cudaStream_t stream) {

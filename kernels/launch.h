@@ -97,6 +97,11 @@ void* dtrDriverEntryPoint(const char* name);
 cudaError_t dtrCopy2dLaunch(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
                             cudaStream_t stream);
 
+/* `batch` such copies, the b-th from src + b * sstride into dst + b * dstride (bytes): the unpack of
+ * segments whose rows hold one padded row per batch. */
+cudaError_t dtrCopy2dBatchLaunch(void* dst, size_t dpitch, size_t dstride, const void* src, size_t spitch,
+                                 size_t sstride, size_t width, size_t height, size_t batch, cudaStream_t stream);
+
 /* The same with the method forced (for benchmarks and tests): the widest common word, or shifted
  * 16-byte words. */
 typedef enum { dtrCopy2dAuto = 0, dtrCopy2dWords = 1, dtrCopy2dShifted = 2 } dtrCopy2dMethod;

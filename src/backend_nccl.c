@@ -150,10 +150,9 @@ static dtrResult_t runBlock(dtrPlan_t plan, const char* src, char* dst, dtrBlock
     CUDACHECK(dtrTransposeLaunch(plan->kernel, &args, stream, NULL));
     return dtrSuccess;
   }
-  for (int64_t b = 0; b < k.batch; b++)
-    CUDACHECK(dtrCopy2dLaunch(dst + (k.dst_offset + b * k.dst_stride) * e, (size_t)k.dst_ld * e,
-                              src + (k.src_offset + b * k.src_stride) * e, (size_t)k.src_ld * e, (size_t)k.cols * e,
-                              (size_t)k.rows, stream));
+  CUDACHECK(dtrCopy2dBatchLaunch(dst + k.dst_offset * e, (size_t)k.dst_ld * e, (size_t)k.dst_stride * e,
+                                 src + k.src_offset * e, (size_t)k.src_ld * e, (size_t)k.src_stride * e,
+                                 (size_t)k.cols * e, (size_t)k.rows, (size_t)k.batch, stream));
   return dtrSuccess;
 }
 

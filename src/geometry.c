@@ -16,9 +16,9 @@ static int64_t gcd64(int64_t a, int64_t b) {
   return a;
 }
 
-/* The pitch of a segment row of `entries` entries: padded to segment_align bytes for batch 1. */
+/* The pitch of a segment row of `entries` entries: padded to segment_align bytes. */
 static int64_t segmentPitch(const dtrGeometry* g, int64_t entries) {
-  if (g->batch != 1 || g->segment_align <= 1) return entries;
+  if (g->segment_align <= 1) return entries;
   const int64_t a = (int64_t)g->segment_align, unit = a / gcd64(a, (int64_t)g->entry_bytes);
   return (entries + unit - 1) / unit * unit;
 }
@@ -53,37 +53,73 @@ void dtrExchangeLayoutFill(const dtrGeometry* g, int rank, dtrExchangeLayout* la
   layout->recv_total = recv;
 }
 
-/* The pitch of the 2-D copy over a segment whose rows have `pitch`: each copy row is a whole segment
- * row for batch 1 (padding and all), else one batch's `width` entries of it (rows packed). */
-static int64_t copyPitch(const dtrGeometry* g, int64_t pitch, int64_t width) { return g->batch == 1 ? pitch : width; }
-
 static dtrBlock block(int64_t so, int64_t sld, int64_t dof, int64_t dld, int64_t rows, int64_t cols, int transpose) {
   dtrBlock b = {so, sld, dof, dld, rows, cols, transpose, 1, 0, 0};
   return b;
 }
 
 /*
- * Outer layout: the pack transposes A's rows (k, i), uniformly strided by cols, into the segment
- * [j][k][i]; the unpack copies the segment's rows (j, k) into B's rows (j, k), strided by rows.
- * Middle layout: the pack copies A's rows (i, k) into the segment [i][k][j]; the unpack transposes
- * the segment, seen as rows i of (k, j), into B's rows (k, j).
+ * A batch of copies as one: where the batch interleaves the rows on both sides (row i of copy k at
+ * i * ld + k * stride, ld = batch * stride), one copy of rows (i, k); where it follows them (stride =
+ * rows * ld), one copy of rows (k, i). Otherwise, as with padded segment rows, the batch stays.
  */
-dtrBlock dtrPackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int p) {
+static dtrBlock foldBatch(dtrBlock b) {
+  if (b.transpose || b.batch <= 1) return b;
+  if (b.src_stride == b.rows * b.src_ld && b.dst_stride == b.rows * b.dst_ld) {
+    b.rows *= b.batch;
+    b.batch = 1;
+  } else if (b.src_ld == b.batch * b.src_stride && b.dst_ld == b.batch * b.dst_stride) {
+    b.rows *= b.batch;
+    b.src_ld = b.src_stride;
+    b.dst_ld = b.dst_stride;
+    b.batch = 1;
+  }
+  return b;
+}
+
+/*
+ * The blocks as whole segment rows (rows of a copy: one per segment row, the batch as the copy's
+ * batch; pipeline stages cut these), before foldBatch.
+ * Outer layout: the pack transposes A's rows (k, i), uniformly strided by cols, into the segment
+ * [j][k][i]; the unpack copies each segment row j's batch of rows k into B's rows (j, k).
+ * Middle layout: the pack copies A's rows (i, k) into segment row i's batch of rows k; the unpack
+ * transposes the segment, seen as rows i of (k, j), into B's rows (k, j).
+ */
+static dtrBlock packRows(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int p) {
   const int64_t nIn = dtrInRows(g, r).count, k = g->batch, out = dtrOutRows(g, p).count, j0 = dtrOutRows(g, p).start;
   const int64_t pitch = segmentShape(g, r, p).count;
-  dtrBlock b = g->batch_layout == dtrBatchOuter ? block(j0, g->cols, l->send_offset[p], pitch, k * nIn, out, 1)
-                                                : block(j0, g->cols, l->send_offset[p], copyPitch(g, pitch, out), nIn * k, out, 0);
+  dtrBlock b;
+  if (g->batch_layout == dtrBatchOuter) b = block(j0, g->cols, l->send_offset[p], pitch, k * nIn, out, 1);
+  else {
+    b = block(j0, k * g->cols, l->send_offset[p], pitch, nIn, out, 0);
+    b.batch = k;
+    b.src_stride = g->cols;
+    b.dst_stride = out;
+  }
   if (p == r) b.rows = b.cols = 0;
   return b;
 }
 
-dtrBlock dtrUnpackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q) {
+static dtrBlock unpackRows(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q) {
   const int64_t nOut = dtrOutRows(g, r).count, k = g->batch, in = dtrInRows(g, q).count, i0 = dtrInRows(g, q).start;
   const int64_t pitch = segmentShape(g, q, r).count;
-  dtrBlock b = g->batch_layout == dtrBatchOuter ? block(l->recv_offset[q], copyPitch(g, pitch, in), i0, g->rows, nOut * k, in, 0)
-                                                : block(l->recv_offset[q], pitch, i0, g->rows, in, k * nOut, 1);
+  dtrBlock b;
+  if (g->batch_layout == dtrBatchOuter) {
+    b = block(l->recv_offset[q], pitch, i0, k * g->rows, nOut, in, 0);
+    b.batch = k;
+    b.src_stride = in;
+    b.dst_stride = g->rows;
+  } else b = block(l->recv_offset[q], pitch, i0, g->rows, in, k * nOut, 1);
   if (q == r) b.rows = b.cols = 0;
   return b;
+}
+
+dtrBlock dtrPackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int p) {
+  return foldBatch(packRows(g, l, r, p));
+}
+
+dtrBlock dtrUnpackBlock(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q) {
+  return foldBatch(unpackRows(g, l, r, q));
 }
 
 /* A direct block is a batch of transposes: A's (i, j) of batch k lands in p's B, whose rows interleave
@@ -126,16 +162,7 @@ dtrBlock dtrStashBlock(const dtrGeometry* g, int r) {
   s.transpose = 0;
   s.dst_offset = 0;
   stashLayout(s, &s.dst_ld, &s.dst_stride);
-  if (s.batch > 1 && s.src_stride == s.rows * s.src_ld && s.dst_stride == s.rows * s.dst_ld) {
-    s.rows *= s.batch; /* batch after batch on both sides */
-    s.batch = 1;
-  } else if (s.batch > 1 && s.src_ld == s.batch * s.src_stride && s.dst_ld == s.batch * s.dst_stride) {
-    s.rows *= s.batch; /* rows interleaved with the batch on both sides: one row per (row, batch) */
-    s.src_ld = s.src_stride;
-    s.dst_ld = s.dst_stride;
-    s.batch = 1;
-  }
-  return s;
+  return foldBatch(s);
 }
 
 dtrBlock dtrUnstashBlock(const dtrGeometry* g, int r) {
@@ -150,33 +177,32 @@ int64_t dtrStashEntries(const dtrGeometry* g, int r) {
   return k.rows * k.cols * k.batch;
 }
 
-/* Restricts a block to the segment rows of `piece`: the columns of a transpose that writes the
- * segment, the rows of a transpose that reads it, or the rows of a copy (`batch` of them per
- * segment row). */
-static dtrBlock cutBlock(dtrBlock b, dtrRange piece, int segmentIsDst, int64_t batch) {
+/* Restricts a block of whole segment rows (packRows, unpackRows) to the segment rows of `piece`: the
+ * columns of a transpose that writes the segment, else its rows (a transpose that reads the segment
+ * starts its result rows further in, a copy its rows). */
+static dtrBlock cutBlock(dtrBlock b, dtrRange piece, int segmentIsDst) {
   if (b.transpose && segmentIsDst) {
     b.src_offset += piece.start;
     b.dst_offset += piece.start * b.dst_ld;
     b.cols = piece.count;
   } else {
-    const int64_t unit = b.transpose ? 1 : batch;
-    b.src_offset += piece.start * unit * b.src_ld;
-    b.dst_offset += piece.start * unit * (b.transpose ? 1 : b.dst_ld);
-    b.rows = piece.count * unit;
+    b.src_offset += piece.start * b.src_ld;
+    b.dst_offset += piece.start * (b.transpose ? 1 : b.dst_ld);
+    b.rows = piece.count;
   }
   return b;
 }
 
 dtrBlock dtrPackStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int p, int stages, int s) {
-  const dtrBlock b = dtrPackBlock(g, l, r, p);
+  const dtrBlock b = packRows(g, l, r, p);
   if (p == r) return b;
-  return cutBlock(b, dtrSplit(segmentShape(g, r, p).start, stages, s), 1, g->batch);
+  return foldBatch(cutBlock(b, dtrSplit(segmentShape(g, r, p).start, stages, s), 1));
 }
 
 dtrBlock dtrUnpackStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q, int stages, int s) {
-  const dtrBlock b = dtrUnpackBlock(g, l, r, q);
+  const dtrBlock b = unpackRows(g, l, r, q);
   if (q == r) return b;
-  return cutBlock(b, dtrSplit(segmentShape(g, q, r).start, stages, s), 0, g->batch);
+  return foldBatch(cutBlock(b, dtrSplit(segmentShape(g, q, r).start, stages, s), 0));
 }
 
 static dtrRange stagePiece(int64_t offset, dtrRange shape, int stages, int s) {

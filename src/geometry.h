@@ -56,9 +56,10 @@ typedef struct {
   /* A's rows (B's rows) are split over the ranks in whole granules of this many: a slab of a 3-D
    * array seen as a matrix whose rows or columns are planes. rows % row_granule == 0, likewise. */
   int64_t row_granule, col_granule;
-  /* Bytes to which every segment row of a single-matrix transpose (batch 1) is padded, so that every
-   * message and stage piece starts aligned (NCCL slows down by up to 70 % on unaligned ones); 1: none.
-   * Batches keep packed rows: their packs and unpacks need rows of uniform stride. */
+  /* Bytes to which every segment row is padded, so that every message and stage piece starts aligned
+   * (NCCL slows down by up to 70 % on unaligned ones); 1: none. A padded segment row of a batch holds
+   * one row per matrix of the batch, then the padding: its packs or unpacks copy the batch as a batch
+   * of 2-D copies (dtrBlock.batch) instead of one 2-D copy of uniformly strided rows. */
   size_t segment_align;
 } dtrGeometry;
 

@@ -260,6 +260,42 @@ static void testCopy2d(void) {
     }
 }
 
+/* Batches of 2-D copies (the unpack of padded segment rows of a pencil): the b-th copy from source
+ * offset b * sstride into destination offset b * dstride, rows interleaved with those of the other
+ * copies as a pencil's are; every byte of the destination checked, the untouched ones included. */
+static void testCopy2dBatch(void) {
+  const size_t cases[][9] = {/* width, height, spitch, dpitch, batch, sstride, dstride, source and destination offsets */
+                             {40, 4, 128, 264, 3, 40, 88, 0, 0},     {7, 13, 32, 36, 4, 7, 9, 1, 3},
+                             {100, 20, 320, 314, 3, 101, 103, 5, 2}, {16, 64, 48, 48, 3, 16, 16, 0, 0},
+                             {1, 1, 1, 1, 70000, 1, 1, 0, 0},        {200, 3, 1000, 1003, 5, 200, 200, 16, 3}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const size_t w = cases[i][0], h = cases[i][1], sp = cases[i][2], dp = cases[i][3], n = cases[i][4],
+                 ss = cases[i][5], dst = cases[i][6], so = cases[i][7], off = cases[i][8];
+    const size_t sbytes = so + ss * (n - 1) + sp * (h - 1) + w, dbytes = off + dst * (n - 1) + dp * (h - 1) + w + 5;
+    uint8_t *hs = malloc(sbytes), *hd = malloc(dbytes), *want = malloc(dbytes), *ds, *dd;
+    for (size_t x = 0; x < sbytes; x++) hs[x] = (uint8_t)dtrMix64(x + 13 * i);
+    memset(hd, 0x5a, dbytes);
+    memcpy(want, hd, dbytes);
+    for (size_t b = 0; b < n; b++)
+      for (size_t r = 0; r < h; r++) memcpy(want + off + b * dst + r * dp, hs + so + b * ss + r * sp, w);
+    CUDA_OK(cudaMalloc((void**)&ds, sbytes));
+    CUDA_OK(cudaMalloc((void**)&dd, dbytes));
+    CUDA_OK(cudaMemcpy(ds, hs, sbytes, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemcpy(dd, hd, dbytes, cudaMemcpyHostToDevice));
+    CUDA_OK(dtrCopy2dBatchLaunch(dd + off, dp, dst, ds + so, sp, ss, w, h, n, 0));
+    CUDA_OK(cudaMemcpy(hd, dd, dbytes, cudaMemcpyDeviceToHost));
+    size_t bad = 0;
+    for (size_t x = 0; x < dbytes; x++) bad += hd[x] != want[x];
+    EXPECT(bad == 0, "copy2d batch %zu of width %zu height %zu pitches %zu/%zu strides %zu/%zu offsets %zu/%zu: %zu bytes wrong",
+           n, w, h, sp, dp, ss, dst, so, off, bad);
+    cudaFree(ds);
+    cudaFree(dd);
+    free(hs);
+    free(hd);
+    free(want);
+  }
+}
+
 int main(int argc, char** argv) {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
@@ -283,6 +319,7 @@ int main(int argc, char** argv) {
   testStageLayout();
   testCopy();
   testCopy2d();
+  testCopy2dBatch();
   /* Every variant with its measured defaults (one or two tiles per block), persistent blocks, and
    * three tiles per block (a TMA ring of three stages that wraps, tiles strided by the grid). */
   const int tilesPerCta[] = {0, -1, 3};

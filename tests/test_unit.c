@@ -123,6 +123,9 @@ static void testExchangeLayout(void) {
   dtrGeometry padded = odd;
   padded.segment_align = 16;
   EXPECT(dtrPiecesAligned(&padded, 16) && !dtrPiecesAligned(&padded, 32), "padded segment rows");
+  dtrGeometry paddedBatch = batched;
+  paddedBatch.segment_align = 16;
+  EXPECT(dtrPiecesAligned(&paddedBatch, 16), "padded segment rows of a batch");
   EXPECT(dtrGeometryOverflows(1, 1, 1, 16) == 0, "1x1 overflows");
   EXPECT(dtrGeometryOverflows((int64_t)1 << 40, (int64_t)1 << 40, 1, 8) == 1, "2^80 entries accepted");
   EXPECT(dtrGeometryOverflows((int64_t)1 << 31, (int64_t)1 << 31, 1, 16) == 1, "2^66 bytes accepted");
@@ -219,7 +222,7 @@ static void testBatchedEmulation(void) {
             for (int stages = 0; stages <= 3; stages += 1 + (stages > 0)) { /* 0: one pass; 1, 3 */
               dtrGeometry g = dtrGeometryMatrix(shapes[s][0], shapes[s][1], 8, p);
               g.batch = k;
-              /* Segment rows padded to 16 or 128 bytes in turn (batch 1 only pads). */
+              /* Segment rows padded to 16 or 256 bytes in turn, or not at all. */
               g.segment_align = (size_t)1 << (4 * ((s + gran + stages) % 3));
               g.batch_layout = (dtrBatchLayout)layout;
               /* Granules: rows of A, or of B, split in planes of 3 (the shape scaled to fit). */
