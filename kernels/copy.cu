@@ -229,11 +229,6 @@ extern "C" cudaError_t dtrCopy2dLaunchWith(dtrCopy2dMethod method, void* dst, si
   return copy2dBatch(method, Copy2d{dst, dpitch, 0, src, spitch, 0, width, height, 1}, stream);
 }
 
-extern "C" cudaError_t dtrCopy2dLaunch(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width,
-                                       size_t height, cudaStream_t stream) {
-  return dtrCopy2dLaunchWith(dtrCopy2dAuto, dst, dpitch, src, spitch, width, height, stream);
-}
-
 extern "C" cudaError_t dtrCopy2dBatchLaunch(void* dst, size_t dpitch, size_t dstride, const void* src, size_t spitch,
                                             size_t sstride, size_t width, size_t height, size_t batch,
                                             cudaStream_t stream) {

@@ -90,20 +90,17 @@ void dtrKernelTuningSet(int tma_boxes, int tile_group, int streaming, int tiles_
  * binaries load where there is no driver. NULL where the driver lacks it or is absent. */
 void* dtrDriverEntryPoint(const char* name);
 
-/* height rows of width bytes from a pitch of spitch into a pitch of dpitch (bytes): the unpack of
- * received segments into their column blocks. Where one 16-byte word does not fit every row start,
- * rows of 64 bytes up are stored in aligned 16-byte words shifted out of the source ones, narrower
- * rows in the widest word that fits every row start. */
-cudaError_t dtrCopy2dLaunch(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
-                            cudaStream_t stream);
-
-/* `batch` such copies, the b-th from src + b * sstride into dst + b * dstride (bytes): the unpack of
- * segments whose rows hold one padded row per batch. */
+/* `batch` 2-D copies, the b-th of `height` rows of `width` bytes from src + b * sstride with a pitch of
+ * spitch into dst + b * dstride with a pitch of dpitch (bytes), in one launch: the unpack of received
+ * segments into their column blocks (one copy a matrix where padded segment rows hold a row of each
+ * matrix of a batch). Where one 16-byte word does not fit every row start, rows of 64 bytes up are
+ * stored in aligned 16-byte words shifted out of the source ones, narrower rows in the widest word
+ * that fits every row start. */
 cudaError_t dtrCopy2dBatchLaunch(void* dst, size_t dpitch, size_t dstride, const void* src, size_t spitch,
                                  size_t sstride, size_t width, size_t height, size_t batch, cudaStream_t stream);
 
-/* The same with the method forced (for benchmarks and tests): the widest common word, or shifted
- * 16-byte words. */
+/* One such copy with the method forced (for benchmarks and tests): the widest common word, or
+ * shifted 16-byte words. */
 typedef enum { dtrCopy2dAuto = 0, dtrCopy2dWords = 1, dtrCopy2dShifted = 2 } dtrCopy2dMethod;
 cudaError_t dtrCopy2dLaunchWith(dtrCopy2dMethod method, void* dst, size_t dpitch, const void* src, size_t spitch,
                                 size_t width, size_t height, cudaStream_t stream);

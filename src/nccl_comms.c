@@ -24,7 +24,6 @@ typedef struct Entry {
 static Entry* entries = NULL;
 static int finalizeKey = MPI_KEYVAL_INVALID;
 
-/* MPI_Finalize deletes MPI_COMM_SELF's attributes first: the moment to destroy what is cached. */
 static void deregisterAlltoall(Entry* e) {
   for (int i = 0; i < 2; i++)
     if (e->a2aHandles[i]) (void)ncclCommDeregister(e->nccl, e->a2aHandles[i]);
@@ -33,13 +32,16 @@ static void deregisterAlltoall(Entry* e) {
   e->a2aBytes = 0;
 }
 
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first: the moment to destroy what is cached. */
 static int destroyAll(MPI_Comm comm, int key, void* value, void* extra) {
   (void)comm, (void)key, (void)value, (void)extra;
   while (entries) {
     Entry* e = entries;
     entries = e->next;
-    if (!e->aborted) deregisterAlltoall(e);
-    if (!e->aborted) ncclCommDestroy(e->nccl);
+    if (!e->aborted) {
+      deregisterAlltoall(e);
+      ncclCommDestroy(e->nccl);
+    }
     MPI_Comm_free(&e->comm);
     free(e);
   }

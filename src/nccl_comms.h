@@ -35,15 +35,15 @@ int dtrNcclRegisters(ncclComm_t nccl);
  * registrations went with it). */
 void dtrNcclDeregister(ncclComm_t nccl, void* handle);
 
-/* The bare all-to-all: `bytes_per_peer` from send + q * bytes_per_peer to every rank q (itself
- * included), one NCCL group of sends and receives on `stream`; send and recv registered with nccl
- * where dtrNcclRegisters (kept registered until other buffers come, dtrNcclForgetBuffer or MPI_Finalize). */
-/* Drops every communicator's registration of the bare all-to-all's buffers where one of them is
+/* Local: drops every communicator's registration of the bare all-to-all's buffers where one of them is
  * `ptr`: before that buffer is freed. A registration left behind outlives the memory, and NCCL then
  * matches a later buffer at the same address to it: on 2 H200s every message of the pencil
  * transposes after the first went to the freed memory (the received blocks all wrong). */
 void dtrNcclForgetBuffer(const void* ptr);
 
+/* The bare all-to-all: `bytes_per_peer` from send + q * bytes_per_peer to every rank q (itself
+ * included), one NCCL group of sends and receives on `stream`; send and recv registered with nccl
+ * where dtrNcclRegisters (kept registered until other buffers come, dtrNcclForgetBuffer or MPI_Finalize). */
 dtrResult_t dtrNcclAlltoall(ncclComm_t nccl, int nranks, const void* send, void* recv, size_t bytes_per_peer,
                             cudaStream_t stream);
 
