@@ -111,6 +111,11 @@ KernelTuning tuningFor(dtrKernel_t kernel, size_t entryBytes) {
   return t;
 }
 
+uint32_t tileGroupForShape(const KernelTuning& t, uint32_t tilesX, uint32_t tilesY, uint64_t resident, bool offLines) {
+  if (requested.tileGroup || !offLines || tilesY <= 2 * resident) return (uint32_t)t.tileGroup;
+  return tilesX;
+}
+
 unsigned tileGrid(uint64_t tiles, uint64_t resident, int tilesPerCta) {
   if (resident < 1) resident = 1;
   uint64_t grid = tilesPerCta > 0 ? (tiles + tilesPerCta - 1) / tilesPerCta : (tiles < resident ? tiles : resident);

@@ -150,8 +150,10 @@ struct WordTileRows {
   static constexpr int words = (WordTile<W>::T + RX * kTileRowsPerPass) * WordTile<W>::pitch;
 };
 
-/* One T x T tile (tx, ty) through the shared `tile`; every thread of the (32, 8) block takes part. */
-template <typename W, bool Streaming>
+/* One T x T tile (tx, ty) through the shared `tile`; every thread of the (32, 8) block takes part.
+ * Interior: the tile, and the rows past it that its stores may reach, lie inside the matrix, and it
+ * is not in the first tile row, so no load or store needs a check (see wordTileInterior). */
+template <typename W, bool Streaming, bool Interior>
 __device__ __forceinline__ void wordTile(const W* __restrict__ src, int64_t lds, W* __restrict__ dst, int64_t ldd,
                                          int64_t rows, int64_t cols, uint32_t tx, uint32_t ty, W* tile) {
   constexpr int T = WordTile<W>::T, P = WordTile<W>::pitch, R = T / kTileRowsPerPass, C = T / kTile;
@@ -165,7 +167,7 @@ __device__ __forceinline__ void wordTile(const W* __restrict__ src, int64_t lds,
     for (int j = 0; j < C; j++) {
       const int64_t r = row0 + threadIdx.y + i * kTileRowsPerPass, c = col0 + threadIdx.x + j * kTile;
       const bool row = i < R || (shifted && threadIdx.y + (i - R) * kTileRowsPerPass < X);
-      if (row && r < rows && c < cols) v[i][j] = loadWord<W, Streaming>(src + r * lds + c);
+      if (row && (Interior || (r < rows && c < cols))) v[i][j] = loadWord<W, Streaming>(src + r * lds + c);
     }
 #pragma unroll
   for (int i = 0; i < R + RX; i++)
@@ -177,7 +179,7 @@ __device__ __forceinline__ void wordTile(const W* __restrict__ src, int64_t lds,
    * its end): no sector is then written in part by two tiles, which would have the L2 fetch it
    * back from memory (4-byte entries, 268435 x 1000: 66 % of copy before, 82 % so; 8-byte,
    * 134217 x 1000: 76 %, 89 %). j = -1 is the entries before the boundary, which only the first
-   * tile writes. */
+   * tile writes; an interior tile's window [d, d + T) lies inside the matrix. */
 #pragma unroll
   for (int i = 0; i < R; i++) {
     const int64_t c = col0 + threadIdx.y + i * kTileRowsPerPass;
@@ -186,12 +188,27 @@ __device__ __forceinline__ void wordTile(const W* __restrict__ src, int64_t lds,
         shifted ? (int64_t)((kSector - (reinterpret_cast<uintptr_t>(out) & (kSector - 1))) & (kSector - 1)) / (int64_t)sizeof(W) : 0;
     const int64_t from = row0 == 0 ? 0 : d, to = rows - row0 < T + d ? rows - row0 : T + d;
 #pragma unroll
-    for (int j = -1; j < C; j++) {
+    for (int j = Interior ? 0 : -1; j < C; j++) {
       const int64_t r = d + threadIdx.x + j * kTile; /* within the tile */
-      if (c < cols && r >= from && r < to) storeWord<W, Streaming>(out + r, tile[r * P + threadIdx.y + i * kTileRowsPerPass]);
+      if (Interior || (c < cols && r >= from && r < to))
+        storeWord<W, Streaming>(out + r, tile[r * P + threadIdx.y + i * kTileRowsPerPass]);
     }
   }
   __syncthreads();
+}
+
+/* Whether tile (tx, ty) is interior in wordTile's sense. */
+template <typename W>
+__device__ __forceinline__ bool wordTileInterior(int64_t rows, int64_t cols, uint32_t tx, uint32_t ty) {
+  constexpr int T = WordTile<W>::T, X = WordTileRows<W>::X;
+  return ty > 0 && ((int64_t)ty + 1) * T + X <= rows && ((int64_t)tx + 1) * T <= cols;
+}
+
+template <typename W, bool Streaming>
+__device__ __forceinline__ void wordTileAny(const W* __restrict__ src, int64_t lds, W* __restrict__ dst, int64_t ldd,
+                                            int64_t rows, int64_t cols, uint32_t tx, uint32_t ty, W* tile) {
+  if (wordTileInterior<W>(rows, cols, tx, ty)) wordTile<W, Streaming, true>(src, lds, dst, ldd, rows, cols, tx, ty, tile);
+  else wordTile<W, Streaming, false>(src, lds, dst, ldd, rows, cols, tx, ty, tile);
 }
 
 template <typename W, bool Streaming>
@@ -205,7 +222,7 @@ __global__ void __launch_bounds__(kTile * kTileRowsPerPass, WordBlocks<W>::value
   for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     uint32_t tx, ty;
     dtrTileOrder(t, tilesX, tilesY, group, &tx, &ty);
-    wordTile<W, Streaming>(src, lds, dst, ldd, rows, cols, tx, ty, tile);
+    wordTileAny<W, Streaming>(src, lds, dst, ldd, rows, cols, tx, ty, tile);
   }
 }
 
@@ -214,9 +231,9 @@ template <typename W>
 __global__ void __launch_bounds__(kTile * kTileRowsPerPass, WordBlocks<W>::value) wordGroupKernel(const __grid_constant__ TransposeGroup g) {
   __shared__ W tile[WordTileRows<W>::words];
   forEachGroupTile(g, [&](const TransposeGroupMember& m, uint64_t k, uint32_t tx, uint32_t ty) {
-    wordTile<W, false>(reinterpret_cast<const W*>(m.src + k * m.srcBatchBytes), m.ldsBytes / (int64_t)sizeof(W),
-                       reinterpret_cast<W*>(m.dst + k * m.dstBatchBytes), m.lddBytes / (int64_t)sizeof(W), m.rows, m.cols,
-                       tx, ty, tile);
+    wordTileAny<W, false>(reinterpret_cast<const W*>(m.src + k * m.srcBatchBytes), m.ldsBytes / (int64_t)sizeof(W),
+                          reinterpret_cast<W*>(m.dst + k * m.dstBatchBytes), m.lddBytes / (int64_t)sizeof(W), m.rows,
+                          m.cols, tx, ty, tile);
   });
 }
 
@@ -244,10 +261,11 @@ static cudaError_t launchWord(const dtrTransposeArgs* a, cudaStream_t stream, co
   int perSm = 0;
   cudaError_t err = residentBlocks((const void*)kernel, kTile * kTileRowsPerPass, 0, &perSm);
   if (err) return err;
-  kernel<<<dim3(tileGrid((uint64_t)tilesX * tilesY, (uint64_t)perSm * d.sms, tune.tilesPerCta), 1, batchOf(a)),
-           dim3(kTile, kTileRowsPerPass), 0, stream>>>(static_cast<const W*>(a->src), a->lds, static_cast<W*>(a->dst),
-                                                       a->ldd, a->rows, a->cols, tilesX, tilesY, (uint32_t)tune.tileGroup,
-                                                       a->src_stride, a->dst_stride);
+  const uint64_t resident = (uint64_t)perSm * d.sms;
+  const bool offLines = ((uint64_t)(uintptr_t)a->src | (uint64_t)a->lds * sizeof(W)) & 127;
+  kernel<<<dim3(tileGrid((uint64_t)tilesX * tilesY, resident, tune.tilesPerCta), 1, batchOf(a)), dim3(kTile, kTileRowsPerPass),
+           0, stream>>>(static_cast<const W*>(a->src), a->lds, static_cast<W*>(a->dst), a->ldd, a->rows, a->cols, tilesX,
+                        tilesY, tileGroupForShape(tune, tilesX, tilesY, resident, offLines), a->src_stride, a->dst_stride);
   return cudaGetLastError();
 }
 
@@ -301,11 +319,13 @@ constexpr int kWordGroupBlocks = 128;
 template <typename W>
 static cudaError_t launchWordGroupTyped(TransposeGroup& g, int ctas, cudaStream_t stream) {
   constexpr int T = WordTile<W>::T;
-  g.tileGroup = (uint32_t)tuningFor(dtrKernelSimt, sizeof(W)).tileGroup;
   for (int i = 0; i < g.count; i++) transposeGroupTiles(&g.m[i], T, T);
   cudaError_t err = groupBlocksPerMember((const void*)wordGroupKernel<W>, kTile * kTileRowsPerPass, 0, g.count,
                                          (kWordGroupBlocks + g.count - 1) / g.count, &ctas);
   if (err != cudaSuccess) return err;
+  /* Not tileGroupForShape's whole tile rows: with the stores going to peers over NVLink, they
+   * collapsed (fp32 23170^2 on 2 H200s, 1.04 -> 6.3 x the all-to-all). */
+  g.tileGroup = (uint32_t)tuningFor(dtrKernelSimt, sizeof(W)).tileGroup;
   wordGroupKernel<W><<<(unsigned)(ctas * g.count), dim3(kTile, kTileRowsPerPass), 0, stream>>>(g);
   return cudaGetLastError();
 }

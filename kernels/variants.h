@@ -44,6 +44,18 @@ constexpr int kPersistent = -1;
  * this kernel and entry size. */
 KernelTuning tuningFor(dtrKernel_t kernel, size_t entryBytes);
 
+/*
+ * The tile group for tilesX x tilesY tiles with `resident` blocks at once: where the tiles start off
+ * the 128-byte lines of the source (offLines: its pointer or pitch is not a multiple of 128 bytes)
+ * and a column of tiles is more than two waves of blocks long, whole tile rows (tilesX) instead of
+ * t's group. Neighbouring tiles of a source row share the lines at their border; taken column by column,
+ * the second tile of a pair comes a whole column later and finds the shared lines evicted, so they
+ * come from memory twice (4-byte entries, 268435 x 1000 on an H200: 8.5 % more memory reads than the
+ * matrix, 81.9 % of copy with group 1, 87.7 % with the tile rows whole). A group asked for by
+ * dtrKernelTuningSet stays.
+ */
+uint32_t tileGroupForShape(const KernelTuning& t, uint32_t tilesX, uint32_t tilesY, uint64_t resident, bool offLines);
+
 /* The grid for `tiles` tiles when `resident` blocks fit on the device at once: at most `resident`
  * when persistent, else about tilesPerCta tiles per block. Every tile kernel strides its tiles by
  * gridDim, so either serves. */

@@ -128,6 +128,19 @@ static void testSubword(void) {
         }
 }
 
+/* Word entries in columns of tiles longer than two waves of blocks, at pitches off the 128-byte
+ * lines: the word kernel then takes whole tile rows at a time (tileGroupForShape). */
+static void testLongColumns(void) {
+  const size_t sizes[] = {4, 8};
+  const int64_t shapes[][2] = {{140000, 70}, {100003, 129}};
+  for (size_t s = 0; s < 2; s++)
+    for (size_t i = 0; i < 2; i++) {
+      const int64_t rows = shapes[i][0], cols = shapes[i][1];
+      runCase(dtrKernelSimt, rows, cols, sizes[s], cols + 1, rows + 3, 0, dtrKernelSimt);
+      runCase(dtrKernelSimt, rows, cols, sizes[s], cols + 5, rows + 8, 0, dtrKernelSimt);
+    }
+}
+
 static void testTuples(void) {
   /* Entries of howmany elements that are not one machine word: the SIMT kernel's tuple paths. */
   const size_t sizes[] = {3, 6, 12, 20, 24, 32, 40, 48, 64, 592};
@@ -330,6 +343,7 @@ int main(int argc, char** argv) {
   dtrKernelTuningSet(0, 0, 0, 0);
   testTuples();
   testSubword();
+  if (!small) testLongColumns();
   if (!quick) {
     testHuge(dtrKernelSimt);
     testHuge(dtrKernelTma);
