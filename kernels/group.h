@@ -76,6 +76,11 @@ cudaError_t groupBlocksPerMember(const void* kernel, int threads, size_t smem, i
 int wordGroupEligible(const dtrTransposeArgs* a);
 cudaError_t launchWordGroup(TransposeGroup& g, int ctas, cudaStream_t stream);
 
+/* The word-wide kernel of 1- and 2-byte entries, and of 4-byte ones off their alignment, grouped
+ * (transpose_subword.cu). */
+int subwordGroupEligible(const dtrTransposeArgs* a);
+cudaError_t launchSubwordGroup(TransposeGroup& g, int ctas, cudaStream_t stream);
+
 }  // namespace dtr
 
 #endif

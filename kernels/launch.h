@@ -49,7 +49,8 @@ cudaError_t dtrTransposeLaunch(dtrKernel_t kernel, const dtrTransposeArgs* args,
  * lets members go to the 16-byte kernel where their pitches suit it. Member i gets `ctas` blocks (0: the device's resident blocks shared out
  * evenly), numbered i, i + count, ...: every member's stores run at once, each through few blocks.
  * Members of aligned 4-, 8- or 16-byte words that the 16-byte kernel does not take go to a grouped
- * element-wise kernel; the rest run after, one launch each. Every block ends with a system-scope fence, so that its stores into
+ * element-wise kernel, members of 1- and 2-byte entries (and 4-byte ones off their alignment) to a
+ * grouped word-wide kernel; the rest (tuples) run after, one launch each. Every block ends with a system-scope fence, so that its stores into
  * peer memory are visible before a signal that follows the launch.
  */
 cudaError_t dtrTransposeGroupLaunch(dtrKernel_t kernel, const dtrTransposeArgs* members, int count, int ctas,

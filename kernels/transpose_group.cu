@@ -70,8 +70,8 @@ using namespace dtr;
 
 /* Members go to the 16-byte kernel's group where both pitches are whole 128-byte lines and, for
  * entries the word kernel's group also serves (4, 8 and 16 bytes, aligned), whole 1024-byte multiples;
- * to the word kernel's group where their entries are aligned words; and the rest (1- and 2-byte
- * entries off alignment, tuples) one by one.
+ * to the word kernel's group where their entries are aligned words; to the word-wide kernel's group
+ * where they are 1 or 2 bytes (or 4 off their alignment); and the rest (tuples) one by one.
  * - On 2 H200s, fp32 46340 x 46340 (a pitch of 185360 bytes, 16 x an odd number) took the 16-byte
  *   kernel 5.3 x the NCCL all-to-all, storing into the peer with all its resident blocks; the word
  *   kernel's group serves such pitches, its blocks capped (launchWordGroupTyped).
@@ -91,7 +91,7 @@ static int vectorGroupEligible(const dtrTransposeArgs* a) {
 extern "C" cudaError_t dtrTransposeGroupLaunch(dtrKernel_t kernel, const dtrTransposeArgs* members, int count, int ctas,
                                                cudaStream_t stream) {
   if (count < 0 || count > DTR_GROUP_MAX || (count && !members)) return cudaErrorInvalidValue;
-  TransposeGroup vector = {}, word = {};
+  TransposeGroup vector = {}, word = {}, subword = {};
   int alone[DTR_GROUP_MAX], na = 0;
   for (int i = 0; i < count; i++) {
     const dtrTransposeArgs* a = &members[i];
@@ -99,11 +99,13 @@ extern "C" cudaError_t dtrTransposeGroupLaunch(dtrKernel_t kernel, const dtrTran
     if (!a->rows || !a->cols || a->batch == 0) continue;
     if (kernel != dtrKernelSimt && vectorGroupEligible(a)) vector.m[vector.count++] = transposeGroupMember(a);
     else if (wordGroupEligible(a)) word.m[word.count++] = transposeGroupMember(a);
+    else if (subwordGroupEligible(a)) subword.m[subword.count++] = transposeGroupMember(a);
     else alone[na++] = i;
   }
   cudaError_t err = cudaSuccess;
   if (vector.count && (err = launchVectorGroup(vector, ctas, stream)) != cudaSuccess) return err;
   if (word.count && (err = launchWordGroup(word, ctas, stream)) != cudaSuccess) return err;
+  if (subword.count && (err = launchSubwordGroup(subword, ctas, stream)) != cudaSuccess) return err;
   for (int i = 0; i < na; i++)
     if ((err = dtrTransposeLaunch(dtrKernelSimt, &members[alone[i]], stream, NULL)) != cudaSuccess) return err;
   return cudaSuccess;

@@ -22,6 +22,7 @@
  */
 #include <stdint.h>
 
+#include "group.h"
 #include "launch.h"
 #include "tile_layout.h"
 #include "variants.h"
@@ -161,6 +162,15 @@ __device__ __forceinline__ void placeRow(uint32_t* tile, const uint32_t (&v)[5],
   }
 }
 
+/* Word `word` of result row r of a tile staged for row stores (r < 128 / S, word < 32 S). The
+ * transpose's stores put the four quarters of a warp at rows 8 E apart and the row reads take 32
+ * words in a row: swapping bits 3-4 of the word by the quarter gives both 32 distinct banks. */
+template <int S>
+__device__ __forceinline__ uint32_t stagedSlot(uint32_t r, uint32_t word) {
+  constexpr uint32_t E = 4 / S;
+  return r * 32 * S + (word ^ (8 * ((r / (8 * E)) & 3)));
+}
+
 /*
  * One tile: 128 source rows from row0, 128 bytes from entry col0. Interior: a tile away from the
  * matrix's edges (every row of the tile and the rows past it exist, its columns lie inside the rows
@@ -168,7 +178,7 @@ __device__ __forceinline__ void placeRow(uint32_t* tile, const uint32_t (&v)[5],
  * rowsPast: some result row does not start on a sector boundary, so stores reach up to X rows past
  * the tile, which are loaded too.
  */
-template <int S, bool Interior>
+template <int S, bool Interior, bool RowStores>
 __device__ __forceinline__ void subwordTile(const uint8_t* __restrict__ src, int64_t ldsBytes, uint8_t* __restrict__ dst,
                                             int64_t lddBytes, int64_t rows, int64_t cols, int64_t row0, int64_t col0,
                                             bool inside, bool rowsPast, uint32_t* tile) {
@@ -243,6 +253,10 @@ __device__ __forceinline__ void subwordTile(const uint8_t* __restrict__ src, int
   const int64_t colsIn = cols - col0 < C ? cols - col0 : C;
   uint8_t* out = dst + (col0 + E * j) * lddBytes + row0 * S;
   const int64_t restBytes = rowsLeft * S;
+  /* Row stores: the words go to shared memory in result-row order first (every warp is done reading
+   * the tile), then each warp stores whole windows, 128 bytes an instruction. */
+  constexpr bool staged = RowStores && Interior;
+  if constexpr (staged) __syncthreads();
 #pragma unroll
   for (int q = 0; q < E; q++, out += lddBytes) {
     const int32_t d = (int32_t)((kSector - sectorOffset(out)) & (kSector - 1));
@@ -275,6 +289,11 @@ __device__ __forceinline__ void subwordTile(const uint8_t* __restrict__ src, int
       }
     }
     uint8_t* word = out + d + 4 * part;
+    if constexpr (staged) {
+#pragma unroll
+      for (int n = 0; n < N; n++) tile[stagedSlot<S>(E * j + q, 8 * n + part)] = value[n + 1];
+      continue;
+    }
     if (Interior) {
       /* Every word of an interior tile lies in its window. */
 #pragma unroll
@@ -292,34 +311,79 @@ __device__ __forceinline__ void subwordTile(const uint8_t* __restrict__ src, int
         storeWordPart(word + kSector * n, value[n + 1], pos < from ? from - pos : 0, to - pos < 4 ? to - pos : 4);
     }
   }
+  if constexpr (staged) {
+    __syncthreads();
+    for (uint32_t r = warp; r < (uint32_t)C; r += kSubwordThreads / 32) {
+      uint8_t* row = dst + (col0 + r) * lddBytes + row0 * S;
+      uint8_t* window = row + ((kSector - sectorOffset(row)) & (kSector - 1));
+#pragma unroll
+      for (int k = 0; k < S; k++)
+        *reinterpret_cast<uint32_t*>(window + 4 * (32 * k + lane)) = tile[stagedSlot<S>(r, 32 * k + lane)];
+    }
+  }
 }
 
 /* Blocks per multiprocessor the kernel is compiled for: 4 (64 registers). 5 (48 registers) spilled
  * a little and measured the same or 1-3 points lower; 6 (40) spilled more and lost 2-13 points. */
 constexpr int kSubwordBlocks = 4;
 
+/* Tile (tx, ty), on the checked path unless it is interior, and the barrier before the next. */
+template <int S, bool RowStores>
+__device__ __forceinline__ void subwordTileAt(const uint8_t* __restrict__ src, int64_t ldsBytes, uint8_t* __restrict__ dst,
+                                              int64_t lddBytes, int64_t rows, int64_t cols, uint32_t tx, uint32_t ty,
+                                              bool rowsPast, uint32_t* tile) {
+  constexpr int C = kSubwordRowBytes / S;
+  constexpr int X = kSector / S;
+  const int64_t row0 = (int64_t)ty * kSubwordRows, col0 = (int64_t)tx * C;
+  const bool inside = col0 * S >= kSector && (col0 + C) * S + kSector <= cols * S;
+  if (inside && row0 != 0 && rows - row0 >= kSubwordRows + X)
+    subwordTile<S, true, RowStores>(src, ldsBytes, dst, lddBytes, rows, cols, row0, col0, inside, rowsPast, tile);
+  else
+    subwordTile<S, false, RowStores>(src, ldsBytes, dst, lddBytes, rows, cols, row0, col0, inside, rowsPast, tile);
+  __syncthreads();
+}
+
+/* Where result rows all start on sector boundaries, no store reaches past the tile's rows, so the
+ * rows past it are not loaded: a quarter more reads for 1-byte entries, an eighth for 2-byte ones
+ * (with the leaner tile code, 1 GiB square on an H200: 1 B 73.5 -> 91.6 %, 2 B 83.7 -> 90.6 %). */
+__host__ __device__ inline bool subwordRowsPast(const void* dst, int64_t lddBytes, int64_t dstBatchBytes, int64_t batch) {
+  return ((uint64_t)(uintptr_t)dst | (uint64_t)lddBytes | (batch > 1 ? (uint64_t)dstBatchBytes : 0)) & (kSector - 1);
+}
+
 template <int S>
 __global__ void __launch_bounds__(kSubwordThreads, kSubwordBlocks)
     subwordKernel(const uint8_t* __restrict__ src, int64_t ldsBytes, uint8_t* __restrict__ dst, int64_t lddBytes,
                   int64_t rows, int64_t cols, uint32_t tilesX, uint32_t tilesY, uint32_t group, int64_t srcBatchBytes,
                   int64_t dstBatchBytes, bool rowsPast) {
-  constexpr int C = kSubwordRowBytes / S;
-  constexpr int X = kSector / S;
   src += blockIdx.z * srcBatchBytes;
   dst += blockIdx.z * dstBatchBytes;
-  __shared__ uint32_t tile[(kSubwordRows + X) * 32];
+  __shared__ uint32_t tile[(kSubwordRows + kSector / S) * 32];
   const uint64_t tiles = (uint64_t)tilesX * tilesY;
   for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     uint32_t tx, ty;
     dtrTileOrder(t, tilesX, tilesY, group, &tx, &ty);
-    const int64_t row0 = (int64_t)ty * kSubwordRows, col0 = (int64_t)tx * C;
-    const bool inside = col0 * S >= kSector && (col0 + C) * S + kSector <= cols * S;
-    if (inside && row0 != 0 && rows - row0 >= kSubwordRows + X)
-      subwordTile<S, true>(src, ldsBytes, dst, lddBytes, rows, cols, row0, col0, inside, rowsPast, tile);
-    else
-      subwordTile<S, false>(src, ldsBytes, dst, lddBytes, rows, cols, row0, col0, inside, rowsPast, tile);
-    __syncthreads();
+    subwordTileAt<S, false>(src, ldsBytes, dst, lddBytes, rows, cols, tx, ty, rowsPast, tile);
   }
+}
+
+/*
+ * The grouped form (group.h): the p2p backend's members of 1- and 2-byte entries, and of 4-byte ones
+ * off their alignment, all in one grid (before, one launch after another: on 2 H200s, ratio to the
+ * all-to-all, int8 32749 x 31771 1.35 -> 1.23, 46341 x 46337 1.35 -> 1.19, fp16 23170^2 1.30 ->
+ * 1.21, 23167 x 22469 1.28 -> 1.16). From 2-byte entries up its interior tiles store by rows
+ * (subwordTile's RowStores), each warp store a whole 128-byte window, which crosses NVLink as one or
+ * two writes where the eight-lane sector stores made four of 32 bytes: fp16 1.21 -> 1.09, 1.16 ->
+ * 1.10. 1-byte entries lost with it (int8 1.23 -> 1.28, 1.19 -> 1.29: the staging costs more than
+ * the kernel, already short of its copy bandwidth there, can spare), as did every local transpose
+ * (one H200, 1 B 72-76 -> 61-68 % of copy, 2 B 80-82 -> 75-79 %).
+ */
+template <int S>
+__global__ void __launch_bounds__(kSubwordThreads, kSubwordBlocks) subwordGroupKernel(const __grid_constant__ TransposeGroup g) {
+  __shared__ uint32_t tile[(kSubwordRows + kSector / S) * 32];
+  forEachGroupTile(g, [&](const TransposeGroupMember& m, uint64_t k, uint32_t tx, uint32_t ty) {
+    subwordTileAt<S, (S >= 2)>(m.src + k * m.srcBatchBytes, m.ldsBytes, m.dst + k * m.dstBatchBytes, m.lddBytes, m.rows, m.cols, tx,
+                     ty, subwordRowsPast(m.dst, m.lddBytes, m.dstBatchBytes, m.batch), tile);
+  });
 }
 
 template <int S>
@@ -335,15 +399,43 @@ static cudaError_t launchSubwordTyped(const dtrTransposeArgs* a, cudaStream_t st
   if ((err = residentBlocks((const void*)kernel, kSubwordThreads, 0, &perSm))) return err;
   const KernelTuning tune = tuningFor(dtrKernelSimt, S);
   const unsigned grid = tileGrid((uint64_t)tilesX * tilesY, (uint64_t)perSm * d.sms, tune.tilesPerCta);
-  /* Where result rows all start on sector boundaries, no store reaches past the tile's rows, so the
-   * rows past it are not loaded: a quarter more reads for 1-byte entries, an eighth for 2-byte ones
-   * (with the leaner tile code, 1 GiB square on an H200: 1 B 73.5 -> 91.6 %, 2 B 83.7 -> 90.6 %). */
-  const bool rowsPast = ((uint64_t)(uintptr_t)a->dst | (uint64_t)a->ldd * S |
-                         (batchOf(a) > 1 ? (uint64_t)a->dst_stride * S : 0)) & (kSector - 1);
+  const bool rowsPast = subwordRowsPast(a->dst, a->ldd * S, a->dst_stride * S, batchOf(a));
   kernel<<<dim3(grid, 1, batchOf(a)), kSubwordThreads, 0, stream>>>(
       static_cast<const uint8_t*>(a->src), a->lds * S, static_cast<uint8_t*>(a->dst), a->ldd * S, a->rows, a->cols,
       tilesX, tilesY, (uint32_t)tune.tileGroup, a->src_stride * S, a->dst_stride * S, rowsPast);
   return cudaGetLastError();
+}
+
+/* Blocks of the grouped form, all members together: the cap of the word kernel's group
+ * (launchWordGroupTyped), whose stores into peers collapsed with all resident blocks. */
+constexpr int kSubwordGroupBlocks = 128;
+
+template <int S>
+static cudaError_t launchSubwordGroupTyped(TransposeGroup& g, int ctas, cudaStream_t stream) {
+  auto kernel = subwordGroupKernel<S>;
+  for (int i = 0; i < g.count; i++) transposeGroupTiles(&g.m[i], kSubwordRows, kSubwordRowBytes / S);
+  cudaError_t err = groupBlocksPerMember((const void*)kernel, kSubwordThreads, 0, g.count,
+                                         (kSubwordGroupBlocks + g.count - 1) / g.count, &ctas);
+  if (err != cudaSuccess) return err;
+  g.tileGroup = (uint32_t)tuningFor(dtrKernelSimt, S).tileGroup;
+  kernel<<<(unsigned)(ctas * g.count), kSubwordThreads, 0, stream>>>(g);
+  return cudaGetLastError();
+}
+
+int subwordGroupEligible(const dtrTransposeArgs* a) {
+  const uint64_t s = a->entry_bytes;
+  const uint64_t align = (uint64_t)(uintptr_t)a->src | (uint64_t)(uintptr_t)a->dst | (uint64_t)a->lds * s |
+                         (uint64_t)a->ldd * s | (batchOf(a) > 1 ? (uint64_t)(a->src_stride | a->dst_stride) * s : 0);
+  return s == 1 || s == 2 || (s == 4 && (align & 3));
+}
+
+cudaError_t launchSubwordGroup(TransposeGroup& g, int ctas, cudaStream_t stream) {
+  switch (g.m[0].entryBytes) {
+    case 1: return launchSubwordGroupTyped<1>(g, ctas, stream);
+    case 2: return launchSubwordGroupTyped<2>(g, ctas, stream);
+    case 4: return launchSubwordGroupTyped<4>(g, ctas, stream);
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 cudaError_t launchSubword(const dtrTransposeArgs* a, cudaStream_t stream) {

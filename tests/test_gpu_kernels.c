@@ -37,43 +37,101 @@ static size_t roundUp(size_t x, size_t to) { return (x + to - 1) / to * to; }
  * pointers `shift` bytes past an allocation of exactly the bytes needed (so a read or write past
  * either end is one compute-sanitizer sees), and checks every entry and every padding entry.
  */
+/* One transpose's buffers on the GPU: the source filled with the pattern, the destination with the
+ * complement of what it should hold, padding included. */
+typedef struct {
+  int64_t rows, cols, lds, ldd;
+  size_t e, srcBytes, dstBytes;
+  int shift;
+  uint8_t *src, *dst;
+} Case;
+
+static Case caseSetup(int64_t rows, int64_t cols, size_t e, int64_t lds, int64_t ldd, int shift) {
+  Case c = {rows, cols, lds, ldd, e, (size_t)(rows * lds) * e + shift, (size_t)(cols * ldd) * e + shift, shift, NULL, NULL};
+  uint8_t* h = malloc(c.srcBytes > c.dstBytes ? c.srcBytes : c.dstBytes);
+  CUDA_OK(cudaMalloc((void**)&c.src, c.srcBytes));
+  CUDA_OK(cudaMalloc((void**)&c.dst, c.dstBytes));
+  /* Source: pattern entry (i, j) of a matrix with lds columns. Destination: the complement of the
+   * expected values everywhere, padding included (entries i >= rows of each result row). */
+  dtrHostPatternFill(h + shift, rows, lds, 0, e);
+  CUDA_OK(cudaMemcpy(c.src, h, c.srcBytes, cudaMemcpyHostToDevice));
+  dtrHostPatternPoison(h + shift, cols, ldd, 0, lds, e);
+  CUDA_OK(cudaMemcpy(c.dst, h, c.dstBytes, cudaMemcpyHostToDevice));
+  free(h);
+  return c;
+}
+
+static dtrTransposeArgs caseArgs(const Case* c) {
+  return (dtrTransposeArgs){c->src + c->shift, c->lds, c->dst + c->shift, c->ldd, c->rows, c->cols, c->e, 1, 0, 0};
+}
+
+/* Every entry and every padding entry of the destination, once the GPU is done; then frees the case. */
+static void caseCheck(Case* c, const char* what) {
+  uint8_t* h = malloc(c->dstBytes);
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaMemcpy(h, c->dst, c->dstBytes, cudaMemcpyDeviceToHost));
+  uint64_t wrong = 0, padding = 0;
+  for (int64_t j = 0; j < c->cols; j++)
+    for (int64_t i = 0; i < c->ldd; i++) {
+      const uint8_t* p = h + c->shift + (j * c->ldd + i) * c->e;
+      int ok = 1;
+      for (size_t b = 0; b < c->e; b++)
+        ok &= p[b] == (uint8_t)(i < c->rows ? dtrPatternByte(i, j, c->lds, b) : ~dtrPatternByte(i, j, c->lds, b));
+      if (!ok) (i < c->rows ? wrong++ : padding++);
+    }
+  EXPECT(wrong == 0 && padding == 0, "%s %lldx%lld e=%zu lds=%lld ldd=%lld shift=%d: %llu wrong, %llu padding entries overwritten",
+         what, (long long)c->rows, (long long)c->cols, c->e, (long long)c->lds, (long long)c->ldd, c->shift,
+         (unsigned long long)wrong, (unsigned long long)padding);
+  cudaFree(c->src);
+  cudaFree(c->dst);
+  free(h);
+}
+
+/*
+ * Transposes rows x cols entries of e bytes from a pitch of lds into a pitch of ldd, with the
+ * pointers `shift` bytes past an allocation of exactly the bytes needed (so a read or write past
+ * either end is one compute-sanitizer sees), and checks every entry and every padding entry.
+ */
 static void runCase(dtrKernel_t kernel, int64_t rows, int64_t cols, size_t e, int64_t lds, int64_t ldd, int shift,
                     dtrKernel_t expectRan) {
   snprintf(currentCase, sizeof currentCase, "--case %s %lld %lld %zu %lld %lld %d", dtrKernelName(kernel),
            (long long)rows, (long long)cols, e, (long long)lds, (long long)ldd, shift);
-  const size_t srcBytes = (size_t)(rows * lds) * e + shift, dstBytes = (size_t)(cols * ldd) * e + shift;
-  uint8_t* h = malloc(srcBytes > dstBytes ? srcBytes : dstBytes);
-  uint8_t *src, *dst;
-  CUDA_OK(cudaMalloc((void**)&src, srcBytes));
-  CUDA_OK(cudaMalloc((void**)&dst, dstBytes));
-  /* Source: pattern entry (i, j) of a matrix with lds columns. Destination: the complement of the
-   * expected values everywhere, padding included (entries i >= rows of each result row). */
-  dtrHostPatternFill(h + shift, rows, lds, 0, e);
-  CUDA_OK(cudaMemcpy(src, h, srcBytes, cudaMemcpyHostToDevice));
-  dtrHostPatternPoison(h + shift, cols, ldd, 0, lds, e);
-  CUDA_OK(cudaMemcpy(dst, h, dstBytes, cudaMemcpyHostToDevice));
-  dtrTransposeArgs args = {src + shift, lds, dst + shift, ldd, rows, cols, e, 1, 0, 0};
+  Case c = caseSetup(rows, cols, e, lds, ldd, shift);
+  dtrTransposeArgs args = caseArgs(&c);
   dtrKernel_t ran;
   CUDA_OK(dtrTransposeLaunch(kernel, &args, 0, &ran));
-  CUDA_OK(cudaDeviceSynchronize());
-  CUDA_OK(cudaMemcpy(h, dst, dstBytes, cudaMemcpyDeviceToHost));
-  uint64_t wrong = 0, padding = 0;
-  for (int64_t j = 0; j < cols; j++)
-    for (int64_t i = 0; i < ldd; i++) {
-      const uint8_t* p = h + shift + (j * ldd + i) * e;
-      int ok = 1;
-      for (size_t b = 0; b < e; b++) ok &= p[b] == (uint8_t)(i < rows ? dtrPatternByte(i, j, lds, b) : ~dtrPatternByte(i, j, lds, b));
-      if (!ok) (i < rows ? wrong++ : padding++);
-    }
-  EXPECT(wrong == 0 && padding == 0, "%s %lldx%lld e=%zu lds=%lld ldd=%lld shift=%d: %llu wrong, %llu padding entries overwritten",
-         dtrKernelName(kernel), (long long)rows, (long long)cols, e, (long long)lds, (long long)ldd, shift,
-         (unsigned long long)wrong, (unsigned long long)padding);
+  caseCheck(&c, dtrKernelName(kernel));
   EXPECT(ran == expectRan, "%s %lldx%lld e=%zu: ran %s, expected %s", dtrKernelName(kernel), (long long)rows,
          (long long)cols, e, dtrKernelName(ran), dtrKernelName(expectRan));
-  cudaFree(src);
-  cudaFree(dst);
-  free(h);
   currentCase[0] = 0;
+}
+
+/* Grouped launches (the p2p backend's, here into this GPU's own memory): members of one entry size
+ * at pitches that send them to each of the grouped kernels (16-byte, word, word-wide) and alone, with
+ * shapes large enough for interior tiles, all checked. */
+static void testGroup(void) {
+  const size_t sizes[] = {1, 2, 4, 8, 16};
+  const int64_t shapes[][2] = {{300, 131}, {1009, 997}, {257, 1000}, {2048, 600}};
+  for (size_t s = 0; s < 5; s++)
+    for (int variant = 0; variant < 3; variant++) {
+      const size_t e = sizes[s];
+      Case cases[4];
+      dtrTransposeArgs members[4];
+      for (int i = 0; i < 4; i++) {
+        const int64_t rows = shapes[i][0], cols = shapes[i][1];
+        /* 0: whole 128-byte lines; 1: odd pitches; 2: a pointer off the entry's alignment. */
+        const int64_t lds = variant == 1 ? cols + 1 : (int64_t)(roundUp((size_t)cols * e, 128) / e);
+        const int64_t ldd = variant == 1 ? rows + 3 : (int64_t)(roundUp((size_t)rows * e, 128) / e);
+        cases[i] = caseSetup(rows, cols, e, lds, ldd, variant == 2 ? 1 : 0);
+        members[i] = caseArgs(&cases[i]);
+      }
+      CUDA_OK(dtrTransposeGroupLaunch(dtrKernelAuto, members, 4, 0, 0));
+      for (int i = 0; i < 4; i++) {
+        char what[64];
+        snprintf(what, sizeof what, "group of %zu-byte entries, variant %d", e, variant);
+        caseCheck(&cases[i], what);
+      }
+    }
 }
 
 /* --small: the shapes compute-sanitizer can get through quickly. */
@@ -343,6 +401,7 @@ int main(int argc, char** argv) {
   dtrKernelTuningSet(0, 0, 0, 0);
   testTuples();
   testSubword();
+  testGroup();
   if (!small) testLongColumns();
   if (!quick) {
     testHuge(dtrKernelSimt);
