@@ -12,6 +12,7 @@
 #include "pattern.h"
 #include "pattern_host.h"
 #include "stage_emulation.h"
+#include "stage_rule.h"
 #include "tile_layout.h"
 
 static void testSplit(void) {
@@ -209,6 +210,41 @@ static int64_t emulateTranspose(const dtrGeometry* g, int stages) {
   free(st);
   free(l);
   return wrong;
+}
+
+/* The NCCL backend's stages by size: the tiers of bytes a peer (registered) and per rank (not), and
+ * one stage wherever a piece would be unaligned. */
+static void testStageRule(void) {
+  const int64_t K = 1024;
+  struct {
+    int64_t rows, cols;
+    size_t e;
+    int ranks, registered, segmentAlign, want;
+  } cases[] = {
+    /* Segment rows padded to 16 bytes, as plans have them by default. */
+    {16384, 8192, 4, 2, 1, 16, 2},   /* 256 MiB a rank on 2: 128 MiB a peer */
+    {11585, 11585, 4, 2, 1, 16, 2},  /* the same bytes at odd sides */
+    {16384, 16384, 4, 4, 1, 16, 1},  /* 256 MiB a rank on 4: 64 MiB a peer */
+    {32768, 32768, 4, 4, 1, 16, 2},  /* 1 GiB a rank on 4: 256 MiB a peer */
+    {32768, 32768, 4, 2, 1, 16, 2},  /* 2 GiB a rank on 2: 1 GiB a peer */
+    {46340, 46340, 4, 2, 1, 16, 4},  /* 4 GiB a rank on 2: 2 GiB a peer */
+    {64 * K, 64 * K, 8, 4, 1, 16, 4}, /* 8 GiB a rank on 4: 2 GiB a peer */
+    {8192, 8192, 4, 2, 1, 16, 1},    /* 128 MiB a rank on 2: 64 MiB a peer */
+    {46340, 46340, 4, 2, 0, 16, 2},  /* unregistered: two from 2 GiB a rank */
+    {16384, 16384, 8, 2, 0, 16, 1},  /* unregistered, 1 GiB a rank */
+    /* Packed segment rows: the odd side's pieces are off 16 bytes, so one stage at any size. */
+    {46340, 46340, 4, 2, 1, 1, 1},
+    {46340, 46340, 4, 2, 0, 1, 1},
+    {32768, 32768, 4, 2, 1, 1, 2},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    dtrGeometry g = dtrGeometryMatrix(cases[i].rows, cases[i].cols, cases[i].e, cases[i].ranks);
+    g.segment_align = cases[i].segmentAlign;
+    const int got = dtrStagesBySize(&g, cases[i].registered);
+    EXPECT(got == cases[i].want, "stages for %lld x %lld x %zu B on %d ranks, registered %d, segment rows to %d B: %d, expected %d",
+           (long long)cases[i].rows, (long long)cases[i].cols, cases[i].e, cases[i].ranks, cases[i].registered,
+           cases[i].segmentAlign, got, cases[i].want);
+  }
 }
 
 static void testBatchedEmulation(void) {
@@ -550,6 +586,7 @@ static void testPatternAndHostTranspose(void) {
 }
 
 int main(void) {
+  testStageRule();
   testSplit();
   testExchangeLayout();
   testBatchedEmulation();
