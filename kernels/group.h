@@ -76,10 +76,18 @@ cudaError_t groupBlocksPerMember(const void* kernel, int threads, size_t smem, i
 int wordGroupEligible(const dtrTransposeArgs* a);
 cudaError_t launchWordGroup(TransposeGroup& g, int ctas, cudaStream_t stream);
 
-/* The word-wide kernel of 1- and 2-byte entries, and of 4-byte ones off their alignment, grouped
- * (transpose_subword.cu). */
-int subwordGroupEligible(const dtrTransposeArgs* a);
+/* The word-wide kernel of 1- and 2-byte entries, and of 4-byte ones off their alignment (variants.h's
+ * subwordServes), grouped (transpose_subword.cu). */
 cudaError_t launchSubwordGroup(TransposeGroup& g, int ctas, cudaStream_t stream);
+
+/* Blocks of the element-wise kernels' groups (word and word-wide), all members together, when not
+ * set: what counts is the group's total. All resident blocks (264 on an H200) collapsed at 4 GiB per
+ * rank on two H200s (fp32 46340^2 and 46344 x 46336 5.3-5.6 x the NCCL all-to-all), where 64 a member,
+ * 128 in all, took 0.97-0.99 x in any tile order (256 in all: 1.0-2.3 x). On four H200s 64 a member
+ * (256 in all) collapsed the same way (c64 23170^2 2.07 x, 46340^2 4.76 x, fp32 46340^2 5.81 x) and 32
+ * a member (128 in all) took 0.99, 1.03 and 1.06 x (16 a member: 1.16-1.34 x). The word-wide group on
+ * 2 H200s: 32 / 64 / 96 a member, int8 and fp16 at odd sides 1.67-2.34 / 1.16-1.56 / 1.20-1.53 x. */
+constexpr int kElementGroupBlocks = 128;
 
 }  // namespace dtr
 

@@ -99,7 +99,7 @@ extern "C" cudaError_t dtrTransposeGroupLaunch(dtrKernel_t kernel, const dtrTran
     if (!a->rows || !a->cols || a->batch == 0) continue;
     if (kernel != dtrKernelSimt && vectorGroupEligible(a)) vector.m[vector.count++] = transposeGroupMember(a);
     else if (wordGroupEligible(a)) word.m[word.count++] = transposeGroupMember(a);
-    else if (subwordGroupEligible(a)) subword.m[subword.count++] = transposeGroupMember(a);
+    else if (subwordServes(a)) subword.m[subword.count++] = transposeGroupMember(a);
     else alone[na++] = i;
   }
   cudaError_t err = cudaSuccess;

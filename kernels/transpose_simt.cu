@@ -322,21 +322,13 @@ static cudaError_t launchSimtTyped(const dtrTransposeArgs* a, cudaStream_t strea
   return cudaGetLastError();
 }
 
-/* Blocks of the word kernel's group, all members together, when not set: what counts is the
- * group's total. All resident blocks (264 on an H200) collapsed at 4 GiB per rank on two H200s (fp32
- * 46340^2 and 46344 x 46336 5.3-5.6 x the NCCL all-to-all), where 64 a member, 128 in all, took
- * 0.97-0.99 x in any tile order (256 in all: 1.0-2.3 x). On four H200s 64 a member (256 in all)
- * collapsed the same way (c64 23170^2 2.07 x, 46340^2 4.76 x, fp32 46340^2 5.81 x) and 32 a member
- * (128 in all) took 0.99, 1.03 and 1.06 x (16 a member: 1.16-1.34 x). */
-constexpr int kWordGroupBlocks = 128;
-
 template <typename W>
 static cudaError_t launchWordGroupTyped(TransposeGroup& g, int ctas, cudaStream_t stream) {
   constexpr int T = WordTile<W>::T;
   auto kernel = wordGroupKernel<W, kGroupWindow>;
   for (int i = 0; i < g.count; i++) transposeGroupTiles(&g.m[i], T, T);
   cudaError_t err = groupBlocksPerMember((const void*)kernel, kTile * kTileRowsPerPass, 0, g.count,
-                                         (kWordGroupBlocks + g.count - 1) / g.count, &ctas);
+                                         (kElementGroupBlocks + g.count - 1) / g.count, &ctas);
   if (err != cudaSuccess) return err;
   /* Not tileGroupForShape's whole tile rows: with the stores going to peers over NVLink, they
    * collapsed (fp32 23170^2 on 2 H200s, 1.04 -> 6.3 x the all-to-all). */
@@ -347,9 +339,7 @@ static cudaError_t launchWordGroupTyped(TransposeGroup& g, int ctas, cudaStream_
 
 int wordGroupEligible(const dtrTransposeArgs* a) {
   const uint64_t s = a->entry_bytes;
-  const uint64_t align = (uint64_t)(uintptr_t)a->src | (uint64_t)(uintptr_t)a->dst | (uint64_t)a->lds * s |
-                         (uint64_t)a->ldd * s | (batchOf(a) > 1 ? (uint64_t)(a->src_stride | a->dst_stride) * s : 0);
-  return (s == 4 || s == 8 || s == 16) && !(align & (s - 1));
+  return (s == 4 || s == 8 || s == 16) && !(accessAlignment(a) & (s - 1));
 }
 
 cudaError_t launchWordGroup(TransposeGroup& g, int ctas, cudaStream_t stream) {
@@ -362,12 +352,10 @@ cudaError_t launchWordGroup(TransposeGroup& g, int ctas, cudaStream_t stream) {
 }
 
 cudaError_t launchSimt(const dtrTransposeArgs* a, cudaStream_t stream) {
-  /* The widest word that divides the entry and keeps every access aligned. */
-  const uint64_t align = (uint64_t)(uintptr_t)a->src | (uint64_t)(uintptr_t)a->dst | a->entry_bytes |
-                         (uint64_t)a->lds * a->entry_bytes | (uint64_t)a->ldd * a->entry_bytes |
-                         (batchOf(a) > 1 ? (uint64_t)(a->src_stride | a->dst_stride) * a->entry_bytes : 0);
   /* 1- and 2-byte entries, and 4-byte ones off their alignment: aligned words and shifts. */
-  if (a->entry_bytes <= 2 || (a->entry_bytes == 4 && (align & 3))) return launchSubword(a, stream);
+  if (subwordServes(a)) return launchSubword(a, stream);
+  /* The widest word that divides the entry and keeps every access aligned. */
+  const uint64_t align = accessAlignment(a) | a->entry_bytes;
   if (!(align & 15)) return launchSimtTyped<uint4>(a, stream);
   if (!(align & 7)) return launchSimtTyped<uint64_t>(a, stream);
   if (!(align & 3)) return launchSimtTyped<uint32_t>(a, stream);

@@ -406,27 +406,16 @@ static cudaError_t launchSubwordTyped(const dtrTransposeArgs* a, cudaStream_t st
   return cudaGetLastError();
 }
 
-/* Blocks of the grouped form, all members together: the cap of the word kernel's group
- * (launchWordGroupTyped), whose stores into peers collapsed with all resident blocks. */
-constexpr int kSubwordGroupBlocks = 128;
-
 template <int S>
 static cudaError_t launchSubwordGroupTyped(TransposeGroup& g, int ctas, cudaStream_t stream) {
   auto kernel = subwordGroupKernel<S>;
   for (int i = 0; i < g.count; i++) transposeGroupTiles(&g.m[i], kSubwordRows, kSubwordRowBytes / S);
   cudaError_t err = groupBlocksPerMember((const void*)kernel, kSubwordThreads, 0, g.count,
-                                         (kSubwordGroupBlocks + g.count - 1) / g.count, &ctas);
+                                         (kElementGroupBlocks + g.count - 1) / g.count, &ctas);
   if (err != cudaSuccess) return err;
   g.tileGroup = (uint32_t)tuningFor(dtrKernelSimt, S).tileGroup;
   kernel<<<(unsigned)(ctas * g.count), kSubwordThreads, 0, stream>>>(g);
   return cudaGetLastError();
-}
-
-int subwordGroupEligible(const dtrTransposeArgs* a) {
-  const uint64_t s = a->entry_bytes;
-  const uint64_t align = (uint64_t)(uintptr_t)a->src | (uint64_t)(uintptr_t)a->dst | (uint64_t)a->lds * s |
-                         (uint64_t)a->ldd * s | (batchOf(a) > 1 ? (uint64_t)(a->src_stride | a->dst_stride) * s : 0);
-  return s == 1 || s == 2 || (s == 4 && (align & 3));
 }
 
 cudaError_t launchSubwordGroup(TransposeGroup& g, int ctas, cudaStream_t stream) {

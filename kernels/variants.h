@@ -69,6 +69,20 @@ cudaError_t allowDynamicSmem(const void* kernel, int bytes);
 constexpr int64_t kMaxBatch = 65535;
 inline unsigned batchOf(const dtrTransposeArgs* a) { return a->batch > 1 ? (unsigned)a->batch : 1u; }
 
+/* The pointers, pitches and (for batches) strides of a, in bytes, or-ed: the aligned accesses that
+ * every row start allows are those whose size divides it. */
+inline uint64_t accessAlignment(const dtrTransposeArgs* a) {
+  const uint64_t s = a->entry_bytes;
+  return (uint64_t)(uintptr_t)a->src | (uint64_t)(uintptr_t)a->dst | (uint64_t)a->lds * s | (uint64_t)a->ldd * s |
+         (batchOf(a) > 1 ? (uint64_t)(a->src_stride | a->dst_stride) * s : 0);
+}
+
+/* Whether the word-wide kernel (launchSubword) serves a: 1- and 2-byte entries, and 4-byte ones off
+ * their alignment. */
+inline bool subwordServes(const dtrTransposeArgs* a) {
+  return a->entry_bytes <= 2 || (a->entry_bytes == 4 && (accessAlignment(a) & 3));
+}
+
 /* Each assumes its eligibility was checked (tile_layout.h's rules). cluster = 1 for plain TMA. */
 cudaError_t launchTma(const dtrTransposeArgs* a, int cluster, cudaStream_t stream);
 cudaError_t launchSimt16(const dtrTransposeArgs* a, cudaStream_t stream);
