@@ -116,6 +116,12 @@ uint32_t tileGroupForShape(const KernelTuning& t, uint32_t tilesX, uint32_t tile
   return tilesX;
 }
 
+uint32_t tileGroupForMembers(const KernelTuning& t, uint32_t tallestTilesY, int blocksPerMember) {
+  if (requested.tileGroup || (uint64_t)tallestTilesY * (uint64_t)t.tileGroup >= (uint64_t)blocksPerMember)
+    return (uint32_t)t.tileGroup;
+  return UINT32_MAX;
+}
+
 unsigned tileGrid(uint64_t tiles, uint64_t resident, int tilesPerCta) {
   if (resident < 1) resident = 1;
   uint64_t grid = tilesPerCta > 0 ? (tiles + tilesPerCta - 1) / tilesPerCta : (tiles < resident ? tiles : resident);

@@ -413,7 +413,9 @@ static cudaError_t launchSubwordGroupTyped(TransposeGroup& g, int ctas, cudaStre
   cudaError_t err = groupBlocksPerMember((const void*)kernel, kSubwordThreads, 0, g.count,
                                          (kElementGroupBlocks + g.count - 1) / g.count, &ctas);
   if (err != cudaSuccess) return err;
-  g.tileGroup = (uint32_t)tuningFor(dtrKernelSimt, S).tileGroup;
+  uint32_t tallest = 0;
+  for (int i = 0; i < g.count; i++) tallest = g.m[i].tilesY > tallest ? g.m[i].tilesY : tallest;
+  g.tileGroup = tileGroupForMembers(tuningFor(dtrKernelSimt, S), tallest, ctas);
   kernel<<<(unsigned)(ctas * g.count), kSubwordThreads, 0, stream>>>(g);
   return cudaGetLastError();
 }

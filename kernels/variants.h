@@ -56,6 +56,18 @@ KernelTuning tuningFor(dtrKernel_t kernel, size_t entryBytes);
  */
 uint32_t tileGroupForShape(const KernelTuning& t, uint32_t tilesX, uint32_t tilesY, uint64_t resident, bool offLines);
 
+/*
+ * The tile order of the word-wide group (p2p, stores into the peers): t's group, unless every
+ * member's columns of tiles are so short (tallest tilesY) that one column group holds fewer tiles
+ * than the blocks serving a member; then whole tile rows. Peer blocks of few rows are such members
+ * (1000 x N split over ranks: 500 rows, 4 tiles). Measured on 2 H200s, ratio to the all-to-all:
+ * int8 1000 x 1073741 1.59 with groups of 8, 1.33 / 1.35 with groups of 64 / whole rows; fp16
+ * 1000 x 536870 1.43, 1.21 / 1.21. Not for tall columns: whole rows took int8 46341 x 46337 from
+ * 1.19 to 14.2 and fp16 23167 x 22469 from 1.09 to 1.13 (int8 32749 x 31771 1.25 -> 1.18, fp16 23170^2
+ * 1.08 -> 1.07). A group asked for by dtrKernelTuningSet stays.
+ */
+uint32_t tileGroupForMembers(const KernelTuning& t, uint32_t tallestTilesY, int blocksPerMember);
+
 /* The grid for `tiles` tiles when `resident` blocks fit on the device at once: at most `resident`
  * when persistent, else about tilesPerCta tiles per block. Every tile kernel strides its tiles by
  * gridDim, so either serves. */
