@@ -116,10 +116,12 @@ uint32_t tileGroupForShape(const KernelTuning& t, uint32_t tilesX, uint32_t tile
   return tilesX;
 }
 
-uint32_t tileGroupForMembers(const KernelTuning& t, uint32_t tallestTilesY, int blocksPerMember) {
-  if (requested.tileGroup || (uint64_t)tallestTilesY * (uint64_t)t.tileGroup >= (uint64_t)blocksPerMember)
-    return (uint32_t)t.tileGroup;
-  return UINT32_MAX;
+uint32_t tileGroupForMembers(const KernelTuning& t, uint32_t tallestTilesY, int blocksPerMember, uint64_t columnSpan) {
+  if (requested.tileGroup) return (uint32_t)t.tileGroup;
+  if ((uint64_t)tallestTilesY * (uint64_t)t.tileGroup < (uint64_t)blocksPerMember) return UINT32_MAX;
+  uint32_t group = t.tileGroup > 1 ? (uint32_t)t.tileGroup : 1;
+  while (group > 1 && group * columnSpan > kGroupSpanBytes) group /= 2;
+  return group;
 }
 
 unsigned tileGrid(uint64_t tiles, uint64_t resident, int tilesPerCta) {

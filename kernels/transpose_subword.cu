@@ -414,8 +414,13 @@ static cudaError_t launchSubwordGroupTyped(TransposeGroup& g, int ctas, cudaStre
                                          (kElementGroupBlocks + g.count - 1) / g.count, &ctas);
   if (err != cudaSuccess) return err;
   uint32_t tallest = 0;
-  for (int i = 0; i < g.count; i++) tallest = g.m[i].tilesY > tallest ? g.m[i].tilesY : tallest;
-  g.tileGroup = tileGroupForMembers(tuningFor(dtrKernelSimt, S), tallest, ctas);
+  uint64_t span = 0;
+  for (int i = 0; i < g.count; i++) {
+    const uint64_t columnSpan = (uint64_t)(kSubwordRowBytes / S) * (uint64_t)g.m[i].lddBytes;
+    tallest = g.m[i].tilesY > tallest ? g.m[i].tilesY : tallest;
+    span = columnSpan > span ? columnSpan : span;
+  }
+  g.tileGroup = tileGroupForMembers(tuningFor(dtrKernelSimt, S), tallest, ctas, span);
   kernel<<<(unsigned)(ctas * g.count), kSubwordThreads, 0, stream>>>(g);
   return cudaGetLastError();
 }
