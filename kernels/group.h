@@ -6,6 +6,7 @@
 
 #include "launch.h"
 #include "tile_layout.h"
+#include "variants.h"
 
 namespace dtr {
 
@@ -66,6 +67,21 @@ __device__ __forceinline__ void forEachGroupTile(const TransposeGroup& g, Tile t
   __threadfence_system();
 }
 #endif
+
+/* The tile order of a grouped launch (variants.h's tileGroupForMembers) from its members: their
+ * tallest column of tiles and, where resultRowsPerTileColumn > 0, the most memory that one tile
+ * column's result rows span in any member's destination. */
+inline uint32_t groupTileOrder(const TransposeGroup& g, const KernelTuning& t, int blocksPerMember,
+                               int64_t resultRowsPerTileColumn) {
+  uint32_t tallest = 0;
+  uint64_t span = 0;
+  for (int i = 0; i < g.count; i++) {
+    const uint64_t columnSpan = resultRowsPerTileColumn > 0 ? (uint64_t)resultRowsPerTileColumn * (uint64_t)g.m[i].lddBytes : 0;
+    tallest = g.m[i].tilesY > tallest ? g.m[i].tilesY : tallest;
+    span = columnSpan > span ? columnSpan : span;
+  }
+  return tileGroupForMembers(t, tallest, blocksPerMember, span);
+}
 
 /* Blocks per member of a grouped launch: `ctas` where given, else the kernel's resident blocks on the
  * device shared out evenly (at least one), and no more than `cap` where cap > 0. */

@@ -28,13 +28,15 @@ __global__ void __launch_bounds__(kSimt16Threads) simt16GroupKernel(const __grid
 template <int S>
 cudaError_t launchGroupTyped(TransposeGroup& g, int ctas, cudaStream_t stream) {
   constexpr uint32_t T = (S == 1) ? 256 : 128, box = 128 / S;
-  g.tileGroup = (uint32_t)tuningFor(dtrKernelSimt16, S).tileGroup;
   for (int i = 0; i < g.count; i++) transposeGroupTiles(&g.m[i], T, box);
   const size_t smem = 1024 + 2 * T * 128;
   cudaError_t err = allowDynamicSmem((const void*)simt16GroupKernel<S>, (int)smem);
   if (err != cudaSuccess) return err;
   if ((err = groupBlocksPerMember((const void*)simt16GroupKernel<S>, kSimt16Threads, smem, g.count, 0, &ctas)) != cudaSuccess)
     return err;
+  /* Whole tile rows where the columns of tiles are short (tileGroupForMembers); the span rule is not
+   * measured for this kernel. */
+  g.tileGroup = groupTileOrder(g, tuningFor(dtrKernelSimt16, S), ctas, 0);
   simt16GroupKernel<S><<<(unsigned)(ctas * g.count), kSimt16Threads, smem, stream>>>(g);
   return cudaGetLastError();
 }

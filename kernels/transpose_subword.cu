@@ -413,14 +413,7 @@ static cudaError_t launchSubwordGroupTyped(TransposeGroup& g, int ctas, cudaStre
   cudaError_t err = groupBlocksPerMember((const void*)kernel, kSubwordThreads, 0, g.count,
                                          (kElementGroupBlocks + g.count - 1) / g.count, &ctas);
   if (err != cudaSuccess) return err;
-  uint32_t tallest = 0;
-  uint64_t span = 0;
-  for (int i = 0; i < g.count; i++) {
-    const uint64_t columnSpan = (uint64_t)(kSubwordRowBytes / S) * (uint64_t)g.m[i].lddBytes;
-    tallest = g.m[i].tilesY > tallest ? g.m[i].tilesY : tallest;
-    span = columnSpan > span ? columnSpan : span;
-  }
-  g.tileGroup = tileGroupForMembers(tuningFor(dtrKernelSimt, S), tallest, ctas, span);
+  g.tileGroup = groupTileOrder(g, tuningFor(dtrKernelSimt, S), ctas, kSubwordRowBytes / S);
   kernel<<<(unsigned)(ctas * g.count), kSubwordThreads, 0, stream>>>(g);
   return cudaGetLastError();
 }
