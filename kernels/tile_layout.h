@@ -109,6 +109,21 @@ DTR_HD void dtrTileOrder(uint64_t t, uint32_t tilesX, uint32_t tilesY, uint32_t 
   *tx = g * gx + (uint32_t)(within % width);
 }
 
+/*
+ * The width of the column groups of a grouped launch (p2p: the kernels store into the peers;
+ * variants.h's tileGroupForMembers gives the measurements): whole tile rows (UINT32_MAX) where a
+ * column group `group` tiles wide holds fewer tiles than the blocks serving a member (the tallest
+ * member's tilesY), else `group` halved while group x columnSpan (the bytes of destination one tile
+ * column's result rows span) exceeds spanLimit; columnSpan 0 halves nothing.
+ */
+DTR_HD uint32_t dtrGroupWidth(uint32_t group, uint32_t tallestTilesY, uint32_t blocksPerMember, uint64_t columnSpan,
+                              uint64_t spanLimit) {
+  if (group < 1) group = 1;
+  if ((uint64_t)tallestTilesY * group < blocksPerMember) return UINT32_MAX;
+  while (group > 1 && group * columnSpan > spanLimit) group /= 2;
+  return group;
+}
+
 /* Cluster sizes the multicast variant can use: each CTA's share must fill whole 128-byte boxes. */
 DTR_HD int dtrMulticastClusterFits(uint32_t s, uint32_t cluster) {
   return cluster >= 2 && (dtrTileRows(s) * s) % (cluster * DTR_SWIZZLE_SPAN) == 0 &&

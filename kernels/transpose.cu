@@ -118,10 +118,8 @@ uint32_t tileGroupForShape(const KernelTuning& t, uint32_t tilesX, uint32_t tile
 
 uint32_t tileGroupForMembers(const KernelTuning& t, uint32_t tallestTilesY, int blocksPerMember, uint64_t columnSpan) {
   if (requested.tileGroup) return (uint32_t)t.tileGroup;
-  if ((uint64_t)tallestTilesY * (uint64_t)t.tileGroup < (uint64_t)blocksPerMember) return UINT32_MAX;
-  uint32_t group = t.tileGroup > 1 ? (uint32_t)t.tileGroup : 1;
-  while (group > 1 && group * columnSpan > kGroupSpanBytes) group /= 2;
-  return group;
+  return dtrGroupWidth((uint32_t)t.tileGroup, tallestTilesY, blocksPerMember > 0 ? (uint32_t)blocksPerMember : 1u, columnSpan,
+                       kGroupSpanBytes);
 }
 
 unsigned tileGrid(uint64_t tiles, uint64_t resident, int tilesPerCta) {

@@ -550,6 +550,31 @@ static void testTileOrder(void) {
   EXPECT(tx == 1 && ty == 1, "group of 8: tile 9 is (%u, %u), expected (1, 1)", tx, ty);
 }
 
+/* The p2p groups' order: whole rows for short columns, narrower groups for wide result spans. */
+static void testGroupWidth(void) {
+  const uint64_t MiB = 1u << 20, limit = 40 * MiB;
+  const struct {
+    uint32_t group, tilesY, blocks;
+    uint64_t span;
+    uint32_t expected;
+  } cases[] = {
+      {8, 4, 64, 1000 * 128, UINT32_MAX},     /* int8 1000 x N on 2 ranks: 4 tiles down */
+      {1, 8, 64, 0, UINT32_MAX},              /* fp32 1000 x N, word group: no span rule */
+      {8, 128, 64, 128 * 32749ull, 8},        /* int8 32749^2: 4 MiB a column */
+      {8, 181, 64, 128 * 46341ull, 4},        /* int8 46341^2: 6 MiB */
+      {8, 8389, 64, 128 * 134217ull, 2},      /* int8 134217 x 8000: 16 MiB */
+      {8, 2098, 64, 128 * 268435ull, 1},      /* int8 268435 x 4000: 33 MiB */
+      {8, 4195, 64, 128 * 1073741ull, 1},     /* int8 1073741 x 1000: 131 MiB, never below 1 */
+      {8, 100, 64, 0, 8},                     /* no span given: t's group */
+      {0, 100, 64, 0, 1},                     /* group 0 reads as 1 */
+      {8, 8, 64, 5 * MiB, 8},                 /* 8 x 8 = 64 tiles: not short */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const uint32_t got = dtrGroupWidth(cases[i].group, cases[i].tilesY, cases[i].blocks, cases[i].span, limit);
+    EXPECT(got == cases[i].expected, "group width case %zu: %u, expected %u", i, got, cases[i].expected);
+  }
+}
+
 static void testVectorRules(void) {
   EXPECT(dtrVectorEligible(256, 1024, 512, 4096, 100, 100, 4), "aligned");
   EXPECT(!dtrVectorEligible(260, 1024, 512, 4096, 100, 100, 4), "src address not 16-byte aligned");
@@ -596,6 +621,7 @@ int main(void) {
   testNames();
   testTileLayout();
   testTileOrder();
+  testGroupWidth();
   testVectorRules();
   testPatternAndHostTranspose();
   if (dtrTestFailures) {
