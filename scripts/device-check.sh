@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine, in one go: build, run the GPU tests on 1..all GPUs, benchmark the local kernels
 # and the distributed transpose, and print a short table last. Stages: tests, kernels, dist (all by
-# default; also: sanitize, pencils, fft). Full logs go to DTR_LOG_DIR (default build/device-check).
+# default; also: sanitize, pencils, fft, targets). Full logs go to DTR_LOG_DIR (default build/device-check).
 # pencils: every pencil transpose of DTR_PENCIL_CASES (default 1024:c64 512:c64 512:c128) on the grids
 # DTR_GRIDS (default 2x2 1x4 with 4 GPUs), and the 2-D transposes of the same bytes per rank on each
 # grid's group size (DTR_MATRIX_CASES, "ranks:rows:cols:type"). fft: examples/fft3d on the same (its
@@ -10,6 +10,11 @@
 # DTR_MAXBYTES, DTR_STEP (the sweep), DTR_DIST_TYPES (types besides fp32), DTR_DIST_BACKENDS (default
 # auto; e.g. "nccl p2p"), DTR_BENCH_ARGS
 # (transpose-bench), DTR_TEST_REGEX (which GPU tests; default all), DTR_TEST_TIMEOUT.
+# targets: the rows the performance goals are judged on, on DTR_TARGET_NP ranks (default all GPUs),
+# as JSON: sweeps of fp32 and c64 from DTR_TARGET_MINBYTES to DTR_TARGET_MAXBYTES (default 1M..4G,
+# x4) on each of DTR_TARGET_BACKENDS (default "p2p nccl"), and the pairs of odd and even shapes of
+# the same bytes in DTR_TARGET_PAIRS ("dtype:rows:cols,dtype:rows:cols ..."; by default c64 23170^2
+# against c64 32768 x 16384 and c64 46340^2 against fp32 65536^2: 1 and 4 GiB per rank on 4 ranks).
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
 stages=${*:-tests kernels dist}
@@ -76,6 +81,28 @@ for stage in $stages; do
       mpirun -np "$gpus" "$DTR_BUILD/disttranspose" >"$logs/default.txt" 2>&1 || status=1
       note "## mpirun -np $gpus disttranspose (defaults)"
       cat "$logs/default.txt" >>"$summary"
+      ;;
+    targets)
+      np=${DTR_TARGET_NP:-$gpus}
+      for be in ${DTR_TARGET_BACKENDS:-p2p nccl}; do
+        for dt in fp32 c64; do
+          tag="target-sweep-$np-$be-$dt"
+          timeout ${DTR_RUN_TIMEOUT:-600} mpirun -np "$np" "$DTR_BUILD/disttranspose" -B "$be" -b ${DTR_TARGET_MINBYTES:-1M} \
+            -e ${DTR_TARGET_MAXBYTES:-4G} -f 4 -d "$dt" -J "$logs/$tag.json" >"$logs/$tag.txt" 2>&1 </dev/null || status=1
+          note "## mpirun -np $np disttranspose -B $be -b ${DTR_TARGET_MINBYTES:-1M} -e ${DTR_TARGET_MAXBYTES:-4G} -f 4 -d $dt"
+          grep -vE "^#  Rank" "$logs/$tag.txt" | grep -E "^ |Wrong|rror" | tee -a "$summary" >/dev/null
+        done
+        for pair in ${DTR_TARGET_PAIRS:-c64:23170:23170,c64:32768:16384 c64:46340:46340,fp32:65536:65536}; do
+          for shape in ${pair/,/ }; do
+            IFS=: read -r dt rows cols <<<"$shape"
+            tag="target-pair-$np-$be-$dt-${rows}x$cols"
+            timeout ${DTR_RUN_TIMEOUT:-600} mpirun -np "$np" "$DTR_BUILD/disttranspose" -B "$be" -r "$rows" -c "$cols" -d "$dt" \
+              -J "$logs/$tag.json" >"$logs/$tag.txt" 2>&1 </dev/null || status=1
+            note "## mpirun -np $np disttranspose -B $be -r $rows -c $cols -d $dt"
+            grep -E "^  " "$logs/$tag.txt" | tee -a "$summary" >/dev/null
+          done
+        done
+      done
       ;;
     pencils)
       while read -r grid np n dt; do
