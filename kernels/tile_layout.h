@@ -111,7 +111,7 @@ DTR_HD void dtrTileOrder(uint64_t t, uint32_t tilesX, uint32_t tilesY, uint32_t 
 
 /*
  * The width of the column groups of a grouped launch (p2p: the kernels store into the peers;
- * variants.h's tileGroupForMembers gives the measurements): whole tile rows (UINT32_MAX) where a
+ * group.h's groupTileOrder gives the measurements): whole tile rows (UINT32_MAX) where a
  * column group `group` tiles wide holds fewer tiles than the blocks serving a member (the tallest
  * member's tilesY), else `group` halved while group x columnSpan (the bytes of destination one tile
  * column's result rows span) exceeds spanLimit; columnSpan 0 halves nothing.

@@ -1,6 +1,7 @@
 /* Which variant serves a transpose, and the launch through one entry point. */
 #include <stdint.h>
 
+#include "group.h"
 #include "launch.h"
 #include "tile_layout.h"
 #include "variants.h"
@@ -116,10 +117,16 @@ uint32_t tileGroupForShape(const KernelTuning& t, uint32_t tilesX, uint32_t tile
   return tilesX;
 }
 
-uint32_t tileGroupForMembers(const KernelTuning& t, uint32_t tallestTilesY, int blocksPerMember, uint64_t columnSpan) {
+uint32_t groupTileOrder(const TransposeGroup& g, const KernelTuning& t, int blocksPerMember, int64_t resultRowsPerTileColumn) {
   if (requested.tileGroup) return (uint32_t)t.tileGroup;
-  return dtrGroupWidth((uint32_t)t.tileGroup, tallestTilesY, blocksPerMember > 0 ? (uint32_t)blocksPerMember : 1u, columnSpan,
-                       kGroupSpanBytes);
+  uint32_t tallest = 0;
+  uint64_t span = 0;
+  for (int i = 0; i < g.count; i++) {
+    const uint64_t columnSpan = resultRowsPerTileColumn > 0 ? (uint64_t)resultRowsPerTileColumn * (uint64_t)g.m[i].lddBytes : 0;
+    tallest = g.m[i].tilesY > tallest ? g.m[i].tilesY : tallest;
+    span = columnSpan > span ? columnSpan : span;
+  }
+  return dtrGroupWidth((uint32_t)t.tileGroup, tallest, blocksPerMember > 0 ? (uint32_t)blocksPerMember : 1u, span, kGroupSpanBytes);
 }
 
 unsigned tileGrid(uint64_t tiles, uint64_t resident, int tilesPerCta) {

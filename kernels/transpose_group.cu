@@ -34,7 +34,7 @@ cudaError_t launchGroupTyped(TransposeGroup& g, int ctas, cudaStream_t stream) {
   if (err != cudaSuccess) return err;
   if ((err = groupBlocksPerMember((const void*)simt16GroupKernel<S>, kSimt16Threads, smem, g.count, 0, &ctas)) != cudaSuccess)
     return err;
-  /* Whole tile rows where the columns of tiles are short (tileGroupForMembers); the span rule is not
+  /* Whole tile rows where the columns of tiles are short (groupTileOrder); the span rule is not
    * measured for this kernel. */
   g.tileGroup = groupTileOrder(g, tuningFor(dtrKernelSimt16, S), ctas, 0);
   simt16GroupKernel<S><<<(unsigned)(ctas * g.count), kSimt16Threads, smem, stream>>>(g);

@@ -56,29 +56,6 @@ KernelTuning tuningFor(dtrKernel_t kernel, size_t entryBytes);
  */
 uint32_t tileGroupForShape(const KernelTuning& t, uint32_t tilesX, uint32_t tilesY, uint64_t resident, bool offLines);
 
-/*
- * The tile order of a grouped launch (p2p, stores into the peers). Measured on 2 H200s, ratio to
- * the all-to-all, by the width of the column groups (DTR_TILE_GROUP):
- * - Where every member's columns of tiles are so short (tallest tilesY) that one column group holds
- *   fewer tiles than the blocks serving a member, whole tile rows: peer blocks of few rows, such as
- *   1000 x N split over ranks (500 rows, four tiles). int8 1000 x 1073741 1.59 in groups of 8, 1.33 /
- *   1.35 in groups of 64 / whole rows; fp16 1000 x 536870 1.43, 1.21 / 1.21; fp32 1000 x 268435 (word
- *   group) 1.16 in groups of 1, 1.01 / 1.04 in groups of 64 / whole rows.
- * - Else groups of t's width; where columnSpan > 0 (the word-wide group, the only one measured),
- *   halved while the blocks in flight, one column group's result rows (columnSpan bytes of the
- *   widest member a tile column: its result rows times their pitch) times the width, would write
- *   more than kGroupSpanBytes of the peers' memory at once. Tall shapes
- *   (long result rows) lose with wide groups: int8 268435 x 4000 in groups of 1 / 2 / 4 / 8 / 16 (33
- *   MiB a tile column): 1.22 / 1.22 / 1.29 / 1.35 / 1.64; int8 134217 x 8000 (16 MiB) 2 / 4 / 8 / 16: 1.16 /
- *   1.19 / 1.27 / 1.34; fp16 536870 x 1000 (66 MiB) 1 / 2 / 4 / 8: 1.17 / 1.18 / 1.25 / 1.44; int8 46341
- *   x 46337 (6 MiB) 2 / 4 / 8: 1.16 / 1.16 / 1.19, and whole rows 14.2; int8 1073741 x 1000 (131 MiB)
- *   1 / 2 / 4: 1.41 / 1.32 / 1.58. Square ones lose a little with narrow groups: int8 32749 x 31771 (4
- *   MiB) 2 / 4 / 8: 1.31 / 1.28 / 1.27, fp16 23170^2 (3 MiB) 1.07 / 1.06 / 1.08.
- * A group asked for by dtrKernelTuningSet stays.
- */
-constexpr uint64_t kGroupSpanBytes = (uint64_t)40 << 20;
-uint32_t tileGroupForMembers(const KernelTuning& t, uint32_t tallestTilesY, int blocksPerMember, uint64_t columnSpan);
-
 /* The grid for `tiles` tiles when `resident` blocks fit on the device at once: at most `resident`
  * when persistent, else about tilesPerCta tiles per block. Every tile kernel strides its tiles by
  * gridDim, so either serves. */

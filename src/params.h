@@ -10,7 +10,7 @@
  *   DTR_TILE_GROUP   width in tiles of the column groups the kernels take tiles in (1: column by
  *                    column); set, it also replaces the word kernel's whole tile rows for long
  *                    columns at odd pitches (tileGroupForShape) and the p2p groups' order by shape
- *                    (tileGroupForMembers: whole rows for short columns, narrower groups for tall shapes)
+ *                    (groupTileOrder: whole rows for short columns, narrower groups for tall shapes)
  *   DTR_STREAMING    1: evict-first loads and stores in the element-wise kernel (default 0)
  *   DTR_TILES_PER_CTA  tiles each block of a transpose kernel takes (-1: persistent blocks, as many
  *                    as fit at once)
