@@ -81,7 +81,8 @@ typedef enum {
 /* One block that signals every rank and waits for every rank's signal, in stream order. */
 cudaError_t dtrPeerBarrierLaunch(const dtrPeerFlags* flags, dtrPeerPhase phase, cudaStream_t stream);
 
-/* Knobs of the kernels: boxes per TMA stage (1 or 2), the width in tiles of the column groups in which
+/* Knobs of the kernels: boxes per TMA stage (1 or 2; for the word-wide kernel of 1- and 2-byte
+ * entries, its tiles' width in 128-byte boxes), the width in tiles of the column groups in which
  * the kernels take their tiles, evict-first (streaming) loads and stores in the element-wise kernel,
  * and tiles per block (n: a grid of about tiles / n blocks; -1: persistent, as many blocks as fit at
  * once). 0 leaves a knob at the value measured best for the kernel and entry size. Process-wide. */

@@ -16,9 +16,10 @@
  * the tile's part of a result row are written in part, so a neighbour tile's bytes are never
  * overwritten.
  *
- * The tile is 128 source rows x 128 bytes (128 / S entries); each warp loads 16 rows and stores 4
- * word columns (4 E result rows). Shared rows are 32 words, swizzled by tileSlot so that both the
- * row-wise stores and the column-wise reads are free of bank conflicts.
+ * The tile is 128 source rows x W = 128 or 256 bytes (W / S entries); each warp loads 16 rows and
+ * stores 4 word columns (4 E result rows) per 128 bytes of width. Shared rows are W / 4 words,
+ * swizzled by tileSlot so that both the row-wise stores and the column-wise reads are free of bank
+ * conflicts.
  */
 #include <stdint.h>
 
@@ -98,9 +99,9 @@ __device__ __forceinline__ uint32_t tileSwizzle(uint32_t r) {
   return 8 * ((r >> 2) & 3) + ((r >> log2E) & 7);
 }
 
-template <int S>
+template <int S, int W>
 __device__ __forceinline__ uint32_t tileSlot(uint32_t r, uint32_t word) {
-  return r * 32 + (word ^ tileSwizzle<S>(r));
+  return r * (W / 4) + (word ^ tileSwizzle<S>(r));
 }
 
 /*
@@ -108,15 +109,15 @@ __device__ __forceinline__ uint32_t tileSlot(uint32_t r, uint32_t word) {
  * the 32-byte sectors that cover them (a fifth sector when the row does not start on one), so each
  * load instruction moves whole sectors. Checked: only words inside the matrix row [a, b) are read.
  */
-template <bool Checked>
-__device__ __forceinline__ void fetchRow(uint32_t (&v)[5], const uint8_t* seg, uint32_t part, uintptr_t a, uintptr_t b) {
+template <bool Checked, int I>
+__device__ __forceinline__ void fetchRow(uint32_t (&v)[I + 1], const uint8_t* seg, uint32_t part, uintptr_t a, uintptr_t b) {
   const uint8_t* base = alignDownSector(seg) + 4 * part;
   const bool more = 4 * part < sectorOffset(seg);
 #pragma unroll
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < I; i++)
     v[i] = Checked ? loadWordClipped(base + kSector * i, a, b) : *reinterpret_cast<const uint32_t*>(base + kSector * i);
-  v[4] = 0;
-  if (more) v[4] = Checked ? loadWordClipped(base + 4 * kSector, a, b) : *reinterpret_cast<const uint32_t*>(base + 4 * kSector);
+  v[I] = 0;
+  if (more) v[I] = Checked ? loadWordClipped(base + I * kSector, a, b) : *reinterpret_cast<const uint32_t*>(base + I * kSector);
 }
 
 /*
@@ -127,26 +128,26 @@ __device__ __forceinline__ void fetchRow(uint32_t (&v)[5], const uint8_t* seg, u
  * sector boundaries, rows on word boundaries (one shuffle a word), and the rest (two shuffles and a
  * funnel shift). Every lane of the warp takes part (the shuffles); `use` says whether it stores.
  */
-template <int S>
-__device__ __forceinline__ void placeRow(uint32_t* tile, const uint32_t (&v)[5], uint32_t off, uint32_t r, bool use,
+template <int S, int I>
+__device__ __forceinline__ void placeRow(uint32_t* tile, const uint32_t (&v)[I + 1], uint32_t off, uint32_t r, bool use,
                                          uint32_t lane) {
   const uint32_t part = lane & 7, ow = off >> 2, sh = 8 * (off & 3);
   const bool aligned = !__any_sync(0xffffffffu, off != 0), shifted = __any_sync(0xffffffffu, sh != 0);
-  uint32_t value[4];
+  uint32_t value[I];
   if (aligned) {
 #pragma unroll
-    for (int i = 0; i < 4; i++) value[i] = v[i];
+    for (int i = 0; i < I; i++) value[i] = v[i];
   } else {
     const uint32_t loLane = groupLane(lane, part + ow);
     const bool loLate = part < ow;
     if (!shifted) {
 #pragma unroll
-      for (int i = 0; i < 4; i++) value[i] = __shfl_sync(0xffffffffu, loLate ? v[i + 1] : v[i], loLane);
+      for (int i = 0; i < I; i++) value[i] = __shfl_sync(0xffffffffu, loLate ? v[i + 1] : v[i], loLane);
     } else {
       const uint32_t hiLane = groupLane(lane, part + ow + 1);
       const bool hiLate = part <= ow;
 #pragma unroll
-      for (int i = 0; i < 4; i++) {
+      for (int i = 0; i < I; i++) {
         const uint32_t lo = __shfl_sync(0xffffffffu, loLate ? v[i + 1] : v[i], loLane);
         const uint32_t hi = __shfl_sync(0xffffffffu, hiLate ? v[i + 1] : v[i], hiLane);
         value[i] = __funnelshift_r(lo, hi, sh);
@@ -154,11 +155,11 @@ __device__ __forceinline__ void placeRow(uint32_t* tile, const uint32_t (&v)[5],
     }
   }
   if (use) {
-    /* tileSlot(r, 8 i + part) = r * 32 + ((8 i + part) ^ z) = r * 32 + 8 (i ^ (z / 8)) + (part ^ z % 8) */
+    /* tileSlot(r, 8 i + part) = r * 8 I + ((8 i + part) ^ z) = r * 8 I + 8 (i ^ (z / 8)) + (part ^ z % 8) */
     const uint32_t z = tileSwizzle<S>(r);
-    uint32_t* row = tile + r * 32 + (part ^ (z & 7));
+    uint32_t* row = tile + r * 8 * I + (part ^ (z & 7));
 #pragma unroll
-    for (int i = 0; i < 4; i++) row[8 * (i ^ (z >> 3))] = value[i];
+    for (int i = 0; i < I; i++) row[8 * (i ^ (z >> 3))] = value[i];
   }
 }
 
@@ -172,20 +173,25 @@ __device__ __forceinline__ uint32_t stagedSlot(uint32_t r, uint32_t word) {
 }
 
 /*
- * One tile: 128 source rows from row0, 128 bytes from entry col0. Interior: a tile away from the
- * matrix's edges (every row of the tile and the rows past it exist, its columns lie inside the rows
- * with a sector to spare on either side, and it is not in the first tile row), which needs no checks.
+ * One tile: 128 source rows from row0, W bytes from entry col0. Interior: a tile that needs no checks
+ * (subwordTileAt says which); inside: its loads need none.
  * rowsPast: some result row does not start on a sector boundary, so stores reach up to X rows past
  * the tile, which are loaded too.
  */
-template <int S, bool Interior, bool RowStores>
+template <int S, int W, bool Interior, bool RowStores>
 __device__ __forceinline__ void subwordTile(const uint8_t* __restrict__ src, int64_t ldsBytes, uint8_t* __restrict__ dst,
                                             int64_t lddBytes, int64_t rows, int64_t cols, int64_t row0, int64_t col0,
                                             bool inside, bool rowsPast, uint32_t* tile) {
+  static_assert(W == 128 || W == 256, "tiles are 128 or 256 bytes wide");
+  static_assert(!RowStores || W == 128, "row stores stage a 128-byte-wide tile");
   constexpr int E = 4 / S;                 /* entries per word */
-  constexpr int C = kSubwordRowBytes / S;  /* tile columns, in entries */
+  constexpr int C = W / S;                 /* tile columns, in entries */
+  constexpr int I = W / kSector;           /* sectors of a source row's piece, a fifth aside */
   constexpr int N = 16 / E;                /* words of one result row per lane */
   constexpr int X = kSector / S;           /* source rows past the tile that its sector-aligned stores reach */
+  /* Source rows loaded before the first is placed: all four (and the row past) for 128-byte rows,
+   * two at a time for 256-byte ones, whose nine words a row would otherwise take 45 registers. */
+  constexpr int Batch = W == 128 ? 4 : 2;
   const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const uint32_t part = lane & 7, quarter = lane >> 3;
   const int64_t rowsLeft = rows - row0;
@@ -200,115 +206,125 @@ __device__ __forceinline__ void subwordTile(const uint8_t* __restrict__ src, int
   /* The matrix row's bytes, for the checked loads of edge tiles. */
   const uintptr_t a = reinterpret_cast<uintptr_t>(seg) - (uintptr_t)(col0 * S), b = a + (uintptr_t)(cols * S);
   const uintptr_t aExtra = reinterpret_cast<uintptr_t>(segExtra) - (uintptr_t)(col0 * S), bExtra = aExtra + (uintptr_t)(cols * S);
-  uint32_t v[5][5];
-  /* Every load is issued before the first is used. */
 #pragma unroll
-  for (int s = 0; s < 4; s++) {
-    const uint8_t* p = seg + s * ldsBytes;
-    if (Interior) fetchRow<false>(v[s], p, part, 0, 0);
-    else {
+  for (int s0 = 0; s0 < 4; s0 += Batch) {
+    const bool last = s0 + Batch == 4;
+    uint32_t v[Batch + 1][I + 1];
+    /* Every load of a batch is issued before the first is used. */
 #pragma unroll
-      for (int i = 0; i < 5; i++) v[s][i] = 0;
-      if (first + s < rowsLeft) {
-        if (inside) fetchRow<false>(v[s], p, part, 0, 0);
-        else fetchRow<true>(v[s], p, part, a + s * ldsBytes, b + s * ldsBytes);
-      }
-    }
-  }
-  if (loadExtra) {
+    for (int k = 0; k < Batch; k++) {
+      const int s = s0 + k;
+      const uint8_t* p = seg + s * ldsBytes;
+      if (Interior) fetchRow<false, I>(v[k], p, part, 0, 0);
+      else {
 #pragma unroll
-    for (int i = 0; i < 5; i++) v[4][i] = 0;
-    if (extraUse && (Interior || extra < rowsLeft)) {
-      if (Interior || inside) fetchRow<false>(v[4], segExtra, part, 0, 0);
-      else fetchRow<true>(v[4], segExtra, part, aExtra, bExtra);
-    }
-  }
-#pragma unroll
-  for (int s = 0; s < 4; s++) placeRow<S>(tile, v[s], sectorOffset(seg + s * ldsBytes), first + s, true, lane);
-  if (loadExtra) placeRow<S>(tile, v[4], sectorOffset(segExtra), extra, extraUse, lane);
-  __syncthreads();
-  /* Transpose: the lanes of a group take word column j = 8 quarter + w, which is result rows
-   * E j ... E j + E - 1; lane `part` reads the E source rows behind words 8 n + part of those
-   * rows and turns each E x E block into one word of each. n = N is the rows past the tile. */
-  const uint32_t j = 8 * quarter + warp;
-  uint32_t o[E][N + 1];
-#pragma unroll
-  for (int n = 0; n <= N; n++) {
-    if (n == N && !rowsPast) break;
-    uint32_t x[E];
-#pragma unroll
-    for (int e = 0; e < E; e++) x[e] = tile[tileSlot<S>(E * (8 * n + part) + e, j)];
-    transposeBlock<S>(x);
-#pragma unroll
-    for (int q = 0; q < E; q++) o[q][n] = x[q];
-  }
-  /*
-   * Store: a tile writes each result row from the first sector boundary at or after its first
-   * entry to 128 S bytes further (the first tile from the row's start, the last to its end), so
-   * that no sector is written in part by two tiles, which would have the L2 fetch it back from
-   * memory. Eight lanes write one result row, lane `part` words 8 n + part of those sectors:
-   * with the row's window starting d bytes after the tile's first entry, sector word 8 n + p is
-   * tile words 8 n + p + d / 4 and the one after, shifted by d % 4 bytes.
-   */
-  const int64_t colsIn = cols - col0 < C ? cols - col0 : C;
-  uint8_t* out = dst + (col0 + E * j) * lddBytes + row0 * S;
-  const int64_t restBytes = rowsLeft * S;
-  /* Row stores: the words go to shared memory in result-row order first (every warp is done reading
-   * the tile), then each warp stores whole windows, 128 bytes an instruction. */
-  constexpr bool staged = RowStores && Interior;
-  if constexpr (staged) __syncthreads();
-#pragma unroll
-  for (int q = 0; q < E; q++, out += lddBytes) {
-    const int32_t d = (int32_t)((kSector - sectorOffset(out)) & (kSector - 1));
-    const uint32_t dw = d >> 2, sh = 8 * (d & 3);
-    const bool aligned = !__any_sync(0xffffffffu, d != 0);
-    /* value[n + 1] is sector word 8 n + part; n = -1 is the bytes before the first sector
-     * boundary, which only the first tile writes. */
-    uint32_t value[N + 1];
-#pragma unroll
-    for (int n = -1; n < N; n++) value[n + 1] = n >= 0 ? o[q][n] : 0;
-    if (!aligned) {
-      const int first = Interior || row0 != 0 ? 0 : -1;
-      const uint32_t loLane = groupLane(lane, part + dw);
-      const bool loLate = part < dw;
-      if (!__any_sync(0xffffffffu, sh != 0)) {
-#pragma unroll
-        for (int n = -1; n < N; n++)
-          if (n >= first) value[n + 1] = __shfl_sync(0xffffffffu, loLate ? o[q][n + 1] : (n >= 0 ? o[q][n] : 0), loLane);
-      } else {
-        const uint32_t hiLane = groupLane(lane, part + dw + 1);
-        const bool hiLate = part <= dw;
-#pragma unroll
-        for (int n = -1; n < N; n++) {
-          if (n < first) continue;
-          const uint32_t cur = n >= 0 ? o[q][n] : 0;
-          const uint32_t lo = __shfl_sync(0xffffffffu, loLate ? o[q][n + 1] : cur, loLane);
-          const uint32_t hi = __shfl_sync(0xffffffffu, hiLate ? o[q][n + 1] : cur, hiLane);
-          value[n + 1] = __funnelshift_r(lo, hi, sh);
+        for (int i = 0; i <= I; i++) v[k][i] = 0;
+        if (first + s < rowsLeft) {
+          if (inside) fetchRow<false, I>(v[k], p, part, 0, 0);
+          else fetchRow<true, I>(v[k], p, part, a + s * ldsBytes, b + s * ldsBytes);
         }
       }
     }
-    uint8_t* word = out + d + 4 * part;
-    if constexpr (staged) {
+    if (last && loadExtra) {
 #pragma unroll
-      for (int n = 0; n < N; n++) tile[stagedSlot<S>(E * j + q, 8 * n + part)] = value[n + 1];
-      continue;
+      for (int i = 0; i <= I; i++) v[Batch][i] = 0;
+      if (extraUse && (Interior || extra < rowsLeft)) {
+        if (Interior || inside) fetchRow<false, I>(v[Batch], segExtra, part, 0, 0);
+        else fetchRow<true, I>(v[Batch], segExtra, part, aExtra, bExtra);
+      }
     }
-    if (Interior) {
-      /* Every word of an interior tile lies in its window. */
 #pragma unroll
-      for (int n = 0; n < N; n++) *reinterpret_cast<uint32_t*>(word + kSector * n) = value[n + 1];
-      continue;
+    for (int k = 0; k < Batch; k++)
+      placeRow<S, I>(tile, v[k], sectorOffset(seg + (s0 + k) * ldsBytes), first + s0 + k, true, lane);
+    if (last && loadExtra) placeRow<S, I>(tile, v[Batch], sectorOffset(segExtra), extra, extraUse, lane);
+  }
+  __syncthreads();
+  const int64_t colsIn = cols - col0 < C ? cols - col0 : C;
+  /* Row stores: the words go to shared memory in result-row order first (once every warp is done
+   * reading the tile), then each warp stores whole windows, 128 bytes an instruction. */
+  constexpr bool staged = RowStores && Interior;
+  const int64_t restBytes = rowsLeft * S;
+#pragma unroll
+  for (int half = 0; half < W / 128; half++) {
+    /* Transpose: the lanes of a group take word column j = 8 quarter + w (+ 32 in a 256-byte tile's
+     * second half), which is result rows E j ... E j + E - 1; lane `part` reads the E source rows
+     * behind words 8 n + part of those rows and turns each E x E block into one word of each. n = N
+     * is the rows past the tile. */
+    const uint32_t j = 8 * quarter + warp + 32 * half;
+    uint32_t o[E][N + 1];
+#pragma unroll
+    for (int n = 0; n <= N; n++) {
+      if (n == N && !rowsPast) break;
+      uint32_t x[E];
+#pragma unroll
+      for (int e = 0; e < E; e++) x[e] = tile[tileSlot<S, W>(E * (8 * n + part) + e, j)];
+      transposeBlock<S>(x);
+#pragma unroll
+      for (int q = 0; q < E; q++) o[q][n] = x[q];
     }
-    if ((int64_t)(E * j + q) >= colsIn) continue;
-    const int32_t from = row0 == 0 ? 0 : d;
-    const int32_t to = (int32_t)(restBytes < d + kSubwordRows * S ? restBytes : d + kSubwordRows * S);
+    if constexpr (staged) __syncthreads();
+    /*
+     * Store: a tile writes each result row from the first sector boundary at or after its first
+     * entry to 128 S bytes further (the first tile from the row's start, the last to its end), so
+     * that no sector is written in part by two tiles, which would have the L2 fetch it back from
+     * memory. Eight lanes write one result row, lane `part` words 8 n + part of those sectors:
+     * with the row's window starting d bytes after the tile's first entry, sector word 8 n + p is
+     * tile words 8 n + p + d / 4 and the one after, shifted by d % 4 bytes.
+     */
+    uint8_t* out = dst + (col0 + E * j) * lddBytes + row0 * S;
 #pragma unroll
-    for (int n = -1; n < N; n++) {
-      const int32_t pos = d + kSector * n + 4 * (int32_t)part; /* its first byte, from the tile's first entry */
-      if (pos >= from && pos + 4 <= to) *reinterpret_cast<uint32_t*>(word + kSector * n) = value[n + 1];
-      else if (pos + 4 > from && pos < to)
-        storeWordPart(word + kSector * n, value[n + 1], pos < from ? from - pos : 0, to - pos < 4 ? to - pos : 4);
+    for (int q = 0; q < E; q++, out += lddBytes) {
+      const int32_t d = (int32_t)((kSector - sectorOffset(out)) & (kSector - 1));
+      const uint32_t dw = d >> 2, sh = 8 * (d & 3);
+      const bool aligned = !__any_sync(0xffffffffu, d != 0);
+      /* value[n + 1] is sector word 8 n + part; n = -1 is the bytes before the first sector
+       * boundary, which only the first tile writes. */
+      uint32_t value[N + 1];
+#pragma unroll
+      for (int n = -1; n < N; n++) value[n + 1] = n >= 0 ? o[q][n] : 0;
+      if (!aligned) {
+        const int first = Interior || row0 != 0 ? 0 : -1;
+        const uint32_t loLane = groupLane(lane, part + dw);
+        const bool loLate = part < dw;
+        if (!__any_sync(0xffffffffu, sh != 0)) {
+#pragma unroll
+          for (int n = -1; n < N; n++)
+            if (n >= first) value[n + 1] = __shfl_sync(0xffffffffu, loLate ? o[q][n + 1] : (n >= 0 ? o[q][n] : 0), loLane);
+        } else {
+          const uint32_t hiLane = groupLane(lane, part + dw + 1);
+          const bool hiLate = part <= dw;
+#pragma unroll
+          for (int n = -1; n < N; n++) {
+            if (n < first) continue;
+            const uint32_t cur = n >= 0 ? o[q][n] : 0;
+            const uint32_t lo = __shfl_sync(0xffffffffu, loLate ? o[q][n + 1] : cur, loLane);
+            const uint32_t hi = __shfl_sync(0xffffffffu, hiLate ? o[q][n + 1] : cur, hiLane);
+            value[n + 1] = __funnelshift_r(lo, hi, sh);
+          }
+        }
+      }
+      uint8_t* word = out + d + 4 * part;
+      if constexpr (staged) {
+#pragma unroll
+        for (int n = 0; n < N; n++) tile[stagedSlot<S>(E * j + q, 8 * n + part)] = value[n + 1];
+        continue;
+      }
+      if (Interior) {
+        /* Every word of an interior tile lies in its window. */
+#pragma unroll
+        for (int n = 0; n < N; n++) *reinterpret_cast<uint32_t*>(word + kSector * n) = value[n + 1];
+        continue;
+      }
+      if ((int64_t)(E * j + q) >= colsIn) continue;
+      const int32_t from = row0 == 0 ? 0 : d;
+      const int32_t to = (int32_t)(restBytes < d + kSubwordRows * S ? restBytes : d + kSubwordRows * S);
+#pragma unroll
+      for (int n = -1; n < N; n++) {
+        const int32_t pos = d + kSector * n + 4 * (int32_t)part; /* its first byte, from the tile's first entry */
+        if (pos >= from && pos + 4 <= to) *reinterpret_cast<uint32_t*>(word + kSector * n) = value[n + 1];
+        else if (pos + 4 > from && pos < to)
+          storeWordPart(word + kSector * n, value[n + 1], pos < from ? from - pos : 0, to - pos < 4 ? to - pos : 4);
+      }
     }
   }
   if constexpr (staged) {
@@ -327,19 +343,30 @@ __device__ __forceinline__ void subwordTile(const uint8_t* __restrict__ src, int
  * a little and measured the same or 1-3 points lower; 6 (40) spilled more and lost 2-13 points. */
 constexpr int kSubwordBlocks = 4;
 
-/* Tile (tx, ty), on the checked path unless it is interior, and the barrier before the next. */
-template <int S, bool RowStores>
+/*
+ * Tile (tx, ty), on the checked path unless it is interior, and the barrier before the next.
+ * Loads need no checks where the sectors around the tile's row pieces lie inside the matrix: its
+ * columns keep a sector from either end of the rows, or its rows (the rows past included) keep a
+ * sector of the matrix before the first and a tile's width and a sector after the last, so that
+ * what a row piece reaches past its row's end holds later rows' bytes. The latter spares the tiles at the left and right edges of all but
+ * the first and last tile rows the checked path (tall 1-byte shapes, 1000 bytes wide, had two of
+ * their eight tile columns there). Stores need no checks where the tile is full and its rows and the
+ * rows past exist, and it is not in the first tile row.
+ */
+template <int S, int W, bool RowStores>
 __device__ __forceinline__ void subwordTileAt(const uint8_t* __restrict__ src, int64_t ldsBytes, uint8_t* __restrict__ dst,
                                               int64_t lddBytes, int64_t rows, int64_t cols, uint32_t tx, uint32_t ty,
                                               bool rowsPast, uint32_t* tile) {
-  constexpr int C = kSubwordRowBytes / S;
+  constexpr int C = W / S;
   constexpr int X = kSector / S;
   const int64_t row0 = (int64_t)ty * kSubwordRows, col0 = (int64_t)tx * C;
-  const bool inside = col0 * S >= kSector && (col0 + C) * S + kSector <= cols * S;
-  if (inside && row0 != 0 && rows - row0 >= kSubwordRows + X)
-    subwordTile<S, true, RowStores>(src, ldsBytes, dst, lddBytes, rows, cols, row0, col0, inside, rowsPast, tile);
+  const int64_t rowsAfter = rows - (row0 + kSubwordRows + X); /* rows of the matrix after the last one loaded */
+  const bool unchecked = (col0 * S >= kSector && (col0 + C) * S + kSector <= cols * S) ||
+                         (row0 != 0 && rowsAfter >= 0 && rowsAfter * ldsBytes >= W + kSector);
+  if (unchecked && row0 != 0 && rowsAfter >= 0 && cols - col0 >= C)
+    subwordTile<S, W, true, RowStores>(src, ldsBytes, dst, lddBytes, rows, cols, row0, col0, true, rowsPast, tile);
   else
-    subwordTile<S, false, RowStores>(src, ldsBytes, dst, lddBytes, rows, cols, row0, col0, inside, rowsPast, tile);
+    subwordTile<S, W, false, RowStores>(src, ldsBytes, dst, lddBytes, rows, cols, row0, col0, unchecked, rowsPast, tile);
   __syncthreads();
 }
 
@@ -350,19 +377,19 @@ __host__ __device__ inline bool subwordRowsPast(const void* dst, int64_t lddByte
   return ((uint64_t)(uintptr_t)dst | (uint64_t)lddBytes | (batch > 1 ? (uint64_t)dstBatchBytes : 0)) & (kSector - 1);
 }
 
-template <int S>
+template <int S, int W>
 __global__ void __launch_bounds__(kSubwordThreads, kSubwordBlocks)
     subwordKernel(const uint8_t* __restrict__ src, int64_t ldsBytes, uint8_t* __restrict__ dst, int64_t lddBytes,
                   int64_t rows, int64_t cols, uint32_t tilesX, uint32_t tilesY, uint32_t group, int64_t srcBatchBytes,
                   int64_t dstBatchBytes, bool rowsPast) {
   src += blockIdx.z * srcBatchBytes;
   dst += blockIdx.z * dstBatchBytes;
-  __shared__ uint32_t tile[(kSubwordRows + kSector / S) * 32];
+  __shared__ uint32_t tile[(kSubwordRows + kSector / S) * (W / 4)];
   const uint64_t tiles = (uint64_t)tilesX * tilesY;
   for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     uint32_t tx, ty;
     dtrTileOrder(t, tilesX, tilesY, group, &tx, &ty);
-    subwordTileAt<S, false>(src, ldsBytes, dst, lddBytes, rows, cols, tx, ty, rowsPast, tile);
+    subwordTileAt<S, W, false>(src, ldsBytes, dst, lddBytes, rows, cols, tx, ty, rowsPast, tile);
   }
 }
 
@@ -377,27 +404,27 @@ __global__ void __launch_bounds__(kSubwordThreads, kSubwordBlocks)
  * the kernel, already short of its copy bandwidth there, can spare), as did every local transpose
  * (one H200, 1 B 72-76 -> 61-68 % of copy, 2 B 80-82 -> 75-79 %).
  */
-template <int S>
+template <int S, int W>
 __global__ void __launch_bounds__(kSubwordThreads, kSubwordBlocks) subwordGroupKernel(const __grid_constant__ TransposeGroup g) {
-  __shared__ uint32_t tile[(kSubwordRows + kSector / S) * 32];
+  __shared__ uint32_t tile[(kSubwordRows + kSector / S) * (W / 4)];
   forEachGroupTile(g, [&](const TransposeGroupMember& m, uint64_t k, uint32_t tx, uint32_t ty) {
-    subwordTileAt<S, (S >= 2)>(m.src + k * m.srcBatchBytes, m.ldsBytes, m.dst + k * m.dstBatchBytes, m.lddBytes, m.rows, m.cols, tx,
-                     ty, subwordRowsPast(m.dst, m.lddBytes, m.dstBatchBytes, m.batch), tile);
+    subwordTileAt<S, W, (S >= 2)>(m.src + k * m.srcBatchBytes, m.ldsBytes, m.dst + k * m.dstBatchBytes, m.lddBytes,
+                                  m.rows, m.cols, tx, ty, subwordRowsPast(m.dst, m.lddBytes, m.dstBatchBytes, m.batch),
+                                  tile);
   });
 }
 
-template <int S>
-static cudaError_t launchSubwordTyped(const dtrTransposeArgs* a, cudaStream_t stream) {
+template <int S, int W>
+static cudaError_t launchSubwordTyped(const dtrTransposeArgs* a, const KernelTuning& tune, cudaStream_t stream) {
   DeviceInfo d;
   cudaError_t err = deviceInfo(&d);
   if (err != cudaSuccess) return err;
-  constexpr int C = kSubwordRowBytes / S;
+  constexpr int C = W / S;
   const uint32_t tilesX = (uint32_t)((a->cols + C - 1) / C);
   const uint32_t tilesY = (uint32_t)((a->rows + kSubwordRows - 1) / kSubwordRows);
-  auto kernel = subwordKernel<S>;
+  auto kernel = subwordKernel<S, W>;
   int perSm = 0;
   if ((err = residentBlocks((const void*)kernel, kSubwordThreads, 0, &perSm))) return err;
-  const KernelTuning tune = tuningFor(dtrKernelSimt, S);
   const unsigned grid = tileGrid((uint64_t)tilesX * tilesY, (uint64_t)perSm * d.sms, tune.tilesPerCta);
   const bool rowsPast = subwordRowsPast(a->dst, a->ldd * S, a->dst_stride * S, batchOf(a));
   kernel<<<dim3(grid, 1, batchOf(a)), kSubwordThreads, 0, stream>>>(
@@ -406,23 +433,44 @@ static cudaError_t launchSubwordTyped(const dtrTransposeArgs* a, cudaStream_t st
   return cudaGetLastError();
 }
 
+/*
+ * Tiles 256 bytes wide where the source rows are off the sector grid, whose row pieces then touch
+ * one sector more than they hold (nine for eight instead of five for four), and for 2-byte entries
+ * throughout; else 128. dtrKernelTuningSet's boxes (1 or 2) choose instead. % of copy on one H200,
+ * 1 GiB, 128 -> 256 bytes wide (square / tall / wide / prime): 1 B 90.9 / 78.6 / 75.0 / 77.6 ->
+ * 89.4 / 78.3 / 78.3 / 80.4 (the square's source is on the grid), 2 B 90.8 / 80.4 / 81.0 / 81.4 ->
+ * 91.5 / 83.9 / 85.7 / 83.3. Taller tiles (256 rows, a quarter more rows past the tile for each
+ * two) lost: 1 B 88.1 / 76.1 / 67.6 / 76.3 at 128 bytes wide, 79.1 / 58.8 / 52.9 / 61.6 at 256
+ * (72 KiB a block, three blocks an SM, loads in four dependent batches a thread).
+ */
 template <int S>
+static cudaError_t launchSubwordTyped(const dtrTransposeArgs* a, cudaStream_t stream) {
+  const KernelTuning tune = tuningFor(dtrKernelSimt, S);
+  const bool offGrid = (((uint64_t)(uintptr_t)a->src | (uint64_t)a->lds * S |
+                         (batchOf(a) > 1 ? (uint64_t)a->src_stride * S : 0)) & (kSector - 1)) != 0;
+  const bool wide = tune.boxes ? tune.boxes == 2 : S == 2 || (S == 1 && offGrid);
+  return wide ? launchSubwordTyped<S, 256>(a, tune, stream) : launchSubwordTyped<S, 128>(a, tune, stream);
+}
+
+template <int S, int W>
 static cudaError_t launchSubwordGroupTyped(TransposeGroup& g, int ctas, cudaStream_t stream) {
-  auto kernel = subwordGroupKernel<S>;
-  for (int i = 0; i < g.count; i++) transposeGroupTiles(&g.m[i], kSubwordRows, kSubwordRowBytes / S);
+  auto kernel = subwordGroupKernel<S, W>;
+  for (int i = 0; i < g.count; i++) transposeGroupTiles(&g.m[i], kSubwordRows, W / S);
   cudaError_t err = groupBlocksPerMember((const void*)kernel, kSubwordThreads, 0, g.count,
                                          (kElementGroupBlocks + g.count - 1) / g.count, &ctas);
   if (err != cudaSuccess) return err;
-  g.tileGroup = groupTileOrder(g, tuningFor(dtrKernelSimt, S), ctas, kSubwordRowBytes / S);
+  g.tileGroup = groupTileOrder(g, tuningFor(dtrKernelSimt, S), ctas, W / S);
   kernel<<<(unsigned)(ctas * g.count), kSubwordThreads, 0, stream>>>(g);
   return cudaGetLastError();
 }
 
 cudaError_t launchSubwordGroup(TransposeGroup& g, int ctas, cudaStream_t stream) {
   switch (g.m[0].entryBytes) {
-    case 1: return launchSubwordGroupTyped<1>(g, ctas, stream);
-    case 2: return launchSubwordGroupTyped<2>(g, ctas, stream);
-    case 4: return launchSubwordGroupTyped<4>(g, ctas, stream);
+    case 1: /* 256 bytes wide unless one box is asked for (see launchSubwordTyped) */
+      if (tuningFor(dtrKernelSimt, 1).boxes == 1) return launchSubwordGroupTyped<1, 128>(g, ctas, stream);
+      return launchSubwordGroupTyped<1, 256>(g, ctas, stream);
+    case 2: return launchSubwordGroupTyped<2, kSubwordRowBytes>(g, ctas, stream);
+    case 4: return launchSubwordGroupTyped<4, kSubwordRowBytes>(g, ctas, stream);
     default: return cudaErrorInvalidValue;
   }
 }

@@ -173,17 +173,24 @@ static void testVariants(void) {
 }
 
 /* Entries of 1, 2 and 4 bytes in the word-wide fallback: every pointer offset within a word on
- * either side, pitches of every residue, shapes around its 128-row tile. */
+ * either side, pitches of every residue, shapes around its 128-row tile, with tiles 128 bytes wide
+ * (one box) and 256 (two): interior tiles of either width (600 x 1300), and narrow matrices many tiles
+ * tall whose edge tiles load past their row ends into later rows (1000 x 5, 700 x 37). */
 static void testSubword(void) {
   const size_t sizes[] = {1, 2, 4};
-  const int64_t shapes[][2] = {{1, 1}, {3, 5}, {129, 127}, {128, 256}, {300, 131}, {37, 1000}};
-  for (size_t s = 0; s < 3; s++)
-    for (size_t i = 0; i < (small ? 3u : 6u); i++)
-      for (int shift = 0; shift < 4; shift++)
-        for (int64_t pad = 0; pad < 4; pad++) {
-          const int64_t rows = shapes[i][0], cols = shapes[i][1];
-          runCase(dtrKernelSimt, rows, cols, sizes[s], cols + pad, rows + (pad * 3) % 4, shift, dtrKernelSimt);
-        }
+  const int64_t shapes[][2] = {{1, 1}, {3, 5}, {129, 127}, {128, 256}, {300, 131}, {37, 1000}, {600, 1300}, {1000, 5}, {700, 37}};
+  const int boxes[] = {1, 2};
+  for (int w = 0; w < 2; w++) {
+    dtrKernelTuningSet(boxes[w], 0, 0, 0);
+    for (size_t s = 0; s < 3; s++)
+      for (size_t i = 0; i < (small ? 3u : 9u); i++)
+        for (int shift = 0; shift < 4; shift++)
+          for (int64_t pad = 0; pad < 4; pad++) {
+            const int64_t rows = shapes[i][0], cols = shapes[i][1];
+            runCase(dtrKernelSimt, rows, cols, sizes[s], cols + pad, rows + (pad * 3) % 4, shift, dtrKernelSimt);
+          }
+  }
+  dtrKernelTuningSet(0, 0, 0, 0);
 }
 
 /* Word entries in columns of tiles longer than two waves of blocks, at pitches off the 128-byte

@@ -36,8 +36,9 @@ typedef struct {
   size_t width, height, spitch, dpitch, dst_offset;
 } Op;
 
-/* A kernel and its knobs (dtrKernelTuningSet): boxes per TMA stage, tile-order group, streaming,
- * tiles per block; or (unpack > 0) the 2-D copy of the NCCL backend's unpack by a dtrCopy2dMethod + 1. */
+/* A kernel and its knobs (dtrKernelTuningSet): boxes per TMA stage (the word-wide tile's width),
+ * tile-order group, streaming, tiles per block; or (unpack > 0) the 2-D copy of the NCCL backend's
+ * unpack by a dtrCopy2dMethod + 1. */
 typedef struct {
   int unpack;
   dtrKernel_t kernel;
