@@ -44,6 +44,9 @@ constexpr int kPersistent = -1;
  * this kernel and entry size. */
 KernelTuning tuningFor(dtrKernel_t kernel, size_t entryBytes);
 
+/* Whether dtrKernelTuningSet asked for a tile group (which then replaces every order chosen by shape). */
+bool tileGroupRequested();
+
 /*
  * The tile group for tilesX x tilesY tiles with `resident` blocks at once: where the tiles start off
  * the 128-byte lines of the source (offLines: its pointer or pitch is not a multiple of 128 bytes)
