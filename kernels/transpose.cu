@@ -112,11 +112,9 @@ KernelTuning tuningFor(dtrKernel_t kernel, size_t entryBytes) {
   return t;
 }
 
-bool tileGroupRequested() { return requested.tileGroup != 0; }
-
-uint32_t tileGroupForShape(const KernelTuning& t, uint32_t tilesX, uint32_t tilesY, uint64_t resident, bool offLines) {
-  if (requested.tileGroup || !offLines || tilesY <= 2 * resident) return (uint32_t)t.tileGroup;
-  return tilesX;
+uint32_t tileGroupForShape(uint32_t group, uint32_t tilesX, uint32_t tilesY, uint64_t resident, bool offLines) {
+  if (requested.tileGroup) return (uint32_t)requested.tileGroup;
+  return offLines && tilesY > 2 * resident ? tilesX : group;
 }
 
 uint32_t groupTileOrder(const TransposeGroup& g, const KernelTuning& t, int blocksPerMember, int64_t resultRowsPerTileColumn) {

@@ -415,12 +415,6 @@ __global__ void __launch_bounds__(kSubwordThreads, kSubwordBlocks) subwordGroupK
   });
 }
 
-/* The source's pointer, pitch and batch stride in bytes, or-ed: the boundaries its rows all start on. */
-static uint64_t sourceAlignment(const dtrTransposeArgs* a) {
-  const uint64_t s = a->entry_bytes;
-  return (uint64_t)(uintptr_t)a->src | (uint64_t)a->lds * s | (batchOf(a) > 1 ? (uint64_t)a->src_stride * s : 0);
-}
-
 template <int S, int W>
 static cudaError_t launchSubwordTyped(const dtrTransposeArgs* a, const KernelTuning& tune, cudaStream_t stream) {
   DeviceInfo d;
@@ -440,10 +434,8 @@ static cudaError_t launchSubwordTyped(const dtrTransposeArgs* a, const KernelTun
    * groups 1 / 2 / 4 / 8 / 16 / 32: 1 B prime 84.5 / 83.0 / 81.9 / 80.8 / 80.7 / 79.9, 2 B prime
    * 87.5 / 87.1 / 84.9 / 83.8 / 82.6 / 81.4; 2 B tall (4195 tiles a column) 77.5 / 79.7 / 81.7 /
    * 83.5 (whole rows) / 83.5 / 83.6; wide shapes within 0.6 points throughout. */
-  KernelTuning order = tune;
-  if (W == 256 && !tileGroupRequested()) order.tileGroup = 1;
   const bool offLines = (sourceAlignment(a) & 127) != 0;
-  const uint32_t group = W == 256 ? tileGroupForShape(order, tilesX, tilesY, resident, offLines) : (uint32_t)tune.tileGroup;
+  const uint32_t group = W == 256 ? tileGroupForShape(1, tilesX, tilesY, resident, offLines) : (uint32_t)tune.tileGroup;
   kernel<<<dim3(grid, 1, batchOf(a)), kSubwordThreads, 0, stream>>>(
       static_cast<const uint8_t*>(a->src), a->lds * S, static_cast<uint8_t*>(a->dst), a->ldd * S, a->rows, a->cols,
       tilesX, tilesY, group, a->src_stride * S, a->dst_stride * S, rowsPast);

@@ -44,20 +44,17 @@ constexpr int kPersistent = -1;
  * this kernel and entry size. */
 KernelTuning tuningFor(dtrKernel_t kernel, size_t entryBytes);
 
-/* Whether dtrKernelTuningSet asked for a tile group (which then replaces every order chosen by shape). */
-bool tileGroupRequested();
-
 /*
  * The tile group for tilesX x tilesY tiles with `resident` blocks at once: where the tiles start off
  * the 128-byte lines of the source (offLines: its pointer or pitch is not a multiple of 128 bytes)
  * and a column of tiles is more than two waves of blocks long, whole tile rows (tilesX) instead of
- * t's group. Neighbouring tiles of a source row share the lines at their border; taken column by column,
+ * `group`, the kernel's own. Neighbouring tiles of a source row share the lines at their border; taken column by column,
  * the second tile of a pair comes a whole column later and finds the shared lines evicted, so they
  * come from memory twice (4-byte entries, 268435 x 1000 on an H200: 8.5 % more memory reads than the
  * matrix, 81.9 % of copy with group 1, 87.7 % with the tile rows whole). A group asked for by
  * dtrKernelTuningSet stays.
  */
-uint32_t tileGroupForShape(const KernelTuning& t, uint32_t tilesX, uint32_t tilesY, uint64_t resident, bool offLines);
+uint32_t tileGroupForShape(uint32_t group, uint32_t tilesX, uint32_t tilesY, uint64_t resident, bool offLines);
 
 /* The grid for `tiles` tiles when `resident` blocks fit on the device at once: at most `resident`
  * when persistent, else about tilesPerCta tiles per block. Every tile kernel strides its tiles by
@@ -72,12 +69,19 @@ cudaError_t allowDynamicSmem(const void* kernel, int bytes);
 constexpr int64_t kMaxBatch = 65535;
 inline unsigned batchOf(const dtrTransposeArgs* a) { return a->batch > 1 ? (unsigned)a->batch : 1u; }
 
-/* The pointers, pitches and (for batches) strides of a, in bytes, or-ed: the aligned accesses that
- * every row start allows are those whose size divides it. */
+/* The source's pointer, pitch and (for batches) stride, in bytes, or-ed: the boundaries all its row
+ * starts lie on are the powers of two that divide it. */
+inline uint64_t sourceAlignment(const dtrTransposeArgs* a) {
+  const uint64_t s = a->entry_bytes;
+  return (uint64_t)(uintptr_t)a->src | (uint64_t)a->lds * s | (batchOf(a) > 1 ? (uint64_t)a->src_stride * s : 0);
+}
+
+/* The same for source and destination together: the aligned accesses that every row start allows
+ * are those whose size divides it. */
 inline uint64_t accessAlignment(const dtrTransposeArgs* a) {
   const uint64_t s = a->entry_bytes;
-  return (uint64_t)(uintptr_t)a->src | (uint64_t)(uintptr_t)a->dst | (uint64_t)a->lds * s | (uint64_t)a->ldd * s |
-         (batchOf(a) > 1 ? (uint64_t)(a->src_stride | a->dst_stride) * s : 0);
+  return sourceAlignment(a) | (uint64_t)(uintptr_t)a->dst | (uint64_t)a->ldd * s |
+         (batchOf(a) > 1 ? (uint64_t)a->dst_stride * s : 0);
 }
 
 /* Whether the word-wide kernel (launchSubword) serves a: 1- and 2-byte entries, and 4-byte ones off
