@@ -175,20 +175,19 @@ __device__ __forceinline__ uint32_t stagedSlot(uint32_t r, uint32_t word) {
 /*
  * One tile: 128 source rows from row0, W bytes from entry col0. Interior: a tile that needs no checks
  * (subwordTileAt says which); inside: its loads need none.
- * rowsPast: some result row does not start on a sector boundary, so stores reach up to X rows past
- * the tile, which are loaded too.
+ * pastRows: the source rows past the tile that its sector-aligned stores reach (subwordPastRows),
+ * which are loaded too.
  */
 template <int S, int W, bool Interior, bool RowStores>
 __device__ __forceinline__ void subwordTile(const uint8_t* __restrict__ src, int64_t ldsBytes, uint8_t* __restrict__ dst,
                                             int64_t lddBytes, int64_t rows, int64_t cols, int64_t row0, int64_t col0,
-                                            bool inside, bool rowsPast, uint32_t* tile) {
+                                            bool inside, uint32_t pastRows, uint32_t* tile) {
   static_assert(W == 128 || W == 256, "tiles are 128 or 256 bytes wide");
   static_assert(!RowStores || W == 128, "row stores stage a 128-byte-wide tile");
   constexpr int E = 4 / S;                 /* entries per word */
   constexpr int C = W / S;                 /* tile columns, in entries */
   constexpr int I = W / kSector;           /* sectors of a source row's piece, a fifth aside */
   constexpr int N = 16 / E;                /* words of one result row per lane */
-  constexpr int X = kSector / S;           /* source rows past the tile that its sector-aligned stores reach */
   /* Source rows loaded before the first is placed: all four (and the row past) for 128-byte rows,
    * two at a time for 256-byte ones, whose nine words a row would otherwise take 45 registers. */
   constexpr int Batch = W == 128 ? 4 : 2;
@@ -196,11 +195,11 @@ __device__ __forceinline__ void subwordTile(const uint8_t* __restrict__ src, int
   const uint32_t part = lane & 7, quarter = lane >> 3;
   const int64_t rowsLeft = rows - row0;
   /* The rows a lane loads: 16 w + 4 quarter + s, then 128 + 16 (w / 4) + 4 quarter + w % 4 while
-   * below 128 + X. Bits 2-3 of the row tell the four rows of one load instruction apart. */
+   * below 128 + pastRows. Bits 2-3 of the row tell the four rows of one load instruction apart. */
   const uint32_t first = 16 * warp + 4 * quarter;
   const uint32_t extra = kSubwordRows + 16 * (warp >> 2) + 4 * quarter + (warp & 3);
-  const bool extraUse = extra < kSubwordRows + X;
-  const bool loadExtra = rowsPast && rowsLeft > kSubwordRows;
+  const bool extraUse = extra < kSubwordRows + pastRows;
+  const bool loadExtra = pastRows && rowsLeft > kSubwordRows;
   const uint8_t* seg = src + (row0 + first) * ldsBytes + col0 * S;
   const uint8_t* segExtra = seg + (int64_t)(extra - first) * ldsBytes;
   /* The matrix row's bytes, for the checked loads of edge tiles. */
@@ -254,7 +253,9 @@ __device__ __forceinline__ void subwordTile(const uint8_t* __restrict__ src, int
     uint32_t o[E][N + 1];
 #pragma unroll
     for (int n = 0; n <= N; n++) {
-      if (n == N && !rowsPast) break;
+      /* Rows 128 + pastRows .. 128 + 32 / S - 1 are not loaded: what they put in o[][N] lands outside
+       * every result row's window, which ends pastRows rows past the tile at most. */
+      if (n == N && !pastRows) break;
       uint32_t x[E];
 #pragma unroll
       for (int e = 0; e < E; e++) x[e] = tile[tileSlot<S, W>(E * (8 * n + part) + e, j)];
@@ -357,7 +358,7 @@ constexpr int kSubwordBlocks = 4;
 template <int S, int W, bool RowStores>
 __device__ __forceinline__ void subwordTileAt(const uint8_t* __restrict__ src, int64_t ldsBytes, uint8_t* __restrict__ dst,
                                               int64_t lddBytes, int64_t rows, int64_t cols, uint32_t tx, uint32_t ty,
-                                              bool rowsPast, uint32_t* tile) {
+                                              uint32_t pastRows, uint32_t* tile) {
   constexpr int C = W / S;
   constexpr int X = kSector / S;
   const int64_t row0 = (int64_t)ty * kSubwordRows, col0 = (int64_t)tx * C;
@@ -365,24 +366,35 @@ __device__ __forceinline__ void subwordTileAt(const uint8_t* __restrict__ src, i
   const bool unchecked = (col0 * S >= kSector && (col0 + C) * S + kSector <= cols * S) ||
                          (row0 != 0 && rowsAfter >= 0 && rowsAfter * ldsBytes >= W + kSector);
   if (unchecked && row0 != 0 && rowsAfter >= 0 && (!RowStores || cols - col0 >= C))
-    subwordTile<S, W, true, RowStores>(src, ldsBytes, dst, lddBytes, rows, cols, row0, col0, true, rowsPast, tile);
+    subwordTile<S, W, true, RowStores>(src, ldsBytes, dst, lddBytes, rows, cols, row0, col0, true, pastRows, tile);
   else
-    subwordTile<S, W, false, RowStores>(src, ldsBytes, dst, lddBytes, rows, cols, row0, col0, unchecked, rowsPast, tile);
+    subwordTile<S, W, false, RowStores>(src, ldsBytes, dst, lddBytes, rows, cols, row0, col0, unchecked, pastRows, tile);
   __syncthreads();
 }
 
-/* Where result rows all start on sector boundaries, no store reaches past the tile's rows, so the
- * rows past it are not loaded: a quarter more reads for 1-byte entries, an eighth for 2-byte ones
- * (with the leaner tile code, 1 GiB square on an H200: 1 B 73.5 -> 91.6 %, 2 B 83.7 -> 90.6 %). */
-__host__ __device__ inline bool subwordRowsPast(const void* dst, int64_t lddBytes, int64_t dstBatchBytes, int64_t batch) {
-  return ((uint64_t)(uintptr_t)dst | (uint64_t)lddBytes | (batch > 1 ? (uint64_t)dstBatchBytes : 0)) & (kSector - 1);
+/*
+ * The source rows past a tile that its stores reach: a result row's window starts d bytes after the
+ * tile's first entry, d the distance to the next sector boundary, and takes d / S rows past the tile.
+ * Tiles start on multiples of 128 rows, so the result rows' offsets in their sectors are a + k g,
+ * g the largest power of two (up to a sector) dividing the pitch (and the batch stride), a the
+ * output's offset modulo g. None where every row starts on a boundary: the rows past cost a quarter
+ * more reads for 1-byte entries, an eighth for 2-byte ones (1 GiB square on an H200: 1 B 73.5 -> 91.6
+ * %, 2 B 83.7 -> 90.6 %); 24 of 32 where the pitch is a multiple of 8 bytes (1000 x n, 1 B).
+ */
+__host__ __device__ inline uint32_t subwordPastRows(const void* dst, int64_t lddBytes, int64_t dstBatchBytes,
+                                                    int64_t batch, uint32_t entryBytes) {
+  const uint64_t pitches = (uint64_t)lddBytes | (batch > 1 ? (uint64_t)dstBatchBytes : 0) | kSector;
+  const uint64_t g = pitches & (~pitches + 1);
+  const uint32_t a = (uint32_t)((uintptr_t)dst & (g - 1));
+  const uint32_t reach = a ? kSector - a : kSector - (uint32_t)g;
+  return (reach + entryBytes - 1) / entryBytes;
 }
 
 template <int S, int W>
 __global__ void __launch_bounds__(kSubwordThreads, kSubwordBlocks)
     subwordKernel(const uint8_t* __restrict__ src, int64_t ldsBytes, uint8_t* __restrict__ dst, int64_t lddBytes,
                   int64_t rows, int64_t cols, uint32_t tilesX, uint32_t tilesY, uint32_t group, int64_t srcBatchBytes,
-                  int64_t dstBatchBytes, bool rowsPast) {
+                  int64_t dstBatchBytes, uint32_t pastRows) {
   src += blockIdx.z * srcBatchBytes;
   dst += blockIdx.z * dstBatchBytes;
   __shared__ uint32_t tile[(kSubwordRows + kSector / S) * (W / 4)];
@@ -390,7 +402,7 @@ __global__ void __launch_bounds__(kSubwordThreads, kSubwordBlocks)
   for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     uint32_t tx, ty;
     dtrTileOrder(t, tilesX, tilesY, group, &tx, &ty);
-    subwordTileAt<S, W, false>(src, ldsBytes, dst, lddBytes, rows, cols, tx, ty, rowsPast, tile);
+    subwordTileAt<S, W, false>(src, ldsBytes, dst, lddBytes, rows, cols, tx, ty, pastRows, tile);
   }
 }
 
@@ -410,7 +422,7 @@ __global__ void __launch_bounds__(kSubwordThreads, kSubwordBlocks) subwordGroupK
   __shared__ uint32_t tile[(kSubwordRows + kSector / S) * (W / 4)];
   forEachGroupTile(g, [&](const TransposeGroupMember& m, uint64_t k, uint32_t tx, uint32_t ty) {
     subwordTileAt<S, W, (S >= 2)>(m.src + k * m.srcBatchBytes, m.ldsBytes, m.dst + k * m.dstBatchBytes, m.lddBytes,
-                                  m.rows, m.cols, tx, ty, subwordRowsPast(m.dst, m.lddBytes, m.dstBatchBytes, m.batch),
+                                  m.rows, m.cols, tx, ty, subwordPastRows(m.dst, m.lddBytes, m.dstBatchBytes, m.batch, S),
                                   tile);
   });
 }
@@ -428,7 +440,7 @@ static cudaError_t launchSubwordTyped(const dtrTransposeArgs* a, const KernelTun
   if ((err = residentBlocks((const void*)kernel, kSubwordThreads, 0, &perSm))) return err;
   const uint64_t resident = (uint64_t)perSm * d.sms;
   const unsigned grid = tileGrid((uint64_t)tilesX * tilesY, resident, tune.tilesPerCta);
-  const bool rowsPast = subwordRowsPast(a->dst, a->ldd * S, a->dst_stride * S, batchOf(a));
+  const uint32_t pastRows = subwordPastRows(a->dst, a->ldd * S, a->dst_stride * S, batchOf(a), S);
   /* 256-byte tiles go down the columns of tiles (group 1), or by whole tile rows where the columns
    * are long and the source is off its lines (tileGroupForShape). One H200, 1 GiB, % of copy for
    * groups 1 / 2 / 4 / 8 / 16 / 32: 1 B prime 84.5 / 83.0 / 81.9 / 80.8 / 80.7 / 79.9, 2 B prime
@@ -438,7 +450,7 @@ static cudaError_t launchSubwordTyped(const dtrTransposeArgs* a, const KernelTun
   const uint32_t group = W == 256 ? tileGroupForShape(1, tilesX, tilesY, resident, offLines) : (uint32_t)tune.tileGroup;
   kernel<<<dim3(grid, 1, batchOf(a)), kSubwordThreads, 0, stream>>>(
       static_cast<const uint8_t*>(a->src), a->lds * S, static_cast<uint8_t*>(a->dst), a->ldd * S, a->rows, a->cols,
-      tilesX, tilesY, group, a->src_stride * S, a->dst_stride * S, rowsPast);
+      tilesX, tilesY, group, a->src_stride * S, a->dst_stride * S, pastRows);
   return cudaGetLastError();
 }
 
