@@ -81,7 +81,9 @@ __device__ __forceinline__ uint32_t sectorOffset(const void* p) {
 
 template <typename T>
 __device__ __forceinline__ T* alignDownSector(T* p) {
-  return reinterpret_cast<T*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t(kSector - 1));
+  /* By pointer arithmetic: a pointer made from an integer loses its global address space, and
+   * its loads compile to generic ones. */
+  return p - sectorOffset(p);
 }
 
 /* Lane `part` (taken modulo 8) of the calling lane's group of eight. */
