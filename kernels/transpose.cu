@@ -112,8 +112,9 @@ KernelTuning tuningFor(dtrKernel_t kernel, size_t entryBytes) {
   return t;
 }
 
-uint32_t tileGroupForShape(uint32_t group, uint32_t tilesX, uint32_t tilesY, uint64_t resident, bool offLines) {
+uint32_t tileGroupForShape(const dtrTransposeArgs* a, uint32_t group, uint32_t tilesX, uint32_t tilesY, uint64_t resident) {
   if (requested.tileGroup) return (uint32_t)requested.tileGroup;
+  const bool offLines = (sourceAlignment(a) & 127) != 0;
   return offLines && tilesY > 2 * resident ? tilesX : group;
 }
 

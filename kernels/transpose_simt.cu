@@ -276,10 +276,9 @@ static cudaError_t launchWord(const dtrTransposeArgs* a, cudaStream_t stream, co
   cudaError_t err = residentBlocks((const void*)kernel, kTile * kTileRowsPerPass, 0, &perSm);
   if (err) return err;
   const uint64_t resident = (uint64_t)perSm * d.sms;
-  const bool offLines = sourceAlignment(a) & 127;
   kernel<<<dim3(tileGrid((uint64_t)tilesX * tilesY, resident, tune.tilesPerCta), 1, batchOf(a)), dim3(kTile, kTileRowsPerPass),
            0, stream>>>(static_cast<const W*>(a->src), a->lds, static_cast<W*>(a->dst), a->ldd, a->rows, a->cols, tilesX,
-                        tilesY, tileGroupForShape((uint32_t)tune.tileGroup, tilesX, tilesY, resident, offLines),
+                        tilesY, tileGroupForShape(a, (uint32_t)tune.tileGroup, tilesX, tilesY, resident),
                         a->src_stride, a->dst_stride);
   return cudaGetLastError();
 }

@@ -32,7 +32,7 @@ namespace dtr {
 
 constexpr int kSubwordThreads = 256;
 constexpr int kSubwordRows = 128;      /* source rows per tile: one result row is 128 entries */
-constexpr int kSubwordRowBytes = 128;  /* bytes of a source row per tile: 32 words */
+constexpr int kRowStoresWidth = 128;   /* the tile width, in bytes, that row stores stage (stagedSlot) */
 
 /* The aligned word at p; bytes outside [lo, hi) read as zero and are not touched. */
 __device__ __forceinline__ uint32_t loadWordClipped(const uint8_t* p, uintptr_t lo, uintptr_t hi) {
@@ -185,7 +185,7 @@ __device__ __forceinline__ void subwordTile(const uint8_t* __restrict__ src, int
                                             int64_t lddBytes, int64_t rows, int64_t cols, int64_t row0, int64_t col0,
                                             bool inside, uint32_t pastRows, uint32_t* tile) {
   static_assert(W == 128 || W == 256, "tiles are 128 or 256 bytes wide");
-  static_assert(!RowStores || W == 128, "row stores stage a 128-byte-wide tile");
+  static_assert(!RowStores || W == kRowStoresWidth, "row stores stage a 128-byte-wide tile");
   constexpr int E = 4 / S;                 /* entries per word */
   constexpr int C = W / S;                 /* tile columns, in entries */
   constexpr int I = W / kSector;           /* sectors of a source row's piece, a fifth aside */
@@ -448,8 +448,7 @@ static cudaError_t launchSubwordTyped(const dtrTransposeArgs* a, const KernelTun
    * groups 1 / 2 / 4 / 8 / 16 / 32: 1 B prime 84.5 / 83.0 / 81.9 / 80.8 / 80.7 / 79.9, 2 B prime
    * 87.5 / 87.1 / 84.9 / 83.8 / 82.6 / 81.4; 2 B tall (4195 tiles a column) 77.5 / 79.7 / 81.7 /
    * 83.5 (whole rows) / 83.5 / 83.6; wide shapes within 0.6 points throughout. */
-  const bool offLines = (sourceAlignment(a) & 127) != 0;
-  const uint32_t group = W == 256 ? tileGroupForShape(1, tilesX, tilesY, resident, offLines) : (uint32_t)tune.tileGroup;
+  const uint32_t group = W == 256 ? tileGroupForShape(a, 1, tilesX, tilesY, resident) : (uint32_t)tune.tileGroup;
   kernel<<<dim3(grid, 1, batchOf(a)), kSubwordThreads, 0, stream>>>(
       static_cast<const uint8_t*>(a->src), a->lds * S, static_cast<uint8_t*>(a->dst), a->ldd * S, a->rows, a->cols,
       tilesX, tilesY, group, a->src_stride * S, a->dst_stride * S, pastRows);
@@ -491,8 +490,9 @@ cudaError_t launchSubwordGroup(TransposeGroup& g, int ctas, cudaStream_t stream)
     case 1: /* 256 bytes wide unless one box is asked for (see launchSubwordTyped) */
       if (tuningFor(dtrKernelSimt, 1).boxes == 1) return launchSubwordGroupTyped<1, 128>(g, ctas, stream);
       return launchSubwordGroupTyped<1, 256>(g, ctas, stream);
-    case 2: return launchSubwordGroupTyped<2, kSubwordRowBytes>(g, ctas, stream);
-    case 4: return launchSubwordGroupTyped<4, kSubwordRowBytes>(g, ctas, stream);
+    case 2: /* stored by rows (subwordTileAt's RowStores) */
+      return launchSubwordGroupTyped<2, kRowStoresWidth>(g, ctas, stream);
+    case 4: return launchSubwordGroupTyped<4, kRowStoresWidth>(g, ctas, stream);
     default: return cudaErrorInvalidValue;
   }
 }

@@ -46,7 +46,7 @@ KernelTuning tuningFor(dtrKernel_t kernel, size_t entryBytes);
 
 /*
  * The tile group for tilesX x tilesY tiles with `resident` blocks at once: where the tiles start off
- * the 128-byte lines of the source (offLines: its pointer or pitch is not a multiple of 128 bytes)
+ * the 128-byte lines of a's source (its pointer, pitch or batch stride is not a multiple of 128 bytes)
  * and a column of tiles is more than two waves of blocks long, whole tile rows (tilesX) instead of
  * `group`, the kernel's own. Neighbouring tiles of a source row share the lines at their border; taken column by column,
  * the second tile of a pair comes a whole column later and finds the shared lines evicted, so they
@@ -54,7 +54,7 @@ KernelTuning tuningFor(dtrKernel_t kernel, size_t entryBytes);
  * matrix, 81.9 % of copy with group 1, 87.7 % with the tile rows whole). A group asked for by
  * dtrKernelTuningSet stays.
  */
-uint32_t tileGroupForShape(uint32_t group, uint32_t tilesX, uint32_t tilesY, uint64_t resident, bool offLines);
+uint32_t tileGroupForShape(const dtrTransposeArgs* a, uint32_t group, uint32_t tilesX, uint32_t tilesY, uint64_t resident);
 
 /* The grid for `tiles` tiles when `resident` blocks fit on the device at once: at most `resident`
  * when persistent, else about tilesPerCta tiles per block. Every tile kernel strides its tiles by
