@@ -175,15 +175,21 @@ static void testVariants(void) {
 /* Entries of 1, 2 and 4 bytes in the word-wide fallback: every pointer offset within a word on
  * either side, pitches of every residue, shapes around its 128-row tile, with tiles 128 bytes wide
  * (one box) and 256 (two): interior tiles of either width (600 x 1300), and narrow matrices many tiles
- * tall whose edge tiles load past their row ends into later rows (1000 x 5, 700 x 37). */
+ * tall whose edge tiles load past their row ends into later rows (1000 x 5, 700 x 37). Where the
+ * output pitch is the row count (pad 0) the result rows are joined: the tiles at their ends write
+ * into the next result row, from one tile row (40, 37 rows) or the rows past the tile's end (140),
+ * a full last tile row (256) and short ones (900, 1000). */
 static void testSubword(void) {
   const size_t sizes[] = {1, 2, 4};
-  const int64_t shapes[][2] = {{1, 1}, {3, 5}, {129, 127}, {128, 256}, {300, 131}, {37, 1000}, {600, 1300}, {1000, 5}, {700, 37}};
+  const int64_t shapes[][2] = {{1, 1},       {3, 5},      {129, 127}, {128, 256}, {300, 131},
+                               {37, 1000},   {600, 1300}, {1000, 5},  {700, 37},  {40, 700},
+                               {140, 700},   {256, 300},  {900, 1300}, {1000, 700}};
+  const size_t nShapes = sizeof shapes / sizeof shapes[0];
   const int boxes[] = {1, 2};
   for (int w = 0; w < 2; w++) {
     dtrKernelTuningSet(boxes[w], 0, 0, 0);
     for (size_t s = 0; s < 3; s++)
-      for (size_t i = 0; i < (small ? 3u : 9u); i++)
+      for (size_t i = 0; i < (small ? 3u : nShapes); i++)
         for (int shift = 0; shift < 4; shift++)
           for (int64_t pad = 0; pad < 4; pad++) {
             const int64_t rows = shapes[i][0], cols = shapes[i][1];
@@ -191,6 +197,52 @@ static void testSubword(void) {
           }
   }
   dtrKernelTuningSet(0, 0, 0, 0);
+}
+
+/* Batches of joined result rows (output pitch = rows, batch after batch with no gap) for the
+ * word-wide kernel, at a shifted output: each batch's first and last result rows start and end off
+ * the sectors, where the neighbouring batch's rows begin and end. Checked byte for byte against the
+ * host, bytes before the output included. */
+static void testJoinedBatch(void) {
+  const size_t sizes[] = {1, 2};
+  const int64_t shapes[][2] = {{200, 301}, {1000, 77}, {45, 1000}};
+  const int64_t batch = 3;
+  for (size_t s = 0; s < 2; s++)
+    for (size_t i = 0; i < 3; i++) {
+      const size_t e = sizes[s];
+      const int64_t rows = shapes[i][0], cols = shapes[i][1], lds = cols + 1, srcStride = rows * lds + 5,
+                    dstStride = rows * cols;
+      const int shift = 3 * (int)e;
+      const size_t srcBytes = (size_t)(batch * srcStride) * e, dstBytes = (size_t)(batch * dstStride) * e + shift;
+      snprintf(currentCase, sizeof currentCase, "joined batch of %lld, %lldx%lld e=%zu", (long long)batch,
+               (long long)rows, (long long)cols, e);
+      uint8_t *hs = malloc(srcBytes), *hd = malloc(dstBytes), *expect = malloc(dstBytes);
+      for (size_t x = 0; x < srcBytes; x++) hs[x] = (uint8_t)dtrMix64(x + 11 * i + 7 * e);
+      for (size_t x = 0; x < dstBytes; x++) expect[x] = (uint8_t)~dtrMix64(x);
+      memcpy(hd, expect, dstBytes);
+      for (int64_t b = 0; b < batch; b++)
+        for (int64_t r = 0; r < rows; r++)
+          for (int64_t c = 0; c < cols; c++)
+            memcpy(expect + shift + (size_t)(b * dstStride + c * rows + r) * e, hs + (size_t)(b * srcStride + r * lds + c) * e, e);
+      uint8_t *src, *dst;
+      CUDA_OK(cudaMalloc((void**)&src, srcBytes));
+      CUDA_OK(cudaMalloc((void**)&dst, dstBytes));
+      CUDA_OK(cudaMemcpy(src, hs, srcBytes, cudaMemcpyHostToDevice));
+      CUDA_OK(cudaMemcpy(dst, hd, dstBytes, cudaMemcpyHostToDevice));
+      dtrTransposeArgs args = {src, lds, dst + shift, rows, rows, cols, e, batch, srcStride, dstStride};
+      dtrKernel_t ran;
+      CUDA_OK(dtrTransposeLaunch(dtrKernelSimt, &args, 0, &ran));
+      CUDA_OK(cudaMemcpy(hd, dst, dstBytes, cudaMemcpyDeviceToHost));
+      size_t wrong = 0;
+      for (size_t x = 0; x < dstBytes; x++) wrong += hd[x] != expect[x];
+      EXPECT(wrong == 0, "%zu bytes wrong", wrong);
+      cudaFree(src);
+      cudaFree(dst);
+      free(hs);
+      free(hd);
+      free(expect);
+      currentCase[0] = 0;
+    }
 }
 
 /* Word entries in columns of tiles longer than two waves of blocks, at pitches off the 128-byte
@@ -408,6 +460,7 @@ int main(int argc, char** argv) {
   dtrKernelTuningSet(0, 0, 0, 0);
   testTuples();
   testSubword();
+  testJoinedBatch();
   testGroup();
   if (!small) testLongColumns();
   if (!quick) {
