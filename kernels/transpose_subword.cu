@@ -351,9 +351,9 @@ constexpr int kSubwordBlocks = 4;
  * Loads need no checks where the sectors around the tile's row pieces lie inside the matrix: its
  * columns keep a sector from either end of the rows, or its rows (the rows past included) keep a
  * sector of the matrix before the first and a tile's width and a sector after the last, so that
- * what a row piece reaches past its row's end holds later rows' bytes. The latter spares the tiles at the left and right edges of all but
- * the first and last tile rows the checked path (tall 1-byte shapes, 1000 bytes wide, had two of
- * their eight tile columns there). Stores need no checks but the columns' where the tile's rows and
+ * what a row piece reaches past its row's end holds later rows' bytes. The latter spares the tiles
+ * at the left and right edges of all but the first and last tile rows the checked path (tall 1-byte
+ * shapes, 1000 bytes wide, had two of their eight tile columns there). Stores need no checks but the columns' where the tile's rows and
  * the rows past exist and it is not in the first tile row; row stores, which write every result
  * row of the tile, need a full tile as well.
  */

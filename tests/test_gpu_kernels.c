@@ -32,11 +32,6 @@ static char currentCase[160] = "";
 
 static size_t roundUp(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
-/*
- * Transposes rows x cols entries of e bytes from a pitch of lds into a pitch of ldd, with the
- * pointers `shift` bytes past an allocation of exactly the bytes needed (so a read or write past
- * either end is one compute-sanitizer sees), and checks every entry and every padding entry.
- */
 /* One transpose's buffers on the GPU: the source filled with the pattern, the destination with the
  * complement of what it should hold, padding included. */
 typedef struct {
@@ -176,9 +171,10 @@ static void testVariants(void) {
  * either side, pitches of every residue, shapes around its 128-row tile, with tiles 128 bytes wide
  * (one box) and 256 (two): interior tiles of either width (600 x 1300), and narrow matrices many tiles
  * tall whose edge tiles load past their row ends into later rows (1000 x 5, 700 x 37). Where the
- * output pitch is the row count (pad 0) the result rows are joined: the tiles at their ends write
- * into the next result row, from one tile row (40, 37 rows) or the rows past the tile's end (140),
- * a full last tile row (256) and short ones (900, 1000). */
+ * output pitch is the row count (pad 0) one result row ends inside the sector where the next
+ * begins, and the tiles at the two ends each write their part of it: result rows of one tile row
+ * (40, 37 rows), rows past a tile that reach the matrix's end (140), a full last tile row (256) and
+ * short ones (900, 1000). */
 static void testSubword(void) {
   const size_t sizes[] = {1, 2, 4};
   const int64_t shapes[][2] = {{1, 1},       {3, 5},      {129, 127}, {128, 256}, {300, 131},
@@ -199,9 +195,9 @@ static void testSubword(void) {
   dtrKernelTuningSet(0, 0, 0, 0);
 }
 
-/* Batches of joined result rows (output pitch = rows, batch after batch with no gap) for the
- * word-wide kernel, at a shifted output: each batch's first and last result rows start and end off
- * the sectors, where the neighbouring batch's rows begin and end. Checked byte for byte against the
+/* Batches of the word-wide kernel whose result rows follow one another with no gap (output pitch =
+ * rows, batch after batch), at a shifted output: each batch's first and last result rows start and
+ * end inside sectors that the neighbouring batch's rows share. Checked byte for byte against the
  * host, bytes before the output included. */
 static void testJoinedBatch(void) {
   const size_t sizes[] = {1, 2};
