@@ -18,9 +18,11 @@
  * of round s - 1 run while round s is on the wire.
  *
  * The workspace, the streams and their events are made at plan time; execute allocates nothing
- * and never waits on the host, so it can be captured into a CUDA graph.
+ * and never waits on the host, so it can be captured into a CUDA graph. With DTR_PERF_REPORT=1 the
+ * phases above are marked on their streams (timeline.h) and summarized when the plan is destroyed.
  */
 #include <nccl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +33,7 @@
 #include "params.h"
 #include "plan.h"
 #include "stage_rule.h"
+#include "timeline.h"
 #include "tune.h"
 
 typedef struct {
@@ -46,6 +49,7 @@ typedef struct {
   cudaEvent_t packed[DTR_MAX_STAGES];  /* round s's packs are done (recorded on the caller's stream);
                                           packed[0] also forks the side stream */
   cudaEvent_t arrived[DTR_MAX_STAGES]; /* round s's messages are done (on the communication stream) */
+  dtrTimeline* timeline;               /* DTR_PERF_REPORT, else NULL */
 } NcclState;
 
 /*
@@ -59,6 +63,7 @@ static const int kSelfLastRanks = 4;
 
 static void ncclStateFree(NcclState* s) {
   if (!s) return;
+  dtrTimelineDestroy(s->timeline);
   dtrNcclDeregister(s->nccl, s->sendHandle);
   dtrNcclDeregister(s->nccl, s->recvHandle);
   if (s->nccl) dtrNcclCommRelease(s->nccl);
@@ -111,6 +116,7 @@ static dtrResult_t ncclCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   if (registered) DTRCHECKGOTO(dtrAgree(plan->comm.comm, registerWorkspace(plan, s)), res, fail);
   if (plan->stages_by_size) plan->stages = dtrStagesBySize(&plan->geo, registered);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, createStreams(plan, s)), res, fail);
+  DTRCHECKGOTO(dtrAgree(plan->comm.comm, dtrTimelineCreate(plan->stages, &s->timeline)), res, fail);
   dtrKernelTuningSet(env->tma_boxes, env->tile_group, env->streaming, env->tiles_per_cta);
   DTRCHECKGOTO(dtrTuneKernel(plan, config->kernel, &plan->kernel), res, fail);
   plan->state = s;
@@ -169,7 +175,9 @@ static dtrResult_t unpackStage(dtrPlan_t plan, char* b, int st, cudaStream_t str
   const dtrGeometry* g = &plan->geo;
   const int r = plan->comm.rank, n = plan->stages;
   if (s->comm) CUDACHECK(cudaStreamWaitEvent(stream, s->arrived[st], 0));
+  dtrTimelineMark(s->timeline, dtrMarkUnpackBegin, st, stream);
   for (int q = 0; q < plan->comm.nranks; q++) DTRCHECK(runBlock(plan, s->recv, b, dtrUnpackStage(g, &plan->layout, r, q, n, st), stream));
+  dtrTimelineMark(s->timeline, dtrMarkUnpackEnd, st, stream);
   return dtrSuccess;
 }
 
@@ -180,12 +188,16 @@ static dtrResult_t unpackStage(dtrPlan_t plan, char* b, int st, cudaStream_t str
 static dtrResult_t packAndSend(dtrPlan_t plan, const char* a, int st, cudaStream_t stream) {
   NcclState* s = plan->state;
   const int r = plan->comm.rank, n = plan->stages;
+  dtrTimelineMark(s->timeline, dtrMarkPackBegin, st, stream);
   for (int q = 0; q < plan->comm.nranks; q++)
     DTRCHECK(runBlock(plan, a, s->send, dtrPackStage(&plan->geo, &plan->layout, r, q, n, st), stream));
+  dtrTimelineMark(s->timeline, dtrMarkPackEnd, st, stream);
   CUDACHECK(cudaEventRecord(s->packed[st], stream));
   cudaStream_t comm = s->comm ? s->comm : stream;
   if (s->comm) CUDACHECK(cudaStreamWaitEvent(comm, s->packed[st], 0));
+  dtrTimelineMark(s->timeline, dtrMarkSendBegin, st, comm);
   DTRCHECK(exchangeStage(plan, st, comm));
+  dtrTimelineMark(s->timeline, dtrMarkArrived, st, comm);
   if (s->comm) CUDACHECK(cudaEventRecord(s->arrived[st], comm));
   return dtrSuccess;
 }
@@ -206,26 +218,25 @@ static dtrResult_t executeInPlace(dtrPlan_t plan, char* buf, cudaStream_t stream
     DTRCHECK(packAndSend(plan, buf, st, stream));
     if (st == 0 && hasSelf) {
       CUDACHECK(cudaStreamWaitEvent(s->side, s->packed[0], 0));
+      dtrTimelineMark(s->timeline, dtrMarkOwnBegin, 0, s->side);
       DTRCHECK(runBlock(plan, buf, s->stash, stash, s->side));
+      dtrTimelineMark(s->timeline, dtrMarkOwnEnd, 0, s->side);
       CUDACHECK(cudaEventRecord(s->join, s->side));
     }
   }
   if (hasSelf) CUDACHECK(cudaStreamWaitEvent(stream, s->join, 0));
   for (int st = 0; st < n; st++) DTRCHECK(unpackStage(plan, buf, st, stream));
-  return runBlock(plan, s->stash, buf, dtrUnstashBlock(&plan->geo, r), stream);
+  dtrTimelineMark(s->timeline, dtrMarkUnstashBegin, 0, stream);
+  DTRCHECK(runBlock(plan, s->stash, buf, dtrUnstashBlock(&plan->geo, r), stream));
+  dtrTimelineMark(s->timeline, dtrMarkUnstashEnd, 0, stream);
+  return dtrSuccess;
 }
 
-static dtrResult_t ncclExecute(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out, cudaStream_t stream) {
-  (void)checked; /* agreed by dtrExecute */
+/* Rounds of packs and messages, the own block beside them (or last), the unpacks (file comment). */
+static dtrResult_t executeOutOfPlace(dtrPlan_t plan, const char* a, char* b, cudaStream_t stream) {
   NcclState* s = plan->state;
   const dtrGeometry* g = &plan->geo;
   const int r = plan->comm.rank, p = plan->comm.nranks;
-  const char* a = in;
-  char* b = out;
-  DTRCHECK(dtrNcclCommUsable(s->nccl));
-  CUDACHECK(cudaSetDevice(plan->device));
-  if (dtrExecuteInPlace(plan, in, out)) return executeInPlace(plan, b, stream);
-
   const dtrBlock self = dtrSelfBlock(g, r);
   const int hasSelf = self.rows && self.cols && self.batch;
   const int n = plan->stages;
@@ -236,20 +247,46 @@ static dtrResult_t ncclExecute(dtrPlan_t plan, dtrResult_t checked, const void* 
      * packs that the first messages wait for. */
     if (st == 0 && hasSelf && !selfLast) {
       CUDACHECK(cudaStreamWaitEvent(s->side, s->packed[0], 0));
+      dtrTimelineMark(s->timeline, dtrMarkOwnBegin, 0, s->side);
       DTRCHECK(runBlock(plan, a, b, self, s->side));
+      dtrTimelineMark(s->timeline, dtrMarkOwnEnd, 0, s->side);
       CUDACHECK(cudaEventRecord(s->join, s->side));
     }
     if (st > 0) DTRCHECK(unpackStage(plan, b, st - 1, stream));
   }
   DTRCHECK(unpackStage(plan, b, n - 1, stream));
-  if (selfLast) DTRCHECK(runBlock(plan, a, b, self, stream));
-  else if (hasSelf) CUDACHECK(cudaStreamWaitEvent(stream, s->join, 0));
+  if (selfLast) {
+    dtrTimelineMark(s->timeline, dtrMarkOwnBegin, 0, stream);
+    DTRCHECK(runBlock(plan, a, b, self, stream));
+    dtrTimelineMark(s->timeline, dtrMarkOwnEnd, 0, stream);
+  } else if (hasSelf) CUDACHECK(cudaStreamWaitEvent(stream, s->join, 0));
   return dtrSuccess;
+}
+
+static dtrResult_t ncclExecute(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out, cudaStream_t stream) {
+  (void)checked; /* agreed by dtrExecute */
+  NcclState* s = plan->state;
+  DTRCHECK(dtrNcclCommUsable(s->nccl));
+  CUDACHECK(cudaSetDevice(plan->device));
+  dtrTimelineBegin(s->timeline, stream);
+  const dtrResult_t res =
+      dtrExecuteInPlace(plan, in, out) ? executeInPlace(plan, out, stream) : executeOutOfPlace(plan, in, out, stream);
+  if (res == dtrSuccess) dtrTimelineEnd(s->timeline, stream);
+  return res;
 }
 
 static void ncclDestroy(dtrPlan_t plan) {
   NcclState* s = plan->state;
   if (s && plan->device >= 0) cudaSetDevice(plan->device);
+  /* Not after a timeout: what is recorded may never finish on the device. */
+  if (s && s->timeline && !plan->broken) {
+    const dtrGeometry* g = &plan->geo;
+    char label[160];
+    snprintf(label, sizeof label, "nccl %lld x %lld %s%s, %d ranks, %d stage%s", (long long)g->rows, (long long)g->cols,
+             dtrDataTypeName(plan->type), g->batch > 1 ? " (batched)" : "", plan->comm.nranks, plan->stages,
+             plan->stages > 1 ? "s" : "");
+    dtrTimelineReport(s->timeline, label);
+  }
   ncclStateFree(s);
   plan->state = NULL;
 }

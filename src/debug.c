@@ -31,25 +31,31 @@ dtrLogLevel dtrLogLevelGet(void) {
 
 void dtrLogSetRank(int rank) { logRank = rank; }
 
-static void vlog(dtrLogLevel level, const char* file, int line, const char* fmt, va_list ap) {
-  static const char* names[] = {"NONE", "WARN", "INFO", "TRACE"};
+static void vlog(const char* tag, int withSource, const char* file, int line, const char* fmt, va_list ap) {
   char host[64] = "";
   gethostname(host, sizeof host - 1);
   char msg[DTR_ERROR_MAX];
   vsnprintf(msg, sizeof msg, fmt, ap);
   const char* base = strrchr(file, '/');
-  if (level == dtrLogTrace)
-    fprintf(stderr, "%s:%d:%d DTR %s %s:%d %s\n", host, (int)getpid(), logRank, names[level],
-            base ? base + 1 : file, line, msg);
+  if (withSource)
+    fprintf(stderr, "%s:%d:%d DTR %s %s:%d %s\n", host, (int)getpid(), logRank, tag, base ? base + 1 : file, line, msg);
   else
-    fprintf(stderr, "%s:%d:%d DTR %s %s\n", host, (int)getpid(), logRank, names[level], msg);
+    fprintf(stderr, "%s:%d:%d DTR %s %s\n", host, (int)getpid(), logRank, tag, msg);
 }
 
 void dtrLog(dtrLogLevel level, const char* file, int line, const char* fmt, ...) {
+  static const char* names[] = {"NONE", "WARN", "INFO", "TRACE"};
   if (level > dtrLogLevelGet()) return;
   va_list ap;
   va_start(ap, fmt);
-  vlog(level, file, line, fmt, ap);
+  vlog(names[level], level == dtrLogTrace, file, line, fmt, ap);
+  va_end(ap);
+}
+
+void dtrReport(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vlog("REPORT", 0, "", 0, fmt, ap);
   va_end(ap);
 }
 

@@ -19,6 +19,10 @@ void dtrLogSetRank(int rank);
 #define INFO(...) dtrLog(dtrLogInfo, __FILE__, __LINE__, __VA_ARGS__)
 #define TRACE(...) dtrLog(dtrLogTrace, __FILE__, __LINE__, __VA_ARGS__)
 
+/* A line of a report asked for by the environment (DTR_PERF_REPORT): printed whatever the log
+ * level, with the log lines' prefix and the tag REPORT. */
+void dtrReport(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Records the message as the last error, logs it at WARN, returns `result`. */
 dtrResult_t dtrSetError(dtrResult_t result, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Replaces the last error without logging (used when another rank's message is adopted). */

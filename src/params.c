@@ -75,6 +75,7 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   readInt("DTR_P2P_CTAS", 0, 1 << 16, &params.p2p_ctas);
   readInt("DTR_EXECUTE_AGREE", 0, 1, &params.execute_agree);
   readInt("DTR_NCCL_REGISTER", 0, 1, &params.nccl_register);
+  readInt("DTR_PERF_REPORT", 0, 1, &params.perf_report);
   readSeconds("DTR_TIMEOUT", &params.timeout);
   if ((v = getenv("DTR_HOST_MEMORY")) && *v) {
     if (dtrParseSize(v, &params.host_memory) || !params.host_memory) bad("DTR_HOST_MEMORY", v, "a size such as 64G");

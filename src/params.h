@@ -31,6 +31,8 @@
  *   DTR_HOST_MEMORY  the most host memory (bytes, K/M/G/T suffixes) the ranks of one host may take
  *                    together for plans' host workspaces and the CLI's buffers, where it is less
  *                    than what the kernel and the cgroup report available (default: what they report)
+ *   DTR_PERF_REPORT  1: the NCCL backend records every execute's phases (CUDA events, timeline.h) and
+ *                    each rank prints their medians when the plan is destroyed (default 0)
  *   DTR_TIMEOUT      seconds a rank waits for the others in a collective call before it gives up with
  *                    dtrTimeout, for plans whose config.timeout is 0 (default 0: off; see timeout.h)
  * For DTR_TMA_BOXES, DTR_TILE_GROUP, DTR_STREAMING and DTR_TILES_PER_CTA, 0 (the default) leaves
@@ -56,6 +58,7 @@ typedef struct {
   int p2p_ctas;
   int execute_agree;
   int nccl_register;
+  int perf_report;
   uint64_t host_memory;  /* 0: no cap of its own */
   double timeout;        /* seconds; 0: off */
   int bad;               /* a variable was set to a value it cannot take */
