@@ -22,7 +22,6 @@
  * phases above are marked on their streams (timeline.h) and summarized when the plan is destroyed.
  */
 #include <nccl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -280,11 +279,8 @@ static void ncclDestroy(dtrPlan_t plan) {
   if (s && plan->device >= 0) cudaSetDevice(plan->device);
   /* Not after a timeout: what is recorded may never finish on the device. */
   if (s && s->timeline && !plan->broken) {
-    const dtrGeometry* g = &plan->geo;
     char label[160];
-    snprintf(label, sizeof label, "nccl %lld x %lld %s%s, %d ranks, %d stage%s", (long long)g->rows, (long long)g->cols,
-             dtrDataTypeName(plan->type), g->batch > 1 ? " (batched)" : "", plan->comm.nranks, plan->stages,
-             plan->stages > 1 ? "s" : "");
+    dtrTimelineLabel(plan, label, sizeof label);
     dtrTimelineReport(s->timeline, label);
   }
   ncclStateFree(s);

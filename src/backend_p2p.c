@@ -10,7 +10,8 @@
  *   transpose dtrTransposeGroupLaunch with every rank's dtrDirectBlock
  *   finish    a barrier: B is complete once every rank's stores into it are
  * The barriers are flags in each rank's device memory, mapped into every peer at plan time (see
- * peer_sync.cu); nothing waits on the host.
+ * peer_sync.cu); nothing waits on the host. With DTR_PERF_REPORT=1 the three are marked (timeline.h)
+ * and summarized when the plan is destroyed.
  *
  * The peers' B: each execute the ranks exchange a description of their out pointer over MPI (a
  * few dozen bytes; the IPC handle only the first time a plan sees an allocation), and map the ones
@@ -27,6 +28,7 @@
 #include "params.h"
 #include "peer_memory.h"
 #include "plan.h"
+#include "timeline.h"
 #include "timeout.h"
 
 typedef struct {
@@ -42,6 +44,7 @@ typedef struct {
   unsigned* abort;                /* pinned host word the barriers watch (flags.abort): set after a timeout */
   ncclComm_t nccl;                /* only for the benchmark's bare all-to-all, made on first use */
   dtrPlan_t fallback;             /* an NCCL plan for buffers that cannot be mapped (auto only) */
+  dtrTimeline* timeline;          /* DTR_PERF_REPORT, else NULL */
 } P2pState;
 
 static void p2pStateFree(dtrPlan_t plan, P2pState* s) {
@@ -56,6 +59,7 @@ static void p2pStateFree(dtrPlan_t plan, P2pState* s) {
   if (s->abort) cudaFreeHost(s->abort);
   if (s->nccl) dtrNcclCommRelease(s->nccl);
   if (s->fallback) dtrPlanDestroy(s->fallback);
+  dtrTimelineDestroy(s->timeline);
   free(s->published);
   free(s->held);
   free(s->records);
@@ -224,6 +228,7 @@ static dtrResult_t p2pCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   const dtrEnvParams* env = dtrEnvParamsGet();
   dtrKernelTuningSet(env->tma_boxes, env->tile_group, env->streaming, env->tiles_per_cta);
   s->ctas = env->p2p_ctas;
+  DTRCHECKGOTO(dtrAgree(plan->comm.comm, dtrTimelineCreate(1, &s->timeline)), res, fail);
   /* The grouped kernel is the 16-byte one where pitches and pointers allow, else element-wise. */
   plan->kernel = config->kernel == dtrKernelSimt ? dtrKernelSimt : dtrKernelSimt16;
   plan->state = s;
@@ -259,6 +264,7 @@ static dtrResult_t p2pExecute(dtrPlan_t plan, dtrResult_t checked, const void* i
   /* In place, the peers store into this rank's A: the kernel reads a copy of it, made before this
    * rank arrives at the barrier that lets them start. */
   const char* a = in;
+  dtrTimelineBegin(s->timeline, stream);
   if (dtrExecuteInPlace(plan, in, out)) {
     CUDACHECK(cudaMemcpyAsync(s->stash, in, (size_t)dtrInEntries(g, r) * e, cudaMemcpyDeviceToDevice, stream));
     a = s->stash;
@@ -275,13 +281,23 @@ static dtrResult_t p2pExecute(dtrPlan_t plan, dtrResult_t checked, const void* i
                                       k.dst_ld, k.rows, k.cols, e, k.batch, k.src_stride, k.dst_stride};
   }
   CUDACHECK(dtrPeerBarrierLaunch(&s->flags, dtrPeerArrive, stream));
+  dtrTimelineMark(s->timeline, dtrMarkPeersReady, 0, stream);
   CUDACHECK(dtrTransposeGroupLaunch(plan->kernel, members, n, s->ctas, stream));
+  dtrTimelineMark(s->timeline, dtrMarkPassEnd, 0, stream);
   CUDACHECK(dtrPeerBarrierLaunch(&s->flags, dtrPeerFinish, stream));
+  dtrTimelineEnd(s->timeline, stream);
   return dtrSuccess;
 }
 
 static void p2pDestroy(dtrPlan_t plan) {
   if (plan->device >= 0) cudaSetDevice(plan->device);
+  P2pState* s = plan->state;
+  /* Not after a timeout: what is recorded may never finish on the device. */
+  if (s && s->timeline && !plan->broken) {
+    char label[160];
+    dtrTimelineLabel(plan, label, sizeof label);
+    dtrTimelineReport(s->timeline, label);
+  }
   p2pStateFree(plan, plan->state);
   plan->state = NULL;
 }

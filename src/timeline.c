@@ -6,9 +6,10 @@
 
 #include "debug.h"
 #include "params.h"
+#include "plan.h"
 
-/* Executes whose records can be open on the device at once; an execute that finds its slot still
- * open waits for it (only when more executes than this are queued ahead of the device). */
+/* Executes whose records can be open on the device at once; an execute's end waits for the record
+ * SLOTS executes back (only when more executes than this are queued ahead of the device). */
 #define SLOTS 8
 /* Bytes of records kept per plan; later executes are not recorded. */
 #define MAX_RECORD_BYTES ((size_t)16 << 20)
@@ -120,6 +121,20 @@ static double hidden(const float* rec, int rounds, int round) {
   return h > 0 ? h : 0;
 }
 
+static double beforePass(const float* rec, int rounds, int round) {
+  (void)round;
+  return at(rec, rounds, dtrMarkPeersReady, 0);
+}
+static double pass(const float* rec, int rounds, int round) {
+  (void)round;
+  return span(rec, rounds, dtrMarkPeersReady, 0, dtrMarkPassEnd, 0);
+}
+static double afterPass(const float* rec, int rounds, int round) {
+  (void)round;
+  const double e = at(rec, rounds, dtrMarkPassEnd, 0);
+  return e >= 0 && rec[0] >= e ? rec[0] - e : -1;
+}
+
 void dtrTimelineSummarize(const float* records, int count, int rounds, dtrTimelineSummary* out) {
   memset(out, 0, sizeof *out);
   if (rounds < 1 || rounds > DTR_MAX_STAGES) return;
@@ -143,6 +158,12 @@ void dtrTimelineSummarize(const float* records, int count, int rounds, dtrTimeli
   out->own = medianOf(records, count, rounds, 0, own, scratch);
   out->local = medianOf(records, count, rounds, 0, local, scratch);
   out->hidden = medianOf(records, count, rounds, 0, hidden, scratch);
+  out->onePass = count > 0 && pass(records, rounds, 0) >= 0;
+  if (out->onePass) {
+    out->beforePass = medianOf(records, count, rounds, 0, beforePass, scratch);
+    out->pass = medianOf(records, count, rounds, 0, pass, scratch);
+    out->afterPass = medianOf(records, count, rounds, 0, afterPass, scratch);
+  }
   free(scratch);
 }
 
@@ -154,6 +175,14 @@ static void appendRounds(char* buf, size_t len, int* o, const double* v, int rou
 
 int dtrTimelineFormat(const dtrTimelineSummary* s, const char* label, char* buf, size_t len) {
   int o = snprintf(buf, len, "%s: %d executes, medians in us\n", label, s->executes);
+  if (s->onePass) {
+    if ((size_t)o < len)
+      o += snprintf(buf + o, len - (size_t)o,
+                    "execute %.1f = before the pass %.1f (every rank begun) + one pass %.1f + after the pass %.1f (every "
+                    "rank's stores in)",
+                    s->total, s->beforePass, s->pass, s->afterPass);
+    return o;
+  }
   if ((size_t)o < len)
     o += snprintf(buf + o, len - (size_t)o,
                   "execute %.1f = before the first message %.1f + exchange %.1f + after the last arrival %.1f\n",
@@ -264,8 +293,19 @@ void dtrTimelineEnd(dtrTimeline* t, cudaStream_t stream) {
   if (ok(cudaEventRecord(s->end, stream))) {
     s->open = 1;
     t->next = (t->current + 1) % SLOTS;
+    /* The next execute's slot, recorded SLOTS executes ago, is read back now, after this execute's
+     * launches rather than between the next one's start and its first launch. */
+    readBack(t, t->next);
   }
   t->current = -1;
+}
+
+void dtrTimelineLabel(dtrPlan_t plan, char* buf, size_t len) {
+  const dtrGeometry* g = &plan->geo;
+  int o = snprintf(buf, len, "%s %lld x %lld %s%s, %d ranks", dtrBackendName(plan->backend), (long long)g->rows,
+                   (long long)g->cols, dtrDataTypeName(plan->type), g->batch > 1 ? " (batched)" : "", plan->comm.nranks);
+  if (plan->backend == dtrBackendNccl && o >= 0 && (size_t)o < len)
+    snprintf(buf + o, len - (size_t)o, ", %d stage%s", plan->stages, plan->stages > 1 ? "s" : "");
 }
 
 void dtrTimelineReport(dtrTimeline* t, const char* label) {

@@ -1,6 +1,7 @@
 /*
- * Execute timelines (DTR_PERF_REPORT=1): where an execute of the NCCL backend spends its time, and
- * how much of its local passes (packs, unpacks, the own block) run while messages are on the wire.
+ * Execute timelines (DTR_PERF_REPORT=1): where an execute spends its time. On the NCCL backend: how
+ * much of its local passes (packs, unpacks, the own block) run while messages are on the wire; on the
+ * p2p backend: the one pass against the waits for the other ranks at its two barriers.
  *
  * CUDA events mark the phase boundaries of every execute on the streams that run them (the caller's,
  * the communication stream, the side stream of the own block). A record is read back only when its
@@ -30,6 +31,8 @@ typedef enum {
   dtrMarkOwnEnd,
   dtrMarkUnstashBegin,  /* in place: the own block transposed from the stash, after the unpacks */
   dtrMarkUnstashEnd,
+  dtrMarkPeersReady,    /* p2p: past the barrier at which every rank has begun the execute */
+  dtrMarkPassEnd,       /* p2p: the one pass (every block stored into the peers) is done */
   dtrMarkKinds
 } dtrMarkKind;
 
@@ -56,6 +59,10 @@ typedef struct {
   double local;    /* packs + unpacks + own block of one execute */
   double hidden;   /* the part of `local` that ran while messages were on the wire: local - head - tail,
                       at least 0 */
+  int onePass;     /* the records are p2p executes: the three below instead */
+  double beforePass; /* start .. every rank has begun: waiting for the others (in place, A's copy too) */
+  double pass;       /* the one pass */
+  double afterPass;  /* the pass's end .. the end: waiting for the others' stores into this rank's B */
 } dtrTimelineSummary;
 
 /* Records left out of a summary as warm-up where there are more than this many. */
@@ -77,6 +84,8 @@ void dtrTimelineBegin(dtrTimeline* t, cudaStream_t stream);
 void dtrTimelineMark(dtrTimeline* t, dtrMarkKind kind, int round, cudaStream_t stream);
 /* Closes the record on `stream` (the execute's end, where every stream has joined). */
 void dtrTimelineEnd(dtrTimeline* t, cudaStream_t stream);
+/* The report's name of a plan: backend, shape, type, ranks (and stages on the NCCL backend). */
+void dtrTimelineLabel(dtrPlan_t plan, char* buf, size_t len);
 /* Waits for the records still open on the device, then prints the summary (lines tagged REPORT). */
 void dtrTimelineReport(dtrTimeline* t, const char* label);
 void dtrTimelineDestroy(dtrTimeline* t);

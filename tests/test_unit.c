@@ -677,6 +677,19 @@ static void testTimelineSummary(void) {
   *dtrTimelineAt(inplace, 1, dtrMarkUnstashEnd, 0) = 95;
   dtrTimelineSummarize(inplace, 1, 1, &s);
   EXPECT(s.own == 45, "in place: own %g", s.own);
+  /* A one-pass (p2p) execute: the barrier passed at 12, the pass done at 80, the end at 90. */
+  float pass[1 + dtrMarkKinds];
+  for (int i = 0; i < 1 + dtrMarkKinds; i++) pass[i] = -1;
+  pass[0] = 90;
+  *dtrTimelineAt(pass, 1, dtrMarkPeersReady, 0) = 12;
+  *dtrTimelineAt(pass, 1, dtrMarkPassEnd, 0) = 80;
+  dtrTimelineSummarize(pass, 1, 1, &s);
+  EXPECT(s.onePass && s.beforePass == 12 && s.pass == 68 && s.afterPass == 10, "one pass: %d %g %g %g", s.onePass,
+         s.beforePass, s.pass, s.afterPass);
+  dtrTimelineFormat(&s, "p2p 8 x 8 fp32, 2 ranks", text, sizeof text);
+  EXPECT(strstr(text, "execute 90.0 = before the pass 12.0 (every rank begun) + one pass 68.0 + after the pass 10.0"),
+         "%s", text);
+  EXPECT(!strstr(text, "messages"), "%s", text);
   /* Nothing to summarize. */
   dtrTimelineSummarize(one, 0, 1, &s);
   EXPECT(s.executes == 0 && s.total == 0, "empty: %d %g", s.executes, s.total);
