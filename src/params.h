@@ -31,7 +31,7 @@
  *   DTR_HOST_MEMORY  the most host memory (bytes, K/M/G/T suffixes) the ranks of one host may take
  *                    together for plans' host workspaces and the CLI's buffers, where it is less
  *                    than what the kernel and the cgroup report available (default: what they report)
- *   DTR_PERF_REPORT  1: the NCCL backend records every execute's phases (CUDA events, timeline.h) and
+ *   DTR_PERF_REPORT  1: the GPU backends record every execute's phases (CUDA events, timeline.h) and
  *                    each rank prints their medians when the plan is destroyed (default 0)
  *   DTR_TIMEOUT      seconds a rank waits for the others in a collective call before it gives up with
  *                    dtrTimeout, for plans whose config.timeout is 0 (default 0: off; see timeout.h)
