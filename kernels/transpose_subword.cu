@@ -353,9 +353,9 @@ constexpr int kSubwordBlocks = 4;
  * sector of the matrix before the first and a tile's width and a sector after the last, so that
  * what a row piece reaches past its row's end holds later rows' bytes. The latter spares the tiles
  * at the left and right edges of all but the first and last tile rows the checked path (tall 1-byte
- * shapes, 1000 bytes wide, had two of their eight tile columns there). Stores need no checks but the columns' where the tile's rows and
- * the rows past exist and it is not in the first tile row; row stores, which write every result
- * row of the tile, need a full tile as well.
+ * shapes, 1000 bytes wide, had two of their eight tile columns there). Stores need no checks but
+ * the columns' where the tile's rows and the rows past exist and it is not in the first tile row;
+ * row stores, which write every result row of the tile, need a full tile as well.
  */
 template <int S, int W, bool RowStores>
 __device__ __forceinline__ void subwordTileAt(const uint8_t* __restrict__ src, int64_t ldsBytes, uint8_t* __restrict__ dst,

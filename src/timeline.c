@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "debug.h"
+#include "median.h"
 #include "params.h"
 #include "plan.h"
 
@@ -38,18 +39,6 @@ static int ok(cudaError_t err) {
   return 0;
 }
 
-static int cmpDouble(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
-
-/* The median of v[0..n-1] (sorted in place); 0 for none. */
-static double median(double* v, int n) {
-  if (n <= 0) return 0;
-  qsort(v, (size_t)n, sizeof *v, cmpDouble);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* The median over the records of what `f` takes from each, skipping those where it gives < 0. */
 typedef double (*RecordValue)(const float* record, int rounds, int round);
 
@@ -60,7 +49,7 @@ static double medianOf(const float* records, int count, int rounds, int round, R
     const double v = f(records + (size_t)i * stride, rounds, round);
     if (v >= 0) scratch[n++] = v;
   }
-  return median(scratch, n);
+  return dtrMedian(scratch, n);
 }
 
 static double at(const float* rec, int rounds, dtrMarkKind kind, int round) {

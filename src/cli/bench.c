@@ -7,6 +7,7 @@
 #include "checks.h"
 #include "comm.h"
 #include "launch.h"
+#include "median.h"
 #include "memory.h"
 #include "pattern_host.h"
 #include "params.h"
@@ -145,11 +146,6 @@ static dtrResult_t runAlltoall(void* ctx) {
   return dtrPlanAlltoall(op->plan, op->m->send, op->m->recv, op->peerBytes, op->m->stream);
 }
 
-static int cmpDouble(const void* x, const void* y) {
-  double a = *(const double*)x, b = *(const double*)y;
-  return (a > b) - (a < b);
-}
-
 dtrResult_t dtrBenchTime(dtrResult_t (*fn)(void*), void* ctx, int gpu, cudaStream_t stream, int warmup, int iters,
                          double* us) {
   double* t = calloc(2 * (size_t)iters, sizeof *t);
@@ -184,8 +180,7 @@ dtrResult_t dtrBenchTime(dtrResult_t (*fn)(void*), void* ctx, int gpu, cudaStrea
     }
   }
   DTRCHECKGOTO(slowestTimes(t, iters), res, done);
-  qsort(t + iters, (size_t)iters, sizeof *t, cmpDouble);
-  *us = (iters % 2) ? t[iters + iters / 2] : 0.5 * (t[iters + iters / 2 - 1] + t[iters + iters / 2]);
+  *us = dtrMedian(t + iters, iters);
 done:
   if (ev)
     for (int i = 0; i <= iters; i++)
