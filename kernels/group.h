@@ -5,6 +5,9 @@
 #include <stdint.h>
 
 #include "launch.h"
+#ifdef __CUDACC__
+#include "peer_sync.cuh"
+#endif
 #include "tile_layout.h"
 #include "variants.h"
 
@@ -19,11 +22,14 @@ struct TransposeGroupMember {
   uint64_t work; /* tiles x batch */
 };
 
-/* Passed by value (__grid_constant__): 16 members stay far below the 4 KB of kernel parameters. */
+/* Passed by value (__grid_constant__): 16 members and the flags stay below the 4 KB of kernel
+ * parameters. */
 struct TransposeGroup {
   TransposeGroupMember m[DTR_GROUP_MAX];
   int count;
   uint32_t tileGroup;
+  int synced;        /* the launch carries the one-pass path's barriers (peer_sync.cuh) */
+  dtrPeerFlags sync;
 };
 
 inline TransposeGroupMember transposeGroupMember(const dtrTransposeArgs* a) {
@@ -52,19 +58,24 @@ inline void transposeGroupTiles(TransposeGroupMember* m, int64_t tileRows, int64
 #ifdef __CUDACC__
 /* The loop of every grouped kernel: block b serves member b % count, taking that member's tiles (and
  * matrices of its batch) from b / count on in steps of the blocks it has; tile(m, k, tx, ty) does one
- * tile of matrix k. The closing fence makes the stores (into peer memory) visible before what follows. */
+ * tile of matrix k. The closing fence makes the stores (into peer memory) visible before what follows.
+ * Where the launch is synced, the blocks wait at the arrive barrier before their first tile and the
+ * last of them holds the kernel until the finish barrier. */
 template <typename Tile>
 __device__ __forceinline__ void forEachGroupTile(const TransposeGroup& g, Tile tile) {
-  const TransposeGroupMember& m = g.m[blockIdx.x % g.count];
-  const uint32_t first = blockIdx.x / g.count, stride = gridDim.x / g.count;
-  const uint64_t tiles = (uint64_t)m.tilesX * m.tilesY;
-  for (uint64_t w = first; w < m.work; w += stride) {
-    const uint64_t k = w / tiles;
-    uint32_t tx, ty;
-    dtrTileOrder(w - k * tiles, m.tilesX, m.tilesY, g.tileGroup, &tx, &ty);
-    tile(m, k, tx, ty);
+  if (!g.synced || peerFusedArrive(g.sync)) {
+    const TransposeGroupMember& m = g.m[blockIdx.x % g.count];
+    const uint32_t first = blockIdx.x / g.count, stride = gridDim.x / g.count;
+    const uint64_t tiles = (uint64_t)m.tilesX * m.tilesY;
+    for (uint64_t w = first; w < m.work; w += stride) {
+      const uint64_t k = w / tiles;
+      uint32_t tx, ty;
+      dtrTileOrder(w - k * tiles, m.tilesX, m.tilesY, g.tileGroup, &tx, &ty);
+      tile(m, k, tx, ty);
+    }
   }
   __threadfence_system();
+  if (g.synced) peerFusedFinish(g.sync);
 }
 #endif
 

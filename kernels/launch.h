@@ -44,23 +44,12 @@ cudaError_t dtrTransposeLaunch(dtrKernel_t kernel, const dtrTransposeArgs* args,
 #define DTR_GROUP_MAX 16
 
 /*
- * Several transposes in one launch: the one-pass path's blocks, one per rank, each stored straight
- * into that rank's memory. `kernel`: dtrKernelSimt for the element-wise kernels only, anything else
- * lets members go to the 16-byte kernel where their pitches suit it. Member i gets `ctas` blocks (0: the device's resident blocks shared out
- * evenly), numbered i, i + count, ...: every member's stores run at once, each through few blocks.
- * Members of aligned 4-, 8- or 16-byte words that the 16-byte kernel does not take go to a grouped
- * element-wise kernel, members of 1- and 2-byte entries (and 4-byte ones off their alignment) to a
- * grouped word-wide kernel; the rest (tuples) run after, one launch each. Every block ends with a system-scope fence, so that its stores into
- * peer memory are visible before a signal that follows the launch.
- */
-cudaError_t dtrTransposeGroupLaunch(dtrKernel_t kernel, const dtrTransposeArgs* members, int count, int ctas,
-                                    cudaStream_t stream);
-
-/*
  * Cross-GPU ordering of the one-pass path. Each rank owns one flags array in its device memory,
- * mapped into every peer: [0] its epoch (executes begun), [1 + q] the epoch at which rank q last
- * arrived, [1 + n + q] the epoch at which rank q last finished its stores. peer[q] is rank q's
- * array as mapped here (peer[rank] is this rank's own).
+ * mapped into every peer: [0] its epoch (executes begun; where the barriers are folded into the
+ * pass kernel, executes finished), [1 + q] the epoch at which rank q last arrived, [1 + n + q] the
+ * epoch at which rank q last finished its stores, [1 + 2 n] the blocks of a pass kernel with the
+ * barriers folded in that are done. peer[q] is rank q's array as mapped here (peer[rank] is this
+ * rank's own).
  */
 typedef struct {
   uint64_t* peer[DTR_GROUP_MAX];
@@ -69,8 +58,9 @@ typedef struct {
                                      barriers stop waiting (a rank timed out; nothing is ordered then) */
 } dtrPeerFlags;
 
-/* 64-bit words of a flags array of n ranks. */
-#define DTR_PEER_FLAG_WORDS(n) (1 + 2 * (size_t)(n))
+/* 64-bit words of a flags array of n ranks: the epoch, the slots, and a count of the blocks of a
+ * pass kernel that carries the barriers itself. */
+#define DTR_PEER_FLAG_WORDS(n) (2 + 2 * (size_t)(n))
 
 typedef enum {
   dtrPeerArrive = 0, /* begins an epoch; returns once every rank has begun it: every rank's stream
@@ -80,6 +70,23 @@ typedef enum {
 
 /* One block that signals every rank and waits for every rank's signal, in stream order. */
 cudaError_t dtrPeerBarrierLaunch(const dtrPeerFlags* flags, dtrPeerPhase phase, cudaStream_t stream);
+
+/*
+ * Several transposes in one launch: the one-pass path's blocks, one per rank, each stored straight
+ * into that rank's memory. `kernel`: dtrKernelSimt for the element-wise kernels only, anything else
+ * lets members go to the 16-byte kernel where their pitches suit it. Member i gets `ctas` blocks (0: the device's resident blocks shared out
+ * evenly), numbered i, i + count, ...: every member's stores run at once, each through few blocks.
+ * Members of aligned 4-, 8- or 16-byte words that the 16-byte kernel does not take go to a grouped
+ * element-wise kernel, members of 1- and 2-byte entries (and 4-byte ones off their alignment) to a
+ * grouped word-wide kernel; the rest (tuples) run after, one launch each. Every block ends with a
+ * system-scope fence, so that its stores into peer memory are visible before a signal that follows.
+ * `sync` (may be NULL): the one-pass path's barriers between the ranks, an arrive before the first
+ * store into a peer and a finish after the last, in stream order. They are folded into the kernel
+ * where the members take one launch (nearly always: the members differ only in where they store),
+ * else launched around it (dtrPeerBarrierLaunch). A rank with no members still takes part.
+ */
+cudaError_t dtrTransposeGroupLaunch(dtrKernel_t kernel, const dtrTransposeArgs* members, int count, int ctas,
+                                    const dtrPeerFlags* sync, cudaStream_t stream);
 
 /* Knobs of the kernels: boxes per TMA stage (1 or 2; for the word-wide kernel of 1- and 2-byte
  * entries, its tiles' width in 128-byte boxes), the width in tiles of the column groups in which

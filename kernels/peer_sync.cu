@@ -1,24 +1,14 @@
 /*
- * The one-pass path's barrier between GPUs: each rank stores the epoch into a slot of every rank's
- * flags (release, system scope) and waits until its own slots hold the epoch (acquire). Epochs only
- * grow, one per execute, kept on the device so that a replayed CUDA graph counts too. A rank cannot
- * be two epochs ahead of another: it must first see every rank finish the epoch in between.
+ * The one-pass path's barriers as kernels of their own (peer_sync.cuh has the protocol): the pass
+ * runs between them where it takes more than one launch, or where DTR_PERF_REPORT marks the waits
+ * apart from the pass.
  */
 #include <stdint.h>
 
 #include "launch.h"
+#include "peer_sync.cuh"
 
 namespace {
-
-__device__ __forceinline__ void storeRelease(uint64_t* p, uint64_t v) {
-  asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
-}
-
-__device__ __forceinline__ uint64_t loadAcquire(const uint64_t* p) {
-  uint64_t v;
-  asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-  return v;
-}
 
 __global__ void peerBarrierKernel(dtrPeerFlags f, int phase) {
   __shared__ uint64_t epoch;
@@ -31,15 +21,10 @@ __global__ void peerBarrierKernel(dtrPeerFlags f, int phase) {
   __syncthreads();
   const int q = threadIdx.x;
   if (q >= f.nranks) return;
-  const uint64_t e = epoch, slot = 1 + (uint64_t)phase * f.nranks;
   /* What this GPU stored before (the previous launch's tiles) is ordered before the signal. */
   __threadfence_system();
-  storeRelease(f.peer[q] + slot + f.rank, e);
-  /* The host's abort word crosses PCIe: read now and then, not on every spin. */
-  for (unsigned spins = 1; loadAcquire(own + slot + q) < e; spins++) {
-    if (f.abort && spins % 1024 == 0 && *f.abort) return;
-    __nanosleep(32);
-  }
+  dtr::peerSignal(f, (dtrPeerPhase)phase, q, epoch);
+  dtr::peerWait(f, (dtrPeerPhase)phase, q, epoch);
 }
 
 }  // namespace

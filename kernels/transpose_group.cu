@@ -91,8 +91,10 @@ static int vectorGroupEligible(const dtrTransposeArgs* a) {
 }
 
 extern "C" cudaError_t dtrTransposeGroupLaunch(dtrKernel_t kernel, const dtrTransposeArgs* members, int count, int ctas,
-                                               cudaStream_t stream) {
+                                               const dtrPeerFlags* sync, cudaStream_t stream) {
   if (count < 0 || count > DTR_GROUP_MAX || (count && !members)) return cudaErrorInvalidValue;
+  if (sync && (sync->nranks < 1 || sync->nranks > DTR_GROUP_MAX || sync->rank < 0 || sync->rank >= sync->nranks))
+    return cudaErrorInvalidValue;
   TransposeGroup vector = {}, word = {}, subword = {};
   int alone[DTR_GROUP_MAX], na = 0;
   for (int i = 0; i < count; i++) {
@@ -104,11 +106,22 @@ extern "C" cudaError_t dtrTransposeGroupLaunch(dtrKernel_t kernel, const dtrTran
     else if (subwordServes(a)) subword.m[subword.count++] = transposeGroupMember(a);
     else alone[na++] = i;
   }
+  /* The barriers go into the pass kernel where it is the only launch; else they run around the
+   * launches as kernels of their own. */
+  const int launches = (vector.count > 0) + (word.count > 0) + (subword.count > 0) + na;
+  TransposeGroup* only = launches != 1 || na ? NULL : vector.count ? &vector : word.count ? &word : &subword;
   cudaError_t err = cudaSuccess;
+  if (sync && only) {
+    only->synced = 1;
+    only->sync = *sync;
+  } else if (sync && (err = dtrPeerBarrierLaunch(sync, dtrPeerArrive, stream)) != cudaSuccess) {
+    return err;
+  }
   if (vector.count && (err = launchVectorGroup(vector, ctas, stream)) != cudaSuccess) return err;
   if (word.count && (err = launchWordGroup(word, ctas, stream)) != cudaSuccess) return err;
   if (subword.count && (err = launchSubwordGroup(subword, ctas, stream)) != cudaSuccess) return err;
   for (int i = 0; i < na; i++)
     if ((err = dtrTransposeLaunch(dtrKernelSimt, &members[alone[i]], stream, NULL)) != cudaSuccess) return err;
-  return cudaSuccess;
+  if (sync && !only) err = dtrPeerBarrierLaunch(sync, dtrPeerFinish, stream);
+  return err;
 }

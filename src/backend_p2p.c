@@ -10,8 +10,10 @@
  *   transpose dtrTransposeGroupLaunch with every rank's dtrDirectBlock
  *   finish    a barrier: B is complete once every rank's stores into it are
  * The barriers are flags in each rank's device memory, mapped into every peer at plan time (see
- * peer_sync.cu); nothing waits on the host. With DTR_PERF_REPORT=1 the three are marked (timeline.h)
- * and summarized when the plan is destroyed.
+ * peer_sync.cuh); nothing waits on the host. By default they run inside the pass kernel, which
+ * makes an execute one launch (DTR_P2P_FUSED_BARRIERS). With DTR_PERF_REPORT=1 they run as kernels
+ * of their own, so that the three can be marked apart (timeline.h) and summarized when the plan is
+ * destroyed.
  *
  * The peers' B: each execute the ranks exchange a description of their out pointer over MPI (a
  * few dozen bytes; the IPC handle only the first time a plan sees an allocation), and map the ones
@@ -40,6 +42,7 @@ typedef struct {
   int nheld;
   dtrPeerBuffer* records;         /* [nranks]: one execute's exchange */
   int ctas;
+  int fused;                      /* the barriers inside the pass kernel */
   char* stash;                    /* a copy of A for in-place executes (config.inplace) */
   unsigned* abort;                /* pinned host word the barriers watch (flags.abort): set after a timeout */
   ncclComm_t nccl;                /* only for the benchmark's bare all-to-all, made on first use */
@@ -229,6 +232,8 @@ static dtrResult_t p2pCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   dtrKernelTuningSet(env->tma_boxes, env->tile_group, env->streaming, env->tiles_per_cta);
   s->ctas = env->p2p_ctas;
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, dtrTimelineCreate(1, &s->timeline)), res, fail);
+  /* The same on every rank: the environment is the job's, and so is the report. */
+  s->fused = env->p2p_fused_barriers && !s->timeline;
   /* The grouped kernel is the 16-byte one where pitches and pointers allow, else element-wise. */
   plan->kernel = config->kernel == dtrKernelSimt ? dtrKernelSimt : dtrKernelSimt16;
   plan->state = s;
@@ -280,11 +285,15 @@ static dtrResult_t p2pExecute(dtrPlan_t plan, dtrResult_t checked, const void* i
     members[n++] = (dtrTransposeArgs){a + k.src_offset * e, k.src_ld, outs[q] + k.dst_offset * e,
                                       k.dst_ld, k.rows, k.cols, e, k.batch, k.src_stride, k.dst_stride};
   }
-  CUDACHECK(dtrPeerBarrierLaunch(&s->flags, dtrPeerArrive, stream));
-  dtrTimelineMark(s->timeline, dtrMarkPeersReady, 0, stream);
-  CUDACHECK(dtrTransposeGroupLaunch(plan->kernel, members, n, s->ctas, stream));
-  dtrTimelineMark(s->timeline, dtrMarkPassEnd, 0, stream);
-  CUDACHECK(dtrPeerBarrierLaunch(&s->flags, dtrPeerFinish, stream));
+  if (s->fused) {
+    CUDACHECK(dtrTransposeGroupLaunch(plan->kernel, members, n, s->ctas, &s->flags, stream));
+  } else {
+    CUDACHECK(dtrPeerBarrierLaunch(&s->flags, dtrPeerArrive, stream));
+    dtrTimelineMark(s->timeline, dtrMarkPeersReady, 0, stream);
+    CUDACHECK(dtrTransposeGroupLaunch(plan->kernel, members, n, s->ctas, NULL, stream));
+    dtrTimelineMark(s->timeline, dtrMarkPassEnd, 0, stream);
+    CUDACHECK(dtrPeerBarrierLaunch(&s->flags, dtrPeerFinish, stream));
+  }
   dtrTimelineEnd(s->timeline, stream);
   return dtrSuccess;
 }

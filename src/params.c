@@ -56,6 +56,7 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   params.segment_align = 16;
   params.execute_agree = 1;
   params.nccl_register = 1;
+  params.p2p_fused_barriers = 1;
   const char* v;
   if ((v = getenv("DTR_BACKEND")) && *v) {
     if (dtrParseBackend(v, &params.backend)) bad("DTR_BACKEND", v, dtrBackendChoices());
@@ -73,6 +74,7 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   readInt("DTR_STAGES", 0, DTR_MAX_STAGES, &params.stages);
   readInt("DTR_SEGMENT_ALIGN", 1, 4096, &params.segment_align);
   readInt("DTR_P2P_CTAS", 0, 1 << 16, &params.p2p_ctas);
+  readInt("DTR_P2P_FUSED_BARRIERS", 0, 1, &params.p2p_fused_barriers);
   readInt("DTR_EXECUTE_AGREE", 0, 1, &params.execute_agree);
   readInt("DTR_NCCL_REGISTER", 0, 1, &params.nccl_register);
   readInt("DTR_PERF_REPORT", 0, 1, &params.perf_report);

@@ -18,6 +18,10 @@
  *                    default 16; 1: packed), so that every message starts aligned
  *   DTR_P2P_CTAS     blocks per peer of the p2p backend's one-pass kernel (default 0: the device's
  *                    resident blocks shared out evenly)
+ *   DTR_P2P_FUSED_BARRIERS  1 (default): the p2p backend's two barriers between the GPUs run inside
+ *                    its pass kernel (its blocks wait for every rank to begin, the last one to end
+ *                    waits for every rank's stores); 0: as kernels of their own before and after
+ *                    it, as they also run with DTR_PERF_REPORT=1, which times them apart
  *   DTR_EXECUTE_AGREE  1 (default): every execute agrees across the ranks on its local checks (one
  *                    MPI_Allreduce), so that a bad buffer on one rank fails every rank instead of
  *                    leaving the others in the exchange; 0: the checks stay local (a rank whose
@@ -56,6 +60,7 @@ typedef struct {
   int stages;
   int segment_align;
   int p2p_ctas;
+  int p2p_fused_barriers;
   int execute_agree;
   int nccl_register;
   int perf_report;

@@ -101,32 +101,57 @@ static void runCase(dtrKernel_t kernel, int64_t rows, int64_t cols, size_t e, in
   currentCase[0] = 0;
 }
 
+/* The flags of a one-rank group (launch.h's dtrPeerFlags) after `epochs` synced launches: each
+ * closed its epoch, both barriers reached it, and the block count is back at zero. */
+static void checkFlags(const uint64_t* flags, uint64_t epochs, const char* what) {
+  uint64_t h[DTR_PEER_FLAG_WORDS(1)];
+  CUDA_OK(cudaMemcpy(h, flags, sizeof h, cudaMemcpyDeviceToHost));
+  EXPECT(h[0] == epochs && h[1] == epochs && h[2] == epochs && h[3] == 0,
+         "%s: flags after %llu synced launches: epoch %llu, arrived %llu, finished %llu, block counts %llx", what,
+         (unsigned long long)epochs, (unsigned long long)h[0], (unsigned long long)h[1], (unsigned long long)h[2],
+         (unsigned long long)h[3]);
+}
+
 /* Grouped launches (the p2p backend's, here into this GPU's own memory): members of one entry size
  * at pitches that send them to each of the grouped kernels (16-byte, word, word-wide) and alone, with
- * shapes large enough for interior tiles, all checked. */
+ * shapes large enough for interior tiles, all checked; then the same with the barriers of a one-rank
+ * group, folded into the kernel where the members take one launch and around the launches where
+ * they take more, and with no members at all. */
 static void testGroup(void) {
   const size_t sizes[] = {1, 2, 4, 8, 16};
   const int64_t shapes[][2] = {{300, 131}, {1009, 997}, {257, 1000}, {2048, 600}};
-  for (size_t s = 0; s < 5; s++)
-    for (int variant = 0; variant < 3; variant++) {
-      const size_t e = sizes[s];
-      Case cases[4];
-      dtrTransposeArgs members[4];
-      for (int i = 0; i < 4; i++) {
-        const int64_t rows = shapes[i][0], cols = shapes[i][1];
-        /* 0: whole 128-byte lines; 1: odd pitches; 2: a pointer off the entry's alignment. */
-        const int64_t lds = variant == 1 ? cols + 1 : (int64_t)(roundUp((size_t)cols * e, 128) / e);
-        const int64_t ldd = variant == 1 ? rows + 3 : (int64_t)(roundUp((size_t)rows * e, 128) / e);
-        cases[i] = caseSetup(rows, cols, e, lds, ldd, variant == 2 ? 1 : 0);
-        members[i] = caseArgs(&cases[i]);
+  dtrPeerFlags flags = {{NULL}, 0, 1, NULL};
+  CUDA_OK(cudaMalloc((void**)&flags.peer[0], DTR_PEER_FLAG_WORDS(1) * sizeof(uint64_t)));
+  CUDA_OK(cudaMemset(flags.peer[0], 0, DTR_PEER_FLAG_WORDS(1) * sizeof(uint64_t)));
+  uint64_t epochs = 0;
+  for (int synced = 0; synced < 2; synced++)
+    for (size_t s = 0; s < 5; s++)
+      for (int variant = 0; variant < 3; variant++) {
+        const size_t e = sizes[s];
+        /* Synced, the last variant takes one member of each kind of launch. */
+        const int mixed = synced && variant == 2;
+        Case cases[4];
+        dtrTransposeArgs members[4];
+        for (int i = 0; i < 4; i++) {
+          const int64_t rows = shapes[i][0], cols = shapes[i][1];
+          const int v = mixed ? i % 3 : variant;
+          /* 0: whole 128-byte lines; 1: odd pitches; 2: a pointer off the entry's alignment. */
+          const int64_t lds = v == 1 ? cols + 1 : (int64_t)(roundUp((size_t)cols * e, 128) / e);
+          const int64_t ldd = v == 1 ? rows + 3 : (int64_t)(roundUp((size_t)rows * e, 128) / e);
+          cases[i] = caseSetup(rows, cols, e, lds, ldd, v == 2 ? 1 : 0);
+          members[i] = caseArgs(&cases[i]);
+        }
+        CUDA_OK(dtrTransposeGroupLaunch(dtrKernelAuto, members, 4, 0, synced ? &flags : NULL, 0));
+        char what[80];
+        snprintf(what, sizeof what, "%sgroup of %zu-byte entries, variant %s", synced ? "synced " : "", e,
+                 mixed ? "mixed" : variant == 0 ? "0" : variant == 1 ? "1" : "2");
+        for (int i = 0; i < 4; i++) caseCheck(&cases[i], what);
+        if (synced) checkFlags(flags.peer[0], ++epochs, what);
       }
-      CUDA_OK(dtrTransposeGroupLaunch(dtrKernelAuto, members, 4, 0, 0));
-      for (int i = 0; i < 4; i++) {
-        char what[64];
-        snprintf(what, sizeof what, "group of %zu-byte entries, variant %d", e, variant);
-        caseCheck(&cases[i], what);
-      }
-    }
+  CUDA_OK(dtrTransposeGroupLaunch(dtrKernelAuto, NULL, 0, 0, &flags, 0));
+  CUDA_OK(cudaDeviceSynchronize());
+  checkFlags(flags.peer[0], ++epochs, "synced group without members");
+  cudaFree(flags.peer[0]);
 }
 
 /* --small: the shapes compute-sanitizer can get through quickly. */
