@@ -103,9 +103,11 @@ __device__ __forceinline__ void forEachGroupTile(const TransposeGroup& g, Tile t
 constexpr uint64_t kGroupSpanBytes = (uint64_t)40 << 20;
 uint32_t groupTileOrder(const TransposeGroup& g, const KernelTuning& t, int blocksPerMember, int64_t resultRowsPerTileColumn);
 
-/* Blocks per member of a grouped launch: `ctas` where given, else the kernel's resident blocks on the
- * device shared out evenly (at least one), and no more than `cap` where cap > 0. */
-cudaError_t groupBlocksPerMember(const void* kernel, int threads, size_t smem, int count, int cap, int* ctas);
+/* Blocks per member of a grouped launch (its members' tiles counted): `ctas` where given, else the
+ * kernel's resident blocks on the device shared out evenly (at least one), no more than `cap` where
+ * cap > 0, nor than the largest member's tiles, beyond which blocks would only wait at the barriers. */
+cudaError_t groupBlocksPerMember(const void* kernel, int threads, size_t smem, const TransposeGroup& g, int cap,
+                                 int* ctas);
 
 /* The element-wise word kernel's grouped form (transpose_simt.cu): members of 4-, 8- or 16-byte
  * entries aligned to their size, at any pitch. */

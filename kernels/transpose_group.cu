@@ -32,7 +32,7 @@ cudaError_t launchGroupTyped(TransposeGroup& g, int ctas, cudaStream_t stream) {
   const size_t smem = 1024 + 2 * T * 128;
   cudaError_t err = allowDynamicSmem((const void*)simt16GroupKernel<S>, (int)smem);
   if (err != cudaSuccess) return err;
-  if ((err = groupBlocksPerMember((const void*)simt16GroupKernel<S>, kSimt16Threads, smem, g.count, 0, &ctas)) != cudaSuccess)
+  if ((err = groupBlocksPerMember((const void*)simt16GroupKernel<S>, kSimt16Threads, smem, g, 0, &ctas)) != cudaSuccess)
     return err;
   /* Whole tile rows where the columns of tiles are short (groupTileOrder); the span rule is not
    * measured for this kernel. */
@@ -54,15 +54,19 @@ cudaError_t launchVectorGroup(TransposeGroup& g, int ctas, cudaStream_t stream) 
 
 }  // namespace
 
-cudaError_t groupBlocksPerMember(const void* kernel, int threads, size_t smem, int count, int cap, int* ctas) {
+cudaError_t groupBlocksPerMember(const void* kernel, int threads, size_t smem, const TransposeGroup& g, int cap,
+                                 int* ctas) {
   if (*ctas > 0) return cudaSuccess;
   DeviceInfo d;
   int perSm = 0;
   cudaError_t err = deviceInfo(&d);
   if (err == cudaSuccess) err = residentBlocks(kernel, threads, smem, &perSm);
   if (err != cudaSuccess) return err;
-  *ctas = perSm * d.sms / count > 0 ? perSm * d.sms / count : 1;
+  *ctas = perSm * d.sms / g.count > 0 ? perSm * d.sms / g.count : 1;
   if (cap > 0 && *ctas > cap) *ctas = cap;
+  uint64_t work = 1;
+  for (int i = 0; i < g.count; i++) work = g.m[i].work > work ? g.m[i].work : work;
+  if ((uint64_t)*ctas > work) *ctas = (int)work;
   return cudaSuccess;
 }
 

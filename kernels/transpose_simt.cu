@@ -327,7 +327,7 @@ static cudaError_t launchWordGroupTyped(TransposeGroup& g, int ctas, cudaStream_
   constexpr int T = WordTile<W>::T;
   auto kernel = wordGroupKernel<W, kGroupWindow>;
   for (int i = 0; i < g.count; i++) transposeGroupTiles(&g.m[i], T, T);
-  cudaError_t err = groupBlocksPerMember((const void*)kernel, kTile * kTileRowsPerPass, 0, g.count,
+  cudaError_t err = groupBlocksPerMember((const void*)kernel, kTile * kTileRowsPerPass, 0, g,
                                          (kElementGroupBlocks + g.count - 1) / g.count, &ctas);
   if (err != cudaSuccess) return err;
   /* Not tileGroupForShape's whole tile rows: with the stores going to peers over NVLink, they

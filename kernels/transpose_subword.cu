@@ -477,7 +477,7 @@ template <int S, int W>
 static cudaError_t launchSubwordGroupTyped(TransposeGroup& g, int ctas, cudaStream_t stream) {
   auto kernel = subwordGroupKernel<S, W>;
   for (int i = 0; i < g.count; i++) transposeGroupTiles(&g.m[i], kSubwordRows, W / S);
-  cudaError_t err = groupBlocksPerMember((const void*)kernel, kSubwordThreads, 0, g.count,
+  cudaError_t err = groupBlocksPerMember((const void*)kernel, kSubwordThreads, 0, g,
                                          (kElementGroupBlocks + g.count - 1) / g.count, &ctas);
   if (err != cudaSuccess) return err;
   g.tileGroup = groupTileOrder(g, tuningFor(dtrKernelSimt, S), ctas, W / S);
