@@ -112,8 +112,8 @@ extern "C" cudaError_t dtrTransposeGroupLaunch(dtrKernel_t kernel, const dtrTran
   }
   /* The barriers go into the pass kernel where it is the only launch; else they run around the
    * launches as kernels of their own. */
-  const int launches = (vector.count > 0) + (word.count > 0) + (subword.count > 0) + na;
-  TransposeGroup* only = launches != 1 || na ? NULL : vector.count ? &vector : word.count ? &word : &subword;
+  const int groups = (vector.count > 0) + (word.count > 0) + (subword.count > 0);
+  TransposeGroup* only = groups != 1 || na ? NULL : vector.count ? &vector : word.count ? &word : &subword;
   cudaError_t err = cudaSuccess;
   if (sync && only) {
     only->synced = 1;

@@ -277,12 +277,7 @@ static dtrResult_t ncclExecute(dtrPlan_t plan, dtrResult_t checked, const void* 
 static void ncclDestroy(dtrPlan_t plan) {
   NcclState* s = plan->state;
   if (s && plan->device >= 0) cudaSetDevice(plan->device);
-  /* Not after a timeout: what is recorded may never finish on the device. */
-  if (s && s->timeline && !plan->broken) {
-    char label[160];
-    dtrTimelineLabel(plan, label, sizeof label);
-    dtrTimelineReport(s->timeline, label);
-  }
+  if (s) dtrTimelineReport(s->timeline, plan);
   ncclStateFree(s);
   plan->state = NULL;
 }

@@ -39,7 +39,7 @@ typedef struct {
   uint64_t* published;            /* ids of this rank's out allocations whose handles the peers have */
   int npublished;
   int* held;                      /* mappings of the peers' B this plan holds */
-  int nheld;
+  int nheld, heldCapacity;
   dtrPeerBuffer* records;         /* [nranks]: one execute's exchange */
   int ctas;
   int fused;                      /* the barriers inside the pass kernel */
@@ -163,9 +163,14 @@ static dtrResult_t exchangePointers(dtrPlan_t plan, P2pState* s, dtrResult_t che
 /* Keeps `n` new mappings (dropping those of allocations already held) and the published id. */
 static dtrResult_t keepMappings(dtrPlan_t plan, P2pState* s, const int* mappings, uint64_t id, int published) {
   const int p = plan->comm.nranks;
-  int* held = realloc(s->held, (size_t)(s->nheld + p) * sizeof *held);
-  if (!held) return dtrSetError(dtrOutOfMemory, "host allocation failed");
-  s->held = held;
+  /* Grown only when a new allocation could not fit: executes on buffers already held allocate nothing. */
+  if (s->nheld + p > s->heldCapacity) {
+    const int capacity = 2 * (s->nheld + p);
+    int* held = realloc(s->held, (size_t)capacity * sizeof *held);
+    if (!held) return dtrSetError(dtrOutOfMemory, "host allocation failed");
+    s->held = held;
+    s->heldCapacity = capacity;
+  }
   for (int q = 0; q < p; q++) {
     if (mappings[q] < 0) continue;
     int dup = 0;
@@ -301,12 +306,7 @@ static dtrResult_t p2pExecute(dtrPlan_t plan, dtrResult_t checked, const void* i
 static void p2pDestroy(dtrPlan_t plan) {
   if (plan->device >= 0) cudaSetDevice(plan->device);
   P2pState* s = plan->state;
-  /* Not after a timeout: what is recorded may never finish on the device. */
-  if (s && s->timeline && !plan->broken) {
-    char label[160];
-    dtrTimelineLabel(plan, label, sizeof label);
-    dtrTimelineReport(s->timeline, label);
-  }
+  if (s) dtrTimelineReport(s->timeline, plan);
   p2pStateFree(plan, plan->state);
   plan->state = NULL;
 }

@@ -289,7 +289,8 @@ void dtrTimelineEnd(dtrTimeline* t, cudaStream_t stream) {
   t->current = -1;
 }
 
-void dtrTimelineLabel(dtrPlan_t plan, char* buf, size_t len) {
+/* The report's name of a plan: backend, shape, type, ranks (and stages on the NCCL backend). */
+static void planLabel(dtrPlan_t plan, char* buf, size_t len) {
   const dtrGeometry* g = &plan->geo;
   int o = snprintf(buf, len, "%s %lld x %lld %s%s, %d ranks", dtrBackendName(plan->backend), (long long)g->rows,
                    (long long)g->cols, dtrDataTypeName(plan->type), g->batch > 1 ? " (batched)" : "", plan->comm.nranks);
@@ -297,8 +298,11 @@ void dtrTimelineLabel(dtrPlan_t plan, char* buf, size_t len) {
     snprintf(buf + o, len - (size_t)o, ", %d stage%s", plan->stages, plan->stages > 1 ? "s" : "");
 }
 
-void dtrTimelineReport(dtrTimeline* t, const char* label) {
-  if (!t) return;
+void dtrTimelineReport(dtrTimeline* t, dtrPlan_t plan) {
+  /* Not after a timeout: what is recorded may never finish on the device. */
+  if (!t || plan->broken) return;
+  char label[160];
+  planLabel(plan, label, sizeof label);
   /* Oldest first, so that the warm-up records are the first executes. */
   for (int k = 0; k < SLOTS; k++) readBack(t, (t->next + k) % SLOTS);
   if (!t->count) return;

@@ -84,10 +84,10 @@ void dtrTimelineBegin(dtrTimeline* t, cudaStream_t stream);
 void dtrTimelineMark(dtrTimeline* t, dtrMarkKind kind, int round, cudaStream_t stream);
 /* Closes the record on `stream` (the execute's end, where every stream has joined). */
 void dtrTimelineEnd(dtrTimeline* t, cudaStream_t stream);
-/* The report's name of a plan: backend, shape, type, ranks (and stages on the NCCL backend). */
-void dtrTimelineLabel(dtrPlan_t plan, char* buf, size_t len);
-/* Waits for the records still open on the device, then prints the summary (lines tagged REPORT). */
-void dtrTimelineReport(dtrTimeline* t, const char* label);
+/* At plan destroy: waits for the records still open on the device, then prints the summary (lines
+ * tagged REPORT) under the plan's name (backend, shape, type, ranks, and stages on the NCCL
+ * backend). Nothing for a plan that timed out, whose records may never finish. */
+void dtrTimelineReport(dtrTimeline* t, dtrPlan_t plan);
 void dtrTimelineDestroy(dtrTimeline* t);
 
 #endif
