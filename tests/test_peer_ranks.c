@@ -1,0 +1,210 @@
+/*
+ * The one-pass path's barriers among 2 to 8 ranks, emulated on one GPU: each rank is a stream with
+ * its own slab of A, its own slab of B and its own flags array, and its grouped launch
+ * (dtrTransposeGroupLaunch with `sync`) stores straight into every rank's B, as the p2p backend's
+ * does into its peers'. So the barrier protocol of any rank count runs on a machine of one GPU.
+ *
+ * Each rank runs, on its stream and without the host in between: execute 1 (A into B), a snapshot
+ * of its B (the owner reading its result), execute 2 (other data into the same B). The snapshot
+ * must hold all of execute 1 (the finish barrier: every rank's stores into this B came first) and
+ * nothing of execute 2 (the arrive barrier: no rank stores into this B before its owner has read
+ * it). The sequence runs twice, so the epochs and block counts carry over; shapes give some ranks
+ * no rows, and members that take several launches, so that both forms of the barriers (folded into
+ * the pass kernel, and kernels of their own) meet among the ranks. Bitwise, B poisoned first.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cuda_runtime_api.h>
+
+#include "check.h"
+#include "geometry.h"
+#include "launch.h"
+#include "pattern_host.h"
+
+#define CUDA_OK(call)                                                                               \
+  do {                                                                                              \
+    cudaError_t e_ = (call);                                                                        \
+    if (e_ != cudaSuccess) {                                                                        \
+      fprintf(stderr, "FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));    \
+      exit(1);                                                                                      \
+    }                                                                                               \
+  } while (0)
+
+enum { kMaxRanks = 8 };
+
+/* The second execute's data: the pattern with every byte flipped by this mask (not the poison,
+ * which flips every bit). */
+static const uint8_t kSecondData = 0xA5;
+
+typedef struct {
+  dtrRange rows, cols;       /* of A this rank owns; of A's columns, the rows of B it owns */
+  uint8_t *a[2], *b, *snap;  /* A of the two executes, B, the snapshot of B between them */
+  size_t aBytes, bBytes;
+  cudaStream_t stream;
+  uint64_t* flags;
+} Rank;
+
+static void xorBytes(uint8_t* p, size_t n, uint8_t mask) {
+  for (size_t i = 0; i < n; i++) p[i] ^= mask;
+}
+
+/* Entries of a B slab (on the GPU) that differ from the transpose of A's pattern flipped by mask. */
+static uint64_t wrongEntries(const Rank* q, const uint8_t* device, int64_t R, int64_t C, size_t e, uint8_t mask) {
+  uint8_t* h = malloc(q->bBytes ? q->bBytes : 1);
+  CUDA_OK(cudaMemcpy(h, device, q->bBytes, cudaMemcpyDeviceToHost));
+  xorBytes(h, q->bBytes, mask);
+  const uint64_t wrong = dtrHostPatternCheck(h, q->cols.count, R, q->cols.start, C, e);
+  free(h);
+  return wrong;
+}
+
+/* Waits for every stream; where they are not done in `seconds` (a barrier that never opens), raises
+ * the abort word so that the kernels end, and says so. */
+static int waitAll(Rank* ranks, int n, volatile unsigned* abortWord, double seconds) {
+  const time_t start = time(NULL);
+  for (;;) {
+    int done = 0;
+    for (int r = 0; r < n; r++) {
+      cudaError_t e = cudaStreamQuery(ranks[r].stream);
+      if (e == cudaSuccess) done++;
+      else if (e != cudaErrorNotReady) CUDA_OK(e);
+    }
+    if (done == n) return 1;
+    if (difftime(time(NULL), start) > seconds) {
+      *abortWord = 1;
+      CUDA_OK(cudaDeviceSynchronize());
+      *abortWord = 0;
+      return 0;
+    }
+    struct timespec nap = {0, 1000000};
+    nanosleep(&nap, NULL);
+  }
+}
+
+/* Rank r's members: its block of A for each rank q with columns, stored at r's rows of q's B. */
+static int membersOf(const Rank* ranks, int n, int r, int source, int64_t R, int64_t C, size_t e,
+                     dtrTransposeArgs* members) {
+  int count = 0;
+  if (ranks[r].rows.count == 0) return 0;
+  for (int q = 0; q < n; q++) {
+    if (ranks[q].cols.count == 0) continue;
+    members[count++] = (dtrTransposeArgs){ranks[r].a[source] + (size_t)ranks[q].cols.start * e, C,
+                                          ranks[q].b + (size_t)ranks[r].rows.start * e, R, ranks[r].rows.count,
+                                          ranks[q].cols.count, e, 1, 0, 0};
+  }
+  return count;
+}
+
+static void testRanks(int n, int64_t R, int64_t C, size_t e, int ctas) {
+  Rank ranks[kMaxRanks];
+  const size_t flagBytes = DTR_PEER_FLAG_WORDS(n) * sizeof(uint64_t);
+  unsigned* abortHost;
+  unsigned* abortDevice;
+  CUDA_OK(cudaHostAlloc((void**)&abortHost, sizeof *abortHost, cudaHostAllocMapped));
+  *abortHost = 0;
+  CUDA_OK(cudaHostGetDevicePointer((void**)&abortDevice, abortHost, 0));
+
+  for (int r = 0; r < n; r++) {
+    Rank* k = &ranks[r];
+    k->rows = dtrSplit(R, n, r);
+    k->cols = dtrSplit(C, n, r);
+    k->aBytes = (size_t)(k->rows.count * C) * e;
+    k->bBytes = (size_t)(k->cols.count * R) * e;
+    const size_t larger = k->aBytes > k->bBytes ? k->aBytes : k->bBytes;
+    uint8_t* h = malloc(larger ? larger : 1);
+    for (int s = 0; s < 2; s++) {
+      CUDA_OK(cudaMalloc((void**)&k->a[s], k->aBytes ? k->aBytes : 1));
+      dtrHostPatternFill(h, k->rows.count, C, k->rows.start, e);
+      xorBytes(h, k->aBytes, s ? kSecondData : 0);
+      CUDA_OK(cudaMemcpy(k->a[s], h, k->aBytes, cudaMemcpyHostToDevice));
+    }
+    CUDA_OK(cudaMalloc((void**)&k->b, k->bBytes ? k->bBytes : 1));
+    CUDA_OK(cudaMalloc((void**)&k->snap, k->bBytes ? k->bBytes : 1));
+    dtrHostPatternPoison(h, k->cols.count, R, k->cols.start, C, e);
+    CUDA_OK(cudaMemcpy(k->b, h, k->bBytes, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemset(k->snap, 0, k->bBytes ? k->bBytes : 1));
+    free(h);
+    CUDA_OK(cudaStreamCreateWithFlags(&k->stream, cudaStreamNonBlocking));
+    CUDA_OK(cudaMalloc((void**)&k->flags, flagBytes));
+    CUDA_OK(cudaMemset(k->flags, 0, flagBytes));
+  }
+  CUDA_OK(cudaDeviceSynchronize());
+
+  char what[120];
+  snprintf(what, sizeof what, "%d ranks, %lld x %lld, %zu-byte entries, %d blocks a member", n, (long long)R,
+           (long long)C, e, ctas);
+  const int rounds = 2;
+  for (int round = 0; round < rounds; round++) {
+    /* Every rank's whole sequence is queued before any is waited for: the ranks meet on the GPU. */
+    for (int r = 0; r < n; r++) {
+      dtrPeerFlags sync = {{NULL}, r, n, abortDevice};
+      for (int q = 0; q < n; q++) sync.peer[q] = ranks[q].flags;
+      dtrTransposeArgs members[kMaxRanks];
+      int count = membersOf(ranks, n, r, 0, R, C, e, members);
+      CUDA_OK(dtrTransposeGroupLaunch(dtrKernelAuto, members, count, ctas, &sync, ranks[r].stream));
+      CUDA_OK(cudaMemcpyAsync(ranks[r].snap, ranks[r].b, ranks[r].bBytes, cudaMemcpyDeviceToDevice, ranks[r].stream));
+      count = membersOf(ranks, n, r, 1, R, C, e, members);
+      CUDA_OK(dtrTransposeGroupLaunch(dtrKernelAuto, members, count, ctas, &sync, ranks[r].stream));
+    }
+    if (!waitAll(ranks, n, abortHost, 60)) {
+      EXPECT(0, "%s, round %d: the ranks did not finish within 60 s (barriers aborted)", what, round);
+      break;
+    }
+    for (int q = 0; q < n; q++) {
+      const uint64_t first = wrongEntries(&ranks[q], ranks[q].snap, R, C, e, 0);
+      const uint64_t second = wrongEntries(&ranks[q], ranks[q].b, R, C, e, kSecondData);
+      EXPECT(first == 0 && second == 0,
+             "%s, round %d, rank %d: %llu entries of the snapshot after execute 1 and %llu of B after execute 2 wrong",
+             what, round, q, (unsigned long long)first, (unsigned long long)second);
+      /* Epochs: two executes a round, each closed by both barriers; the block counts back at zero. */
+      uint64_t f[DTR_PEER_FLAG_WORDS(kMaxRanks)];
+      CUDA_OK(cudaMemcpy(f, ranks[q].flags, flagBytes, cudaMemcpyDeviceToHost));
+      const uint64_t epochs = 2 * (uint64_t)(round + 1);
+      int ok = f[0] == epochs && f[1 + 2 * n] == 0;
+      for (int p = 0; p < 2 * n; p++) ok &= f[1 + p] == epochs;
+      EXPECT(ok, "%s, round %d, rank %d: flags epoch %llu, rank 0 arrived %llu, finished %llu, block counts %llx; %llu executes",
+             what, round, q, (unsigned long long)f[0], (unsigned long long)f[1], (unsigned long long)f[1 + n],
+             (unsigned long long)f[1 + 2 * n], (unsigned long long)epochs);
+    }
+  }
+
+  for (int r = 0; r < n; r++) {
+    cudaFree(ranks[r].a[0]);
+    cudaFree(ranks[r].a[1]);
+    cudaFree(ranks[r].b);
+    cudaFree(ranks[r].snap);
+    cudaFree(ranks[r].flags);
+    cudaStreamDestroy(ranks[r].stream);
+  }
+  cudaFreeHost(abortHost);
+  printf("%-60s %s\n", what, dtrTestFailures ? "(failures so far)" : "ok");
+}
+
+int main(void) {
+  /* The ranks' kernels wait for one another, so they must run at once. CUDA loads a kernel's module
+   * at its first launch by default, and loading may wait for the kernels already running: a rank's
+   * first launch would then wait behind the others' waiting for it. Loaded up front, they cannot. */
+  setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    printf("SKIP: no GPU\n");
+    return DTR_TEST_SKIP;
+  }
+  /* rows, cols, entry bytes: whole 128-byte lines (one launch a rank: the barriers in the kernel),
+   * odd sides (members that start off their alignment take several launches on some ranks), fewer
+   * rows or columns than ranks (ranks with no members), and every entry size. */
+  const struct {
+    int64_t rows, cols;
+    size_t e;
+  } shapes[] = {{2048, 1024, 4}, {1999, 2003, 4}, {1000, 3001, 1}, {777, 1531, 2}, {640, 384, 8}, {513, 511, 16},
+                {3, 500, 4}, {700, 2, 8}, {1, 1, 1}};
+  const int rankCounts[] = {2, 3, 4, 5, 8};
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+    for (size_t k = 0; k < sizeof rankCounts / sizeof rankCounts[0]; k++)
+      testRanks(rankCounts[k], shapes[s].rows, shapes[s].cols, shapes[s].e, 1 + (int)(s % 3));
+  printf("%s\n", dtrTestFailures ? "FAILED" : "all passed");
+  return dtrTestFailures ? 1 : 0;
+}
