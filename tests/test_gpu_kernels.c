@@ -10,25 +10,13 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
+#include "cuda_check.h"
 #include "launch.h"
 #include "names.h"
 #include "pattern.h"
 #include "pattern_host.h"
 #include "stage_emulation.h"
 #include "tile_layout.h"
-
-/* The case in flight, named when a CUDA error ends the test (a kernel fault ends the context). */
-static char currentCase[160] = "";
-
-#define CUDA_OK(call)                                                                                       \
-  do {                                                                                                      \
-    cudaError_t e_ = (call);                                                                                \
-    if (e_ != cudaSuccess) {                                                                                \
-      fprintf(stderr, "FAIL %s:%d %s: %s%s%s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_),          \
-              currentCase[0] ? " in case " : "", currentCase);                                              \
-      exit(1);                                                                                              \
-    }                                                                                                       \
-  } while (0)
 
 static size_t roundUp(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
@@ -89,7 +77,7 @@ static void caseCheck(Case* c, const char* what) {
  */
 static void runCase(dtrKernel_t kernel, int64_t rows, int64_t cols, size_t e, int64_t lds, int64_t ldd, int shift,
                     dtrKernel_t expectRan) {
-  snprintf(currentCase, sizeof currentCase, "--case %s %lld %lld %zu %lld %lld %d", dtrKernelName(kernel),
+  snprintf(dtrTestCase, sizeof dtrTestCase, "--case %s %lld %lld %zu %lld %lld %d", dtrKernelName(kernel),
            (long long)rows, (long long)cols, e, (long long)lds, (long long)ldd, shift);
   Case c = caseSetup(rows, cols, e, lds, ldd, shift);
   dtrTransposeArgs args = caseArgs(&c);
@@ -98,7 +86,7 @@ static void runCase(dtrKernel_t kernel, int64_t rows, int64_t cols, size_t e, in
   caseCheck(&c, dtrKernelName(kernel));
   EXPECT(ran == expectRan, "%s %lldx%lld e=%zu: ran %s, expected %s", dtrKernelName(kernel), (long long)rows,
          (long long)cols, e, dtrKernelName(ran), dtrKernelName(expectRan));
-  currentCase[0] = 0;
+  dtrTestCase[0] = 0;
 }
 
 /* The flags of a one-rank group (launch.h's dtrPeerFlags) after `epochs` synced launches: each
@@ -235,7 +223,7 @@ static void testJoinedBatch(void) {
                     dstStride = rows * cols;
       const int shift = 3 * (int)e;
       const size_t srcBytes = (size_t)(batch * srcStride) * e, dstBytes = (size_t)(batch * dstStride) * e + shift;
-      snprintf(currentCase, sizeof currentCase, "joined batch of %lld, %lldx%lld e=%zu", (long long)batch,
+      snprintf(dtrTestCase, sizeof dtrTestCase, "joined batch of %lld, %lldx%lld e=%zu", (long long)batch,
                (long long)rows, (long long)cols, e);
       uint8_t *hs = malloc(srcBytes), *hd = malloc(dstBytes), *expect = malloc(dstBytes);
       for (size_t x = 0; x < srcBytes; x++) hs[x] = (uint8_t)dtrMix64(x + 11 * i + 7 * e);
@@ -262,7 +250,7 @@ static void testJoinedBatch(void) {
       free(hs);
       free(hd);
       free(expect);
-      currentCase[0] = 0;
+      dtrTestCase[0] = 0;
     }
 }
 

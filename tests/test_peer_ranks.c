@@ -19,18 +19,10 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
+#include "cuda_check.h"
 #include "geometry.h"
 #include "launch.h"
 #include "pattern_host.h"
-
-#define CUDA_OK(call)                                                                               \
-  do {                                                                                              \
-    cudaError_t e_ = (call);                                                                        \
-    if (e_ != cudaSuccess) {                                                                        \
-      fprintf(stderr, "FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));    \
-      exit(1);                                                                                      \
-    }                                                                                               \
-  } while (0)
 
 enum { kMaxRanks = 8 };
 

@@ -1,0 +1,24 @@
+/* A CUDA runtime call in a GPU test that must succeed, else the test ends at once (after a kernel
+ * fault the context is gone), naming the call and, where the test sets it, the case in flight. */
+#ifndef DTR_TEST_CUDA_CHECK_H
+#define DTR_TEST_CUDA_CHECK_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cuda_runtime_api.h>
+
+/* The case in flight (empty: none), so that a failure can be rerun alone. */
+static char dtrTestCase[160] = "";
+
+#define CUDA_OK(call)                                                                                       \
+  do {                                                                                                      \
+    cudaError_t e_ = (call);                                                                                \
+    if (e_ != cudaSuccess) {                                                                                \
+      fprintf(stderr, "FAIL %s:%d %s: %s%s%s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_),          \
+              dtrTestCase[0] ? " in case " : "", dtrTestCase);                                              \
+      exit(1);                                                                                              \
+    }                                                                                                       \
+  } while (0)
+
+#endif
