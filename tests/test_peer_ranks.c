@@ -1,8 +1,10 @@
 /*
- * The one-pass path's barriers among 2 to 8 ranks, emulated on one GPU: each rank is a stream with
- * its own slab of A, its own slab of B and its own flags array, and its grouped launch
+ * The one-pass path's barriers among 2 to 8 ranks, emulated by streams in one process: each rank is
+ * a stream with its own slab of A, its own slab of B and its own flags array, and its grouped launch
  * (dtrTransposeGroupLaunch with `sync`) stores straight into every rank's B, as the p2p backend's
- * does into its peers'. So the barrier protocol of any rank count runs on a machine of one GPU.
+ * does into its peers'. So the barrier protocol of any rank count runs on a machine of one GPU; where
+ * the machine has several GPUs that are all peers, rank r runs on GPU r % GPUs, and the flags and
+ * stores cross NVLink as in the backend.
  *
  * Each rank runs, on its stream and without the host in between: execute 1 (A into B), a snapshot
  * of its B (the owner reading its result), execute 2 (other data into the same B). The snapshot
@@ -31,6 +33,7 @@ enum { kMaxRanks = 8 };
 static const uint8_t kSecondData = 0xA5;
 
 typedef struct {
+  int gpu;
   dtrRange rows, cols;       /* of A this rank owns; of A's columns, the rows of B it owns */
   uint8_t *a[2], *b, *snap;  /* A of the two executes, B, the snapshot of B between them */
   size_t aBytes, bBytes;
@@ -66,7 +69,7 @@ static int waitAll(Rank* ranks, int n, volatile unsigned* abortWord, double seco
     if (done == n) return 1;
     if (difftime(time(NULL), start) > seconds) {
       *abortWord = 1;
-      CUDA_OK(cudaDeviceSynchronize());
+      for (int r = 0; r < n; r++) CUDA_OK(cudaStreamSynchronize(ranks[r].stream));
       *abortWord = 0;
       return 0;
     }
@@ -89,17 +92,19 @@ static int membersOf(const Rank* ranks, int n, int r, int source, int64_t R, int
   return count;
 }
 
-static void testRanks(int n, int64_t R, int64_t C, size_t e, int ctas) {
+static void testRanks(int n, int gpus, int64_t R, int64_t C, size_t e, int ctas) {
   Rank ranks[kMaxRanks];
   const size_t flagBytes = DTR_PEER_FLAG_WORDS(n) * sizeof(uint64_t);
   unsigned* abortHost;
   unsigned* abortDevice;
-  CUDA_OK(cudaHostAlloc((void**)&abortHost, sizeof *abortHost, cudaHostAllocMapped));
+  CUDA_OK(cudaHostAlloc((void**)&abortHost, sizeof *abortHost, cudaHostAllocMapped | cudaHostAllocPortable));
   *abortHost = 0;
   CUDA_OK(cudaHostGetDevicePointer((void**)&abortDevice, abortHost, 0));
 
   for (int r = 0; r < n; r++) {
     Rank* k = &ranks[r];
+    k->gpu = r % gpus;
+    CUDA_OK(cudaSetDevice(k->gpu));
     k->rows = dtrSplit(R, n, r);
     k->cols = dtrSplit(C, n, r);
     k->aBytes = (size_t)(k->rows.count * C) * e;
@@ -122,15 +127,16 @@ static void testRanks(int n, int64_t R, int64_t C, size_t e, int ctas) {
     CUDA_OK(cudaMalloc((void**)&k->flags, flagBytes));
     CUDA_OK(cudaMemset(k->flags, 0, flagBytes));
   }
-  CUDA_OK(cudaDeviceSynchronize());
+  for (int r = 0; r < n; r++) CUDA_OK(cudaStreamSynchronize(ranks[r].stream));
 
   char what[120];
-  snprintf(what, sizeof what, "%d ranks, %lld x %lld, %zu-byte entries, %d blocks a member", n, (long long)R,
-           (long long)C, e, ctas);
+  snprintf(what, sizeof what, "%d ranks on %d GPU%s, %lld x %lld, %zu-byte entries, %d blocks a member", n,
+           gpus < n ? gpus : n, gpus > 1 ? "s" : "", (long long)R, (long long)C, e, ctas);
   const int rounds = 2;
   for (int round = 0; round < rounds; round++) {
     /* Every rank's whole sequence is queued before any is waited for: the ranks meet on the GPU. */
     for (int r = 0; r < n; r++) {
+      CUDA_OK(cudaSetDevice(ranks[r].gpu));
       dtrPeerFlags sync = {{NULL}, r, n, abortDevice};
       for (int q = 0; q < n; q++) sync.peer[q] = ranks[q].flags;
       dtrTransposeArgs members[kMaxRanks];
@@ -163,6 +169,7 @@ static void testRanks(int n, int64_t R, int64_t C, size_t e, int ctas) {
   }
 
   for (int r = 0; r < n; r++) {
+    cudaSetDevice(ranks[r].gpu);
     cudaFree(ranks[r].a[0]);
     cudaFree(ranks[r].a[1]);
     cudaFree(ranks[r].b);
@@ -170,8 +177,9 @@ static void testRanks(int n, int64_t R, int64_t C, size_t e, int ctas) {
     cudaFree(ranks[r].flags);
     cudaStreamDestroy(ranks[r].stream);
   }
+  cudaSetDevice(0);
   cudaFreeHost(abortHost);
-  printf("%-60s %s\n", what, dtrTestFailures ? "(failures so far)" : "ok");
+  printf("%-72s %s\n", what, dtrTestFailures ? "(failures so far)" : "ok");
 }
 
 int main(void) {
@@ -194,9 +202,25 @@ int main(void) {
   } shapes[] = {{2048, 1024, 4}, {1999, 2003, 4}, {1000, 3001, 1}, {777, 1531, 2}, {640, 384, 8}, {513, 511, 16},
                 {3, 500, 4}, {700, 2, 8}, {1, 1, 1}};
   const int rankCounts[] = {2, 3, 4, 5, 8};
-  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-    for (size_t k = 0; k < sizeof rankCounts / sizeof rankCounts[0]; k++)
-      testRanks(rankCounts[k], shapes[s].rows, shapes[s].cols, shapes[s].e, 1 + (int)(s % 3));
+  /* One GPU, then (where there are several and each reaches every other) all of them. */
+  int gpuCounts[2] = {1, count}, peers = count > 1;
+  for (int d = 0; d < count && peers; d++)
+    for (int o = 0; o < count && peers; o++) {
+      int can = 0;
+      if (o != d) CUDA_OK(cudaDeviceCanAccessPeer(&can, d, o));
+      if (o != d && !can) peers = 0;
+      if (o != d && can) {
+        CUDA_OK(cudaSetDevice(d));
+        const cudaError_t err = cudaDeviceEnablePeerAccess(o, 0);
+        if (err == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
+        else CUDA_OK(err);
+      }
+    }
+  if (count > 1 && !peers) printf("the %d GPUs are not all peers: one GPU only\n", count);
+  for (int g = 0; g < 1 + peers; g++)
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+      for (size_t k = 0; k < sizeof rankCounts / sizeof rankCounts[0]; k++)
+        testRanks(rankCounts[k], gpuCounts[g], shapes[s].rows, shapes[s].cols, shapes[s].e, 1 + (int)(s % 3));
   printf("%s\n", dtrTestFailures ? "FAILED" : "all passed");
   return dtrTestFailures ? 1 : 0;
 }
