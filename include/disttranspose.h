@@ -148,7 +148,10 @@ dtrResult_t dtrPlanCreate(dtrPlan_t* plan, int64_t rows, int64_t cols, dtrDataTy
  * graph capturable. CPU backend: host pointers, returns when done (stream unused). in and out do not
  * overlap, except in == out on a plan made with config.inplace (in-place: one buffer holds A before
  * and B after). Plans on different communicators (a grid's rows and columns, halves of a split)
- * coexist; their executes may interleave on one stream or run on different streams. */
+ * coexist; their executes may interleave on one stream or run on different streams. Where plans
+ * that share ranks run on different streams, every rank issues their executes in the same order, as
+ * NCCL asks of its collectives: a GPU filled by one plan's kernels, waiting for their peers, cannot
+ * start another plan's that those peers wait for. */
 dtrResult_t dtrExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream);
 
 /* Collective. Waits for nothing: destroy after the last execute's stream work has finished. A plan
