@@ -15,6 +15,7 @@
 #include "names.h"
 #include "pattern.h"
 #include "pattern_host.h"
+#include "peer_flags_check.h"
 #include "stage_emulation.h"
 #include "tile_layout.h"
 
@@ -89,17 +90,6 @@ static void runCase(dtrKernel_t kernel, int64_t rows, int64_t cols, size_t e, in
   dtrTestCase[0] = 0;
 }
 
-/* The flags of a one-rank group (launch.h's dtrPeerFlags) after `epochs` synced launches: each
- * closed its epoch, both barriers reached it, and the block count is back at zero. */
-static void checkFlags(const uint64_t* flags, uint64_t epochs, const char* what) {
-  uint64_t h[DTR_PEER_FLAG_WORDS(1)];
-  CUDA_OK(cudaMemcpy(h, flags, sizeof h, cudaMemcpyDeviceToHost));
-  EXPECT(h[0] == epochs && h[1] == epochs && h[2] == epochs && h[3] == 0,
-         "%s: flags after %llu synced launches: epoch %llu, arrived %llu, finished %llu, block counts %llx", what,
-         (unsigned long long)epochs, (unsigned long long)h[0], (unsigned long long)h[1], (unsigned long long)h[2],
-         (unsigned long long)h[3]);
-}
-
 /* Grouped launches (the p2p backend's, here into this GPU's own memory): members of one entry size
  * at pitches that send them to each of the grouped kernels (16-byte, word, word-wide) and alone, with
  * shapes large enough for interior tiles, all checked; then the same with the barriers of a one-rank
@@ -134,11 +124,11 @@ static void testGroup(void) {
         snprintf(what, sizeof what, "%sgroup of %zu-byte entries, variant %s", synced ? "synced " : "", e,
                  mixed ? "mixed" : variant == 0 ? "0" : variant == 1 ? "1" : "2");
         for (int i = 0; i < 4; i++) caseCheck(&cases[i], what);
-        if (synced) checkFlags(flags.peer[0], ++epochs, what);
+        if (synced) expectPeerFlagsSettled(flags.peer[0], 1, ++epochs, what);
       }
   CUDA_OK(dtrTransposeGroupLaunch(dtrKernelAuto, NULL, 0, 0, &flags, 0));
   CUDA_OK(cudaDeviceSynchronize());
-  checkFlags(flags.peer[0], ++epochs, "synced group without members");
+  expectPeerFlagsSettled(flags.peer[0], 1, ++epochs, "synced group without members");
   cudaFree(flags.peer[0]);
 }
 
