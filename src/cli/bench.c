@@ -146,6 +146,18 @@ static dtrResult_t runAlltoall(void* ctx) {
   return dtrPlanAlltoall(op->plan, op->m->send, op->m->recv, op->peerBytes, op->m->stream);
 }
 
+/*
+ * The bare all-to-all in its best layout: every message whole 128-byte lines, which rounds the bytes
+ * up by less than 128 per peer. NCCL slows down by up to 70 % on messages that are not 16-byte
+ * multiples, and by 1-3 % on 16, 32 and 64 x an odd number: on 2 H200s (NVLink, registered buffers), about 268.4 MB a
+ * peer took 785 us at 16 x an odd number of bytes, 770 at 32 and 64 x, 763 from 128 x up to
+ * 4096 x, and 758 at 2^28 (notes/performance-log.md).
+ */
+size_t dtrBenchPeerBytes(unsigned long long bytesPerRank, int ranks) {
+  const size_t line = 128;
+  return ((size_t)(bytesPerRank / (unsigned long long)ranks) + line - 1) / line * line;
+}
+
 dtrResult_t dtrBenchTime(dtrResult_t (*fn)(void*), void* ctx, int gpu, cudaStream_t stream, int warmup, int iters,
                          double* us) {
   double* t = calloc(2 * (size_t)iters, sizeof *t);
@@ -238,9 +250,7 @@ dtrResult_t dtrBenchRun(const dtrCliOptions* o, int64_t rows, int64_t cols, dtrB
   m.gpu = (r->backend != dtrBackendCpu);
   m.inplace = o->inplace;
   const double totalBytes = (double)rows * (double)cols * (double)ls.entry_bytes;
-  /* The bare all-to-all in its best layout: every message a whole number of 16-byte words (NCCL
-   * slows down by up to 70 % on others), which rounds the bytes up by less than 16 per peer. */
-  const size_t peerBytes = ((size_t)(totalBytes / nranks) / (size_t)nranks + 15) / 16 * 16;
+  const size_t peerBytes = dtrBenchPeerBytes((unsigned long long)(totalBytes / nranks), nranks);
   Op op = {plan, &m, peerBytes};
   uint64_t wrong = 0;
   dtrResult_t res = dtrBenchCheckMemory(plan, m.gpu, slabBytes(o->inplace, &ls) + 2 * peerBytes * (size_t)nranks);

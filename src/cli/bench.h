@@ -37,6 +37,9 @@ dtrResult_t dtrBenchTime(dtrResult_t (*fn)(void*), void* ctx, int gpu, cudaStrea
 /* Collective over MPI_COMM_WORLD: refuses, on every rank, when the ranks of a host (GPU) cannot all
  * have `bytes` more of host memory (on the GPU: the plan's device) for the benchmark's buffers. */
 dtrResult_t dtrBenchCheckMemory(dtrPlan_t plan, int gpu, uint64_t bytes);
+/* The bytes the bare all-to-all sends each of `ranks` peers for `bytesPerRank`: rounded up to whole
+ * 128-byte lines, its best layout (bench.c). */
+size_t dtrBenchPeerBytes(unsigned long long bytesPerRank, int ranks);
 /* A buffer on the GPU or the host, with a message naming `what` when it cannot be had. */
 dtrResult_t dtrBenchAlloc(int gpu, void** p, size_t bytes, const char* what);
 void dtrBenchFree(int gpu, void* p);

@@ -61,11 +61,11 @@ dtrResult_t dtrPencilBenchRun(const dtrCliOptions* o, dtrGrid_t grid, dtrPencil_
   MPI_Comm group = dtrPlanComm(r.plan);
   MPI_Comm_size(group, &res->group);
   /* The bare all-to-all moves the group's mean bytes per rank, the same to every peer, in whole
-   * 16-byte words (its best layout, as in bench.c). */
+   * 128-byte lines (its best layout, dtrBenchPeerBytes). */
   unsigned long long groupBytes = 0;
   dtrResult_t rc = dtrBenchSum(in.bytes, &groupBytes, group);
   if (rc != dtrSuccess) goto done;
-  r.peerBytes = ((size_t)(groupBytes / (unsigned long long)res->group / (unsigned long long)res->group) + 15) / 16 * 16;
+  r.peerBytes = dtrBenchPeerBytes(groupBytes / (unsigned long long)res->group, res->group);
   unsigned long long* counter = NULL;
   uint64_t wrong = 0;
   rc = dtrBenchCheckMemory(r.plan, r.gpu, in.bytes + out.bytes + 2 * r.peerBytes * (size_t)res->group);
