@@ -74,7 +74,8 @@ cudaError_t groupBlocksPerMember(const void* kernel, int threads, size_t smem, c
 
 using namespace dtr;
 
-/* Members go to the 16-byte kernel's group where both pitches are whole 128-byte lines and, for
+/* Members with few rows go alone to the short-rows kernel (shortServes). The others go to the
+ * 16-byte kernel's group where both pitches are whole 128-byte lines and, for
  * entries the word kernel's group also serves (4, 8 and 16 bytes, aligned), whole 1024-byte multiples;
  * to the word kernel's group where their entries are aligned words; to the word-wide kernel's group
  * where they are 1 or 2 bytes (or 4 off their alignment); and the rest (tuples) one by one.
@@ -105,7 +106,8 @@ extern "C" cudaError_t dtrTransposeGroupLaunch(dtrKernel_t kernel, const dtrTran
     const dtrTransposeArgs* a = &members[i];
     if (a->entry_bytes != members[0].entry_bytes || a->rows < 0 || a->cols < 0) return cudaErrorInvalidValue;
     if (!a->rows || !a->cols || a->batch == 0) continue;
-    if (kernel != dtrKernelSimt && vectorGroupEligible(a)) vector.m[vector.count++] = transposeGroupMember(a);
+    if (shortServes(a)) alone[na++] = i;
+    else if (kernel != dtrKernelSimt && vectorGroupEligible(a)) vector.m[vector.count++] = transposeGroupMember(a);
     else if (wordGroupEligible(a)) word.m[word.count++] = transposeGroupMember(a);
     else if (subwordServes(a)) subword.m[subword.count++] = transposeGroupMember(a);
     else alone[na++] = i;

@@ -353,6 +353,7 @@ cudaError_t launchWordGroup(TransposeGroup& g, int ctas, cudaStream_t stream) {
 }
 
 cudaError_t launchSimt(const dtrTransposeArgs* a, cudaStream_t stream) {
+  if (shortServes(a)) return launchShort(a, stream);
   /* 1- and 2-byte entries, and 4-byte ones off their alignment: aligned words and shifts. */
   if (subwordServes(a)) return launchSubword(a, stream);
   /* The widest word that divides the entry and keeps every access aligned. */

@@ -94,10 +94,11 @@ static void runCase(dtrKernel_t kernel, int64_t rows, int64_t cols, size_t e, in
  * at pitches that send them to each of the grouped kernels (16-byte, word, word-wide) and alone, with
  * shapes large enough for interior tiles, all checked; then the same with the barriers of a one-rank
  * group, folded into the kernel where the members take one launch and around the launches where
- * they take more, and with no members at all. */
+ * they take more, and with no members at all. The mixed case adds a member of 9 rows, which goes
+ * alone (the short-rows kernel). */
 static void testGroup(void) {
   const size_t sizes[] = {1, 2, 4, 8, 16};
-  const int64_t shapes[][2] = {{300, 131}, {1009, 997}, {257, 1000}, {2048, 600}};
+  const int64_t shapes[][2] = {{300, 131}, {1009, 997}, {257, 1000}, {2048, 600}, {9, 1300}};
   dtrPeerFlags flags = {{NULL}, 0, 1, NULL};
   CUDA_OK(cudaMalloc((void**)&flags.peer[0], DTR_PEER_FLAG_WORDS(1) * sizeof(uint64_t)));
   CUDA_OK(cudaMemset(flags.peer[0], 0, DTR_PEER_FLAG_WORDS(1) * sizeof(uint64_t)));
@@ -106,11 +107,11 @@ static void testGroup(void) {
     for (size_t s = 0; s < 5; s++)
       for (int variant = 0; variant < 3; variant++) {
         const size_t e = sizes[s];
-        /* Synced, the last variant takes one member of each kind of launch. */
-        const int mixed = synced && variant == 2;
-        Case cases[4];
-        dtrTransposeArgs members[4];
-        for (int i = 0; i < 4; i++) {
+        /* Synced, the last variant takes one member of each kind of launch, and a short one. */
+        const int mixed = synced && variant == 2, n = mixed ? 5 : 4;
+        Case cases[5];
+        dtrTransposeArgs members[5];
+        for (int i = 0; i < n; i++) {
           const int64_t rows = shapes[i][0], cols = shapes[i][1];
           const int v = mixed ? i % 3 : variant;
           /* 0: whole 128-byte lines; 1: odd pitches; 2: a pointer off the entry's alignment. */
@@ -119,11 +120,11 @@ static void testGroup(void) {
           cases[i] = caseSetup(rows, cols, e, lds, ldd, v == 2 ? 1 : 0);
           members[i] = caseArgs(&cases[i]);
         }
-        CUDA_OK(dtrTransposeGroupLaunch(dtrKernelAuto, members, 4, 0, synced ? &flags : NULL, 0));
+        CUDA_OK(dtrTransposeGroupLaunch(dtrKernelAuto, members, n, 0, synced ? &flags : NULL, 0));
         char what[80];
         snprintf(what, sizeof what, "%sgroup of %zu-byte entries, variant %s", synced ? "synced " : "", e,
                  mixed ? "mixed" : variant == 0 ? "0" : variant == 1 ? "1" : "2");
-        for (int i = 0; i < 4; i++) caseCheck(&cases[i], what);
+        for (int i = 0; i < n; i++) caseCheck(&cases[i], what);
         if (synced) expectPeerFlagsSettled(flags.peer[0], 1, ++epochs, what);
       }
   CUDA_OK(dtrTransposeGroupLaunch(dtrKernelAuto, NULL, 0, 0, &flags, 0));
@@ -198,6 +199,40 @@ static void testSubword(void) {
   dtrKernelTuningSet(0, 0, 0, 0);
 }
 
+/* A batch of rows x cols transposes of e-byte entries, sources srcStride entries apart with a pitch
+ * of lds, results joined (pitch rows, one after another) `shift` bytes into their buffer, which is
+ * poisoned first; checked byte for byte against the host, bytes before the results included. */
+static void checkBatch(dtrKernel_t kernel, size_t e, int64_t batch, int64_t rows, int64_t cols, int64_t lds,
+                       int64_t srcStride, int shift, size_t seed) {
+  const int64_t dstStride = rows * cols;
+  const size_t srcBytes = (size_t)(batch * srcStride) * e, dstBytes = (size_t)(batch * dstStride) * e + shift;
+  uint8_t *hs = malloc(srcBytes), *hd = malloc(dstBytes), *expect = malloc(dstBytes);
+  for (size_t x = 0; x < srcBytes; x++) hs[x] = (uint8_t)dtrMix64(x + seed);
+  for (size_t x = 0; x < dstBytes; x++) expect[x] = (uint8_t)~dtrMix64(x);
+  memcpy(hd, expect, dstBytes);
+  for (int64_t b = 0; b < batch; b++)
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t c = 0; c < cols; c++)
+        memcpy(expect + shift + (size_t)(b * dstStride + c * rows + r) * e, hs + (size_t)(b * srcStride + r * lds + c) * e, e);
+  uint8_t *src, *dst;
+  CUDA_OK(cudaMalloc((void**)&src, srcBytes));
+  CUDA_OK(cudaMalloc((void**)&dst, dstBytes));
+  CUDA_OK(cudaMemcpy(src, hs, srcBytes, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(dst, hd, dstBytes, cudaMemcpyHostToDevice));
+  dtrTransposeArgs args = {src, lds, dst + shift, rows, rows, cols, e, batch, srcStride, dstStride};
+  CUDA_OK(dtrTransposeLaunch(kernel, &args, 0, NULL));
+  CUDA_OK(cudaMemcpy(hd, dst, dstBytes, cudaMemcpyDeviceToHost));
+  size_t wrong = 0;
+  for (size_t x = 0; x < dstBytes; x++) wrong += hd[x] != expect[x];
+  EXPECT(wrong == 0, "%zu bytes wrong", wrong);
+  cudaFree(src);
+  cudaFree(dst);
+  free(hs);
+  free(hd);
+  free(expect);
+  dtrTestCase[0] = 0;
+}
+
 /* Batches of the word-wide kernel whose result rows follow one another with no gap (output pitch =
  * rows, batch after batch), at a shifted output: each batch's first and last result rows start and
  * end inside sectors that the neighbouring batch's rows share. Checked byte for byte against the
@@ -205,43 +240,41 @@ static void testSubword(void) {
 static void testJoinedBatch(void) {
   const size_t sizes[] = {1, 2};
   const int64_t shapes[][2] = {{200, 301}, {1000, 77}, {45, 1000}};
-  const int64_t batch = 3;
   for (size_t s = 0; s < 2; s++)
     for (size_t i = 0; i < 3; i++) {
       const size_t e = sizes[s];
-      const int64_t rows = shapes[i][0], cols = shapes[i][1], lds = cols + 1, srcStride = rows * lds + 5,
-                    dstStride = rows * cols;
-      const int shift = 3 * (int)e;
-      const size_t srcBytes = (size_t)(batch * srcStride) * e, dstBytes = (size_t)(batch * dstStride) * e + shift;
-      snprintf(dtrTestCase, sizeof dtrTestCase, "joined batch of %lld, %lldx%lld e=%zu", (long long)batch,
-               (long long)rows, (long long)cols, e);
-      uint8_t *hs = malloc(srcBytes), *hd = malloc(dstBytes), *expect = malloc(dstBytes);
-      for (size_t x = 0; x < srcBytes; x++) hs[x] = (uint8_t)dtrMix64(x + 11 * i + 7 * e);
-      for (size_t x = 0; x < dstBytes; x++) expect[x] = (uint8_t)~dtrMix64(x);
-      memcpy(hd, expect, dstBytes);
-      for (int64_t b = 0; b < batch; b++)
-        for (int64_t r = 0; r < rows; r++)
-          for (int64_t c = 0; c < cols; c++)
-            memcpy(expect + shift + (size_t)(b * dstStride + c * rows + r) * e, hs + (size_t)(b * srcStride + r * lds + c) * e, e);
-      uint8_t *src, *dst;
-      CUDA_OK(cudaMalloc((void**)&src, srcBytes));
-      CUDA_OK(cudaMalloc((void**)&dst, dstBytes));
-      CUDA_OK(cudaMemcpy(src, hs, srcBytes, cudaMemcpyHostToDevice));
-      CUDA_OK(cudaMemcpy(dst, hd, dstBytes, cudaMemcpyHostToDevice));
-      dtrTransposeArgs args = {src, lds, dst + shift, rows, rows, cols, e, batch, srcStride, dstStride};
-      dtrKernel_t ran;
-      CUDA_OK(dtrTransposeLaunch(dtrKernelSimt, &args, 0, &ran));
-      CUDA_OK(cudaMemcpy(hd, dst, dstBytes, cudaMemcpyDeviceToHost));
-      size_t wrong = 0;
-      for (size_t x = 0; x < dstBytes; x++) wrong += hd[x] != expect[x];
-      EXPECT(wrong == 0, "%zu bytes wrong", wrong);
-      cudaFree(src);
-      cudaFree(dst);
-      free(hs);
-      free(hd);
-      free(expect);
-      dtrTestCase[0] = 0;
+      const int64_t rows = shapes[i][0], cols = shapes[i][1], lds = cols + 1;
+      snprintf(dtrTestCase, sizeof dtrTestCase, "joined batch of 3, %lldx%lld e=%zu", (long long)rows, (long long)cols, e);
+      checkBatch(dtrKernelSimt, e, 3, rows, cols, lds, rows * lds + 5, 3 * (int)e, 11 * i + 7 * e);
     }
+}
+
+/* Matrices of at most 32 rows (the short-rows kernel, whatever kernel is asked for; 16 for 1- and
+ * 2-byte entries): every entry size, rows around the limits (17 and 33 go to the tile kernels for
+ * their entries), columns within one tile, a ragged last tile and many tiles, result rows joined
+ * (ldd = rows) or padded, odd source pitches and pointers off their alignment; then batches whose
+ * result rows follow one another. */
+static void testShortRows(void) {
+  const dtrKernel_t kernels[] = {dtrKernelSimt, dtrKernelTma, dtrKernelSimt16};
+  const size_t sizes[] = {1, 2, 4, 8, 16};
+  const int64_t rowsList[] = {1, 2, 3, 8, 16, 17, 32, 33};
+  const int64_t colsList[] = {1, 37, 513, 70001};
+  for (size_t s = 0; s < 5; s++)
+    for (size_t r = 0; r < sizeof rowsList / sizeof rowsList[0]; r++)
+      for (size_t c = 0; c < (small ? 3u : 4u); c++) {
+        const size_t e = sizes[s];
+        const int64_t rows = rowsList[r], cols = colsList[c], aligned = (int64_t)(roundUp((size_t)cols * e, 16) / e);
+        for (size_t k = 0; k < 3; k++)
+          runCase(kernels[k], rows, cols, e, aligned, rows, 0, expectedRun(kernels[k], rows, cols, e, aligned, rows, 0));
+        runCase(dtrKernelSimt, rows, cols, e, cols, rows + 1, 0, dtrKernelSimt);
+        runCase(dtrKernelSimt, rows, cols, e, cols + 3, rows + 5, (int)(e > 1 ? e / 2 : 1), dtrKernelSimt);
+      }
+  for (size_t s = 0; s < 5; s++) {
+    const size_t e = sizes[s];
+    const int64_t rows = 7, cols = 1001, lds = cols + 2;
+    snprintf(dtrTestCase, sizeof dtrTestCase, "short-rows batch of 3, %lldx%lld e=%zu", (long long)rows, (long long)cols, e);
+    checkBatch(dtrKernelTma, e, 3, rows, cols, lds, rows * lds + 3, 0, 5 * e);
+  }
 }
 
 /* Word entries in columns of tiles longer than two waves of blocks, at pitches off the 128-byte
@@ -460,6 +493,7 @@ int main(int argc, char** argv) {
   testTuples();
   testSubword();
   testJoinedBatch();
+  testShortRows();
   testGroup();
   if (!small) testLongColumns();
   if (!quick) {
