@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine, in one go: build, run the GPU tests on 1..all GPUs, benchmark the local kernels
 # and the distributed transpose, and print a short table last. Stages: tests, kernels, dist (all by
-# default; also: sanitize, pencils, fft, targets). Full logs go to DTR_LOG_DIR (default build/device-check).
+# default; also: sanitize, pencils, fft, targets, odd). Full logs go to DTR_LOG_DIR (default build/device-check).
 # pencils: every pencil transpose of DTR_PENCIL_CASES (default 1024:c64 512:c64 512:c128) on the grids
 # DTR_GRIDS (default 2x2 1x4 with 4 GPUs), and the 2-D transposes of the same bytes per rank on each
 # grid's group size (DTR_MATRIX_CASES, "ranks:rows:cols:type"). fft: examples/fft3d on the same (its
@@ -15,6 +15,9 @@
 # x4) on each of DTR_TARGET_BACKENDS (default "p2p nccl"), and the pairs of odd and even shapes of
 # the same bytes in DTR_TARGET_PAIRS ("dtype:rows:cols,dtype:rows:cols ..."; by default c64 23170^2
 # against c64 32768 x 16384 and c64 46340^2 against fp32 65536^2: 1 and 4 GiB per rank on 4 ranks).
+# odd: the README's table of odd sides beside even ones, one run a matrix on DTR_TARGET_NP ranks and
+# each backend of DTR_ODD_BACKENDS (default auto), matrices DTR_ODD_CASES ("dtype:rows[:cols] ...";
+# by default fp32 and c64 powers of two, multiples of 1000 and primes, 64 MiB-4 GiB a rank on 4).
 set -uo pipefail
 source "$(dirname "$0")/common.sh"
 stages=${*:-tests kernels dist}
@@ -101,6 +104,24 @@ for stage in $stages; do
             note "## mpirun -np $np disttranspose -B $be -r $rows -c $cols -d $dt"
             grep -E "^  " "$logs/$tag.txt" | tee -a "$summary" >/dev/null
           done
+        done
+      done
+      ;;
+    odd)
+      np=${DTR_TARGET_NP:-$gpus}
+      evenFp32="fp32:8192 fp32:16384 fp32:32768 fp32:65536"
+      evenC64="c64:4096:8192 c64:8192:16384 c64:16384:32768 c64:32768:65536"
+      oddFp32="fp32:8000 fp32:16000 fp32:32000 fp32:64000 fp32:8191 fp32:16381 fp32:32749 fp32:65521"
+      oddC64="c64:6000 c64:12000 c64:23000 c64:46000 c64:5791 c64:11587 c64:23159 c64:46337"
+      for be in ${DTR_ODD_BACKENDS:-auto}; do
+        for case in ${DTR_ODD_CASES:-$evenFp32 $oddFp32 $evenC64 $oddC64}; do
+          IFS=: read -r dt rows cols <<<"$case"
+          cols=${cols:-$rows}
+          tag="odd-$np-$be-$dt-${rows}x$cols"
+          timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" "$DTR_BUILD/disttranspose" -B "$be" -r "$rows" -c "$cols" -d "$dt" \
+            -n 10 -w 3 -J "$logs/$tag.json" >"$logs/$tag.txt" 2>&1 </dev/null || status=1
+          note "## mpirun -np $np disttranspose -B $be -r $rows -c $cols -d $dt"
+          grep -E "^  |rror|Wrong" "$logs/$tag.txt" | tee -a "$summary" >/dev/null
         done
       done
       ;;
