@@ -212,11 +212,7 @@ static cudaError_t copy2dBatch(dtrCopy2dMethod method, const Copy2d& c, cudaStre
                          (c.batch > 1 ? c.dstride | c.sstride : 0);
   if (method == dtrCopy2dAuto) method = (align & 15) && c.width >= kShiftMinWidth ? dtrCopy2dShifted : dtrCopy2dWords;
   if (method == dtrCopy2dShifted) return copy2dShift(c, stream);
-  if (!(align & 15)) return copy2d<uint4>(c, stream);
-  if (!(align & 7)) return copy2d<uint64_t>(c, stream);
-  if (!(align & 3)) return copy2d<uint32_t>(c, stream);
-  if (!(align & 1)) return copy2d<uint16_t>(c, stream);
-  return copy2d<uint8_t>(c, stream);
+  return withWidestWord(align, [&](auto word) { return copy2d<decltype(word)>(c, stream); });
 }
 
 }  // namespace dtr

@@ -169,7 +169,7 @@ extern "C" void dtrKernelTuningSet(int tma_boxes, int tile_group, int streaming,
 
 extern "C" int dtrTransposeSupported(dtrKernel_t kernel, const dtrTransposeArgs* a) {
   if (!a || a->rows < 0 || a->cols < 0 || a->entry_bytes == 0) return 0;
-  if (kernel != dtrKernelAuto && kernel != dtrKernelSimt && shortServes(a)) return 0;
+  if (kernel != dtrKernelAuto && kernel != dtrKernelSimt && thinServes(a)) return 0;
   switch (kernel) {
     case dtrKernelAuto:
     case dtrKernelSimt:

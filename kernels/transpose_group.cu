@@ -74,7 +74,7 @@ cudaError_t groupBlocksPerMember(const void* kernel, int threads, size_t smem, c
 
 using namespace dtr;
 
-/* Members with few rows go alone to the short-rows kernel (shortServes). The others go to the
+/* Thin members (few rows or few columns) go alone to the thin kernels (thinServes). The others go to the
  * 16-byte kernel's group where both pitches are whole 128-byte lines and, for
  * entries the word kernel's group also serves (4, 8 and 16 bytes, aligned), whole 1024-byte multiples;
  * to the word kernel's group where their entries are aligned words; to the word-wide kernel's group
@@ -106,7 +106,7 @@ extern "C" cudaError_t dtrTransposeGroupLaunch(dtrKernel_t kernel, const dtrTran
     const dtrTransposeArgs* a = &members[i];
     if (a->entry_bytes != members[0].entry_bytes || a->rows < 0 || a->cols < 0) return cudaErrorInvalidValue;
     if (!a->rows || !a->cols || a->batch == 0) continue;
-    if (shortServes(a)) alone[na++] = i;
+    if (thinServes(a)) alone[na++] = i;
     else if (kernel != dtrKernelSimt && vectorGroupEligible(a)) vector.m[vector.count++] = transposeGroupMember(a);
     else if (wordGroupEligible(a)) word.m[word.count++] = transposeGroupMember(a);
     else if (subwordServes(a)) subword.m[subword.count++] = transposeGroupMember(a);

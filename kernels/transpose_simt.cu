@@ -353,16 +353,12 @@ cudaError_t launchWordGroup(TransposeGroup& g, int ctas, cudaStream_t stream) {
 }
 
 cudaError_t launchSimt(const dtrTransposeArgs* a, cudaStream_t stream) {
-  if (shortServes(a)) return launchShort(a, stream);
+  if (thinServes(a)) return launchThin(a, stream);
   /* 1- and 2-byte entries, and 4-byte ones off their alignment: aligned words and shifts. */
   if (subwordServes(a)) return launchSubword(a, stream);
   /* The widest word that divides the entry and keeps every access aligned. */
-  const uint64_t align = accessAlignment(a) | a->entry_bytes;
-  if (!(align & 15)) return launchSimtTyped<uint4>(a, stream);
-  if (!(align & 7)) return launchSimtTyped<uint64_t>(a, stream);
-  if (!(align & 3)) return launchSimtTyped<uint32_t>(a, stream);
-  if (!(align & 1)) return launchSimtTyped<uint16_t>(a, stream);
-  return launchSimtTyped<uint8_t>(a, stream);
+  return withWidestWord(accessAlignment(a) | a->entry_bytes,
+                        [&](auto word) { return launchSimtTyped<decltype(word)>(a, stream); });
 }
 
 }  // namespace dtr

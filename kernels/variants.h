@@ -84,22 +84,37 @@ inline uint64_t accessAlignment(const dtrTransposeArgs* a) {
          (batchOf(a) > 1 ? (uint64_t)a->dst_stride * s : 0);
 }
 
+/* Calls launch with a value of the widest word (uint4 down to uint8_t) whose size divides align, the
+ * OR of every address, pitch and width the kernel will touch: each access then stays aligned. */
+template <typename Launch>
+cudaError_t withWidestWord(uint64_t align, Launch launch) {
+  if (!(align & 15)) return launch(uint4{});
+  if (!(align & 7)) return launch(uint64_t{});
+  if (!(align & 3)) return launch(uint32_t{});
+  if (!(align & 1)) return launch(uint16_t{});
+  return launch(uint8_t{});
+}
+
 /* Whether the word-wide kernel (launchSubword) serves a: 1- and 2-byte entries, and 4-byte ones off
  * their alignment. */
 inline bool subwordServes(const dtrTransposeArgs* a) {
   return a->entry_bytes <= 2 || (a->entry_bytes == 4 && (accessAlignment(a) & 3));
 }
 
-/* Matrices of at most 32 rows (16 for 1- and 2-byte entries) go to the short-rows kernel
- * (transpose_short.cu) whatever the kernel asked for: the tile kernels' tiles of 64-256 rows would
- * run nearly empty. Entries of 1 to 16 bytes, powers of two (tuples keep the element-wise tiles).
- * The short-rows kernel moves 1- and 2-byte entries one by one at odd pitches, so they leave the
- * word-wide kernel only where its 128-row tiles are at most an eighth full: on 2 H200s, int8 64 x
- * 16777216 (32 rows a rank) took 2.30 x the all-to-all on NCCL with it, 1.99 x without. */
-constexpr int kShortRows = 32;
-inline bool shortServes(const dtrTransposeArgs* a) {
+/* Thin matrices, at most 32 rows or at most 32 columns (16 for 1- and 2-byte entries), go to the
+ * thin kernels (transpose_thin.cu) whatever the kernel asked for: the tile kernels' tiles of 64-256
+ * rows and 32-256 columns would run nearly empty. Entries of 1 to 16 bytes, powers of two (tuples
+ * keep the element-wise tiles). The thin kernels move 1- and 2-byte entries one by one at odd
+ * pitches, so they leave the word-wide kernel only where its 128-row tiles are at most an eighth
+ * full: on 2 H200s, int8 64 x 16777216 (32 rows a rank) took 2.30 x the all-to-all on NCCL with the
+ * few-rows kernel, 1.99 x without. */
+constexpr int kThinSide = 32;
+inline int64_t thinLimit(const dtrTransposeArgs* a) { return a->entry_bytes >= 4 ? kThinSide : kThinSide / 2; }
+/* The few-rows kernel; else, where thinServes, the few-columns one. */
+inline bool thinRows(const dtrTransposeArgs* a) { return a->rows <= thinLimit(a); }
+inline bool thinServes(const dtrTransposeArgs* a) {
   const uint64_t s = a->entry_bytes;
-  return a->rows <= (s >= 4 ? kShortRows : kShortRows / 2) && s <= 16 && (s & (s - 1)) == 0;
+  return (thinRows(a) || a->cols <= thinLimit(a)) && s <= 16 && (s & (s - 1)) == 0;
 }
 
 /* Each assumes its eligibility was checked (tile_layout.h's rules). cluster = 1 for plain TMA. */
@@ -108,8 +123,8 @@ cudaError_t launchSimt16(const dtrTransposeArgs* a, cudaStream_t stream);
 cudaError_t launchSimt(const dtrTransposeArgs* a, cudaStream_t stream);
 /* Entries of 1, 2 or 4 bytes at any pitch and alignment (transpose_subword.cu). */
 cudaError_t launchSubword(const dtrTransposeArgs* a, cudaStream_t stream);
-/* Matrices that shortServes (transpose_short.cu). */
-cudaError_t launchShort(const dtrTransposeArgs* a, cudaStream_t stream);
+/* Matrices that thinServes (transpose_thin.cu). */
+cudaError_t launchThin(const dtrTransposeArgs* a, cudaStream_t stream);
 
 }  // namespace dtr
 

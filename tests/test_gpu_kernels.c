@@ -95,7 +95,7 @@ static void runCase(dtrKernel_t kernel, int64_t rows, int64_t cols, size_t e, in
  * shapes large enough for interior tiles, all checked; then the same with the barriers of a one-rank
  * group, folded into the kernel where the members take one launch and around the launches where
  * they take more, and with no members at all. The mixed case adds a member of 9 rows, which goes
- * alone (the short-rows kernel). */
+ * alone (the few-rows kernel). */
 static void testGroup(void) {
   const size_t sizes[] = {1, 2, 4, 8, 16};
   const int64_t shapes[][2] = {{300, 131}, {1009, 997}, {257, 1000}, {2048, 600}, {9, 1300}};
@@ -249,32 +249,36 @@ static void testJoinedBatch(void) {
     }
 }
 
-/* Matrices of at most 32 rows (the short-rows kernel, whatever kernel is asked for; 16 for 1- and
- * 2-byte entries): every entry size, rows around the limits (17 and 33 go to the tile kernels for
- * their entries), columns within one tile, a ragged last tile and many tiles, result rows joined
- * (ldd = rows) or padded, odd source pitches and pointers off their alignment; then batches whose
- * result rows follow one another. */
-static void testShortRows(void) {
+/* Thin matrices, at most 32 rows or at most 32 columns (the thin kernels, whatever kernel is asked
+ * for; 16 for 1- and 2-byte entries): every entry size, thin sides around the limits (17 and 33 go to
+ * the tile kernels for their entries), long sides within one tile, a ragged last tile and many
+ * tiles, result rows joined (ldd = rows) or padded, odd source pitches and pointers off their
+ * alignment, each shape both ways round; then batches whose result rows follow one another. */
+static void testThin(void) {
   const dtrKernel_t kernels[] = {dtrKernelSimt, dtrKernelTma, dtrKernelSimt16};
   const size_t sizes[] = {1, 2, 4, 8, 16};
-  const int64_t rowsList[] = {1, 2, 3, 8, 16, 17, 32, 33};
-  const int64_t colsList[] = {1, 37, 513, 70001};
+  const int64_t thinList[] = {1, 2, 3, 8, 16, 17, 32, 33};
+  const int64_t longList[] = {1, 37, 513, 70001};
   for (size_t s = 0; s < 5; s++)
-    for (size_t r = 0; r < sizeof rowsList / sizeof rowsList[0]; r++)
-      for (size_t c = 0; c < (small ? 3u : 4u); c++) {
-        const size_t e = sizes[s];
-        const int64_t rows = rowsList[r], cols = colsList[c], aligned = (int64_t)(roundUp((size_t)cols * e, 16) / e);
-        for (size_t k = 0; k < 3; k++)
-          runCase(kernels[k], rows, cols, e, aligned, rows, 0, expectedRun(kernels[k], rows, cols, e, aligned, rows, 0));
-        runCase(dtrKernelSimt, rows, cols, e, cols, rows + 1, 0, dtrKernelSimt);
-        runCase(dtrKernelSimt, rows, cols, e, cols + 3, rows + 5, (int)(e > 1 ? e / 2 : 1), dtrKernelSimt);
-      }
-  for (size_t s = 0; s < 5; s++) {
-    const size_t e = sizes[s];
-    const int64_t rows = 7, cols = 1001, lds = cols + 2;
-    snprintf(dtrTestCase, sizeof dtrTestCase, "short-rows batch of 3, %lldx%lld e=%zu", (long long)rows, (long long)cols, e);
-    checkBatch(dtrKernelTma, e, 3, rows, cols, lds, rows * lds + 3, 0, 5 * e);
-  }
+    for (size_t t = 0; t < sizeof thinList / sizeof thinList[0]; t++)
+      for (size_t l = 0; l < (small ? 3u : 4u); l++)
+        for (int fewCols = 0; fewCols < 2; fewCols++) {
+          const size_t e = sizes[s];
+          const int64_t rows = fewCols ? longList[l] : thinList[t], cols = fewCols ? thinList[t] : longList[l];
+          const int64_t aligned = (int64_t)(roundUp((size_t)cols * e, 16) / e);
+          for (size_t k = 0; k < 3; k++)
+            runCase(kernels[k], rows, cols, e, aligned, rows, 0, expectedRun(kernels[k], rows, cols, e, aligned, rows, 0));
+          runCase(dtrKernelSimt, rows, cols, e, cols, rows + 1, 0, dtrKernelSimt);
+          runCase(dtrKernelSimt, rows, cols, e, cols + 3, rows + 5, (int)(e > 1 ? e / 2 : 1), dtrKernelSimt);
+        }
+  const int64_t batchShapes[][2] = {{7, 1001}, {1001, 7}};
+  for (size_t s = 0; s < 5; s++)
+    for (size_t i = 0; i < 2; i++) {
+      const size_t e = sizes[s];
+      const int64_t rows = batchShapes[i][0], cols = batchShapes[i][1], lds = cols + 2;
+      snprintf(dtrTestCase, sizeof dtrTestCase, "thin batch of 3, %lldx%lld e=%zu", (long long)rows, (long long)cols, e);
+      checkBatch(dtrKernelTma, e, 3, rows, cols, lds, rows * lds + 3, 0, 5 * e + i);
+    }
 }
 
 /* Word entries in columns of tiles longer than two waves of blocks, at pitches off the 128-byte
@@ -493,7 +497,7 @@ int main(int argc, char** argv) {
   testTuples();
   testSubword();
   testJoinedBatch();
-  testShortRows();
+  testThin();
   testGroup();
   if (!small) testLongColumns();
   if (!quick) {

@@ -112,11 +112,12 @@ static float timeOp(const Op* op, int warmup, int iters) {
 }
 
 static const char* shapeName(int i) {
-  static const char* names[] = {"square", "tall", "wide", "prime"};
+  static const char* names[] = {"square", "tall", "wide", "prime", "flat", "skinny"};
   return names[i];
 }
 
-/* Four shapes of about `bytes` each: square, rows x 1000, 1000 x cols, and prime sides. */
+/* Shapes of about `bytes` each: square, rows x 1000, 1000 x cols, prime sides; and, asked for by
+ * name only, the thin ones: 16 x cols (flat) and rows x 16 (skinny). */
 static void shapeFor(int which, size_t bytes, size_t e, int64_t* rows, int64_t* cols) {
   const int64_t n = (int64_t)(bytes / e);
   const int64_t side = (int64_t)sqrt((double)n);
@@ -124,6 +125,8 @@ static void shapeFor(int which, size_t bytes, size_t e, int64_t* rows, int64_t* 
     case 0: *rows = *cols = side / 16 * 16; break;
     case 1: *rows = n / 1000; *cols = 1000; break;
     case 2: *rows = 1000; *cols = n / 1000; break;
+    case 4: *rows = 16; *cols = n / 16; break;
+    case 5: *rows = n / 16; *cols = 16; break;
     default: {
       /* Largest primes below side and below side * 0.97. */
       int64_t p[2] = {side, (int64_t)(side * 0.97)};
@@ -199,7 +202,8 @@ static unsigned long long unpackWrong(const Op* u) {
 
 int main(int argc, char** argv) {
   int iters = 20, warmup = 3, c;
-  int useShape[4] = {1, 1, 1, 1};
+  enum { kShapes = 6 };
+  int useShape[kShapes] = {1, 1, 1, 1, 0, 0};
   size_t bytes = (size_t)1 << 30;
   char sizesArg[64] = "1,2,4,8,16", kernelsArg[256] = "tma,tma-mc2,tma-mc4,simt16,simt";
   const char* jsonPath = NULL;
@@ -207,7 +211,7 @@ int main(int argc, char** argv) {
     switch (c) {
       case 'q': useShape[1] = useShape[2] = useShape[3] = 0; break; /* the square shape only */
       case 'S': /* a comma-separated subset of the shapes, e.g. to profile one */
-        for (int i = 0; i < 4; i++) useShape[i] = strstr(optarg, shapeName(i)) != NULL;
+        for (int i = 0; i < kShapes; i++) useShape[i] = strstr(optarg, shapeName(i)) != NULL;
         break;
       case 'n': iters = atoi(optarg); break;
       case 'w': warmup = atoi(optarg); break;
@@ -217,7 +221,7 @@ int main(int argc, char** argv) {
       case 'J': jsonPath = optarg; break;
       default:
         printf("Usage: transpose-bench [-n iters] [-w warmup] [-s MiB per buffer] [-e 1,2,4,8,16] [-q | -S shape,...]\n"
-               "                       [-J file.json]  shapes: square, tall, wide, prime\n"
+               "                       [-J file.json]  shapes: square, tall, wide, prime; flat, skinny\n"
                "                       [-k variant,...]  variant: kernel[:boxes:group:streaming:tiles-per-block],\n"
                "                       kernel one of %s;\n"
                "                       or unpack, unpack-words, unpack-shift: the NCCL backend's 2-D copy on 2 ranks\n",
@@ -269,7 +273,7 @@ int main(int argc, char** argv) {
   for (char* t = strtok(sizesArg, ","); t; t = strtok(NULL, ",")) {
     const size_t e = (size_t)atoi(t);
     if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) continue;
-    for (int shape = 0; shape < 4; shape++) {
+    for (int shape = 0; shape < kShapes; shape++) {
       if (!useShape[shape]) continue;
       int64_t rows, cols;
       shapeFor(shape, bytes, e, &rows, &cols);

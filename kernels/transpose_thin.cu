@@ -1,0 +1,116 @@
+/*
+ * Transposes of thin matrices: at most kThinSide rows or at most kThinSide columns (half that for 1-
+ * and 2-byte entries). Few rows: a slab of a few rows per rank, the planes of a 3-D array spread over
+ * many ranks, any matrix far wider than tall. Few columns: the same seen from the other side (a
+ * tall, skinny slab whose result has a few rows per rank).
+ *
+ * Why: every tile kernel takes 64 to 256 rows and 32 to 256 columns a tile. With 8 rows (16 over 2
+ * ranks) the tile is 1/8 to 1/32 full, so each block moves a few hundred bytes and the launch is
+ * bound by blocks, not bytes. On 2 H200s, fp32 16 x 16777217 (512 MiB a rank) took 5.2 x the
+ * all-to-all of the same bytes on p2p and 2.5 x on NCCL; 2 x 134217728 took 42 x and 24 x; and
+ * 16777216 x 16 took 5.2 x and 1.9 x.
+ *
+ * So a tile here is every row (or column) of the thin side by kThinRunBytes along the long one.
+ * Few rows: the source rows are read as whole 512-byte runs into shared memory, and each result row,
+ * `rows` entries, is written by consecutive threads, so that a warp's stores cover consecutive
+ * result rows (one run where the output pitch is the row count, as in a pack). Few columns: the
+ * mirror image, whole source rows read by consecutive threads and each of the few result rows
+ * written as a 512-byte run. Entries move as k words W, the widest word that the pointers, pitches
+ * and entry size allow (as the element-wise kernel does).
+ */
+#include <stdint.h>
+
+#include "launch.h"
+#include "variants.h"
+
+namespace dtr {
+
+constexpr int kThinThreads = 256;
+constexpr int kThinRunBytes = 512; /* along the long side, per tile */
+/* The two ways a tile meets memory. Runs: `lines` lines of the tile, each the same words of memory
+ * (up to spanWords of TW). Crossed: `lines` lines of memory of `thinWords` words each, entry e of a
+ * line at tile line e, so that memory line l is the tile's column l. kToTile moves memory into the
+ * tile, else the tile into memory; G is W or const W. */
+template <bool kToTile, typename W, typename G>
+__device__ __forceinline__ void tileRuns(W* tile, uint32_t P, G* __restrict__ g, int64_t ld, uint32_t lines, uint32_t spanWords) {
+  constexpr uint32_t TW = kThinRunBytes / sizeof(W);
+  for (uint32_t i = threadIdx.x; i < lines * TW; i += kThinThreads) {
+    const uint32_t l = i / TW, x = i % TW;
+    if (x >= spanWords) continue;
+    if constexpr (kToTile) tile[l * P + x] = g[l * ld + x];
+    else g[l * ld + x] = tile[l * P + x];
+  }
+}
+
+template <bool kToTile, typename W, typename G>
+__device__ __forceinline__ void tileCrossed(W* tile, uint32_t P, G* __restrict__ g, int64_t ld, uint32_t lines, uint32_t thinWords,
+                                            uint32_t logK) {
+  const uint32_t k = 1u << logK;
+  for (uint32_t i = threadIdx.x; i < lines * thinWords; i += kThinThreads) {
+    const uint32_t l = i / thinWords, x = i - l * thinWords;
+    const uint32_t t = (x >> logK) * P + (l << logK) + (x & (k - 1));
+    if constexpr (kToTile) tile[t] = g[l * ld + x];
+    else g[l * ld + x] = tile[t];
+  }
+}
+
+/* `thin` (at most kThinSide) rows of the source (kFewCols false) or columns (true); `longSide` the
+ * other. A tile is every thin line by kThinRunBytes of the long side: read as runs and written crossed
+ * with few rows, read crossed and written as runs with few columns. */
+template <typename W, bool kFewCols>
+__global__ void __launch_bounds__(kThinThreads) thinKernel(const W* __restrict__ src, int64_t ldsW, W* __restrict__ dst,
+                                                           int64_t lddW, uint32_t thin, int64_t longSide, uint32_t logK,
+                                                           uint64_t tiles, int64_t srcBatchW, int64_t dstBatchW) {
+  constexpr uint32_t TW = kThinRunBytes / sizeof(W); /* words of the long side per tile */
+  /* Odd: a warp crossing the tile's lines hits distinct banks. A pad of 32 / n words (n the thin
+   * side's words) would spread such accesses over distinct banks where the odd pitch puts them on
+   * n + 32 / n - 1, but its larger tile ran slower on one H200 (fp32 flat / skinny 71 / 73 -> 58 /
+   * 60 % of copy, 8-byte entries 95 / 93 -> 83 / 84 %). */
+  constexpr uint32_t P = TW + 1;
+  __shared__ W tile[kThinSide * P];
+  src += blockIdx.z * srcBatchW;
+  dst += blockIdx.z * dstBatchW;
+  const uint32_t perTile = TW >> logK; /* entries of the long side per tile */
+  const uint32_t thinWords = thin << logK;
+  for (uint64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int64_t at = (int64_t)t * perTile;
+    const uint32_t span = longSide - at < perTile ? (uint32_t)(longSide - at) : perTile;
+    if constexpr (!kFewCols) {
+      tileRuns<true>(tile, P, src + (at << logK), ldsW, thin, span << logK);
+      __syncthreads();
+      tileCrossed<false>(tile, P, dst + at * lddW, lddW, span, thinWords, logK);
+    } else {
+      tileCrossed<true>(tile, P, src + at * ldsW, ldsW, span, thinWords, logK);
+      __syncthreads();
+      tileRuns<false>(tile, P, dst + (at << logK), lddW, thin, span << logK);
+    }
+    __syncthreads();
+  }
+}
+
+template <typename W>
+static cudaError_t launchThinTyped(const dtrTransposeArgs* a, cudaStream_t stream) {
+  const uint32_t k = (uint32_t)(a->entry_bytes / sizeof(W));
+  uint32_t logK = 0;
+  while ((1u << logK) < k) logK++;
+  const bool fewRows = thinRows(a);
+  const int64_t longSide = fewRows ? a->cols : a->rows;
+  const uint64_t perTile = (kThinRunBytes / sizeof(W)) >> logK;
+  const uint64_t tiles = ((uint64_t)longSide + perTile - 1) / perTile;
+  const uint64_t limit = 0x7fffffffu; /* gridDim.x; larger matrices take several tiles a block */
+  const dim3 grid((unsigned)(tiles < limit ? tiles : limit), 1, batchOf(a));
+  const uint32_t thin = (uint32_t)(fewRows ? a->rows : a->cols);
+  auto kernel = fewRows ? thinKernel<W, false> : thinKernel<W, true>;
+  kernel<<<grid, kThinThreads, 0, stream>>>(static_cast<const W*>(a->src), a->lds * k, static_cast<W*>(a->dst),
+                                            a->ldd * k, thin, longSide, logK, tiles, a->src_stride * k,
+                                            a->dst_stride * k);
+  return cudaGetLastError();
+}
+
+cudaError_t launchThin(const dtrTransposeArgs* a, cudaStream_t stream) {
+  /* The widest word that divides the entry and keeps every access aligned. */
+  return withWidestWord(accessAlignment(a) | a->entry_bytes,
+                        [&](auto word) { return launchThinTyped<decltype(word)>(a, stream); });
+}
+
+}  // namespace dtr
