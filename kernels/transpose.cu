@@ -112,6 +112,8 @@ KernelTuning tuningFor(dtrKernel_t kernel, size_t entryBytes) {
   return t;
 }
 
+bool tileGroupRequested() { return requested.tileGroup != 0; }
+
 uint32_t tileGroupForShape(const dtrTransposeArgs* a, uint32_t group, uint32_t tilesX, uint32_t tilesY, uint64_t resident) {
   if (requested.tileGroup) return (uint32_t)requested.tileGroup;
   const bool offLines = (sourceAlignment(a) & 127) != 0;
