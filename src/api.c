@@ -4,6 +4,7 @@
 
 #include <math.h>
 
+#include "backend_rule.h"
 #include "checks.h"
 #include "memory.h"
 #include "params.h"
@@ -121,8 +122,8 @@ static void setBackend(dtrPlan_t plan, dtrBackend_t b) {
   plan->ops = b == dtrBackendNccl ? &dtrNcclBackend : b == dtrBackendP2p ? &dtrP2pBackend : &dtrCpuBackend;
 }
 
-/* Auto: p2p where every rank is on one host with a GPU, NCCL where they span hosts, the CPU where a
- * rank has no GPU. *tryP2p: p2p is auto's first choice, to be replaced by NCCL if it cannot serve. */
+/* Auto: p2p where every rank is on one host with a GPU (unless the shape suits NCCL better,
+ * backend_rule.c), NCCL where they span hosts, the CPU where a rank has no GPU. *tryP2p: p2p is auto's first choice, to be replaced by NCCL if it cannot serve. */
 static dtrResult_t resolveBackend(dtrPlan_t plan, dtrBackend_t asked, int* tryP2p) {
   dtrBackend_t b = asked;
   *tryP2p = 0;
@@ -132,6 +133,11 @@ static dtrResult_t resolveBackend(dtrPlan_t plan, dtrBackend_t asked, int* tryP2
     DTRCHECK(dtrEveryRankHasGpu(plan->comm.comm, &everyone));
     b = everyone ? dtrBackendNccl : dtrBackendCpu;
     *tryP2p = everyone && plan->comm.nhosts == 1 && plan->comm.nranks > 1;
+    if (*tryP2p && !dtrP2pSuitsShape(&plan->geo)) {
+      INFO("auto: NCCL, not p2p: %zu-byte pieces of each result row would cross NVLink as partial lines",
+           (size_t)dtrInRows(&plan->geo, 0).count * plan->geo.entry_bytes);
+      *tryP2p = 0;
+    }
   }
   setBackend(plan, *tryP2p ? dtrBackendP2p : b);
   plan->automatic = asked == dtrBackendAuto;

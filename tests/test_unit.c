@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend_rule.h"
 #include "check.h"
 #include "disttranspose.h"
 #include "geometry.h"
@@ -246,6 +247,38 @@ static void testStageRule(void) {
     EXPECT(got == cases[i].want, "stages for %lld x %lld x %zu B on %d ranks, registered %d, segment rows to %d B: %d, expected %d",
            (long long)cases[i].rows, (long long)cases[i].cols, cases[i].e, cases[i].ranks, cases[i].registered,
            cases[i].segmentAlign, got, cases[i].want);
+  }
+}
+
+/* auto's rule inside a host: NCCL for result-row pieces of 16-32 bytes from 32 MiB a rank, p2p
+ * elsewhere (narrower and wider pieces, smaller sizes, few columns). */
+static void testBackendRule(void) {
+  const int64_t M = 1024 * 1024;
+  struct {
+    int64_t rows, cols, batch;
+    size_t e;
+    int ranks, wantP2p;
+  } cases[] = {
+    {16, 16 * M, 1, 4, 2, 0},    /* 8 rows a rank: 32-byte pieces, 512 MiB a rank */
+    {8, 32 * M, 1, 4, 2, 0},     /* 16-byte pieces */
+    {64, 16 * M, 1, 1, 2, 0},    /* int8, 32 rows a rank */
+    {4, 64 * M, 1, 4, 2, 1},     /* 8-byte pieces */
+    {32, 8 * M, 1, 4, 2, 1},     /* 64-byte pieces */
+    {16, 1 * M, 1, 4, 2, 0},     /* 32 MiB a rank */
+    {16, 512 * 1024, 1, 4, 2, 1}, /* 16 MiB a rank */
+    {16 * M, 16, 1, 4, 2, 1},    /* few columns: long pieces */
+    {32, 16 * M, 1, 4, 4, 0},    /* 8 rows a rank on 4 ranks */
+    {17, 16 * M, 1, 4, 2, 1},    /* 9 and 8 rows: the widest piece, 36 bytes */
+    {16, 1 * M, 16, 4, 2, 0},    /* a batch of 16: 512 MiB a rank */
+    {8192, 8192, 1, 4, 2, 1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    dtrGeometry g = dtrGeometryMatrix(cases[i].rows, cases[i].cols, cases[i].e, cases[i].ranks);
+    g.batch = cases[i].batch;
+    const int got = dtrP2pSuitsShape(&g);
+    EXPECT(got == cases[i].wantP2p, "p2p suits %lld x %lld (batch %lld) x %zu B on %d ranks: %d, expected %d",
+           (long long)cases[i].rows, (long long)cases[i].cols, (long long)cases[i].batch, cases[i].e, cases[i].ranks,
+           got, cases[i].wantP2p);
   }
 }
 
@@ -698,6 +731,7 @@ static void testTimelineSummary(void) {
 int main(void) {
   testTimelineSummary();
   testStageRule();
+  testBackendRule();
   testSplit();
   testExchangeLayout();
   testBatchedEmulation();
