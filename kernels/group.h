@@ -90,7 +90,7 @@ __device__ __forceinline__ void forEachGroupTile(const TransposeGroup& g, Tile t
  *   1000 x N split over ranks (500 rows, four tiles). int8 1000 x 1073741 1.59 in groups of 8, 1.33 /
  *   1.35 in groups of 64 / whole rows; fp16 1000 x 536870 1.43, 1.21 / 1.21; fp32 1000 x 268435 (word
  *   group) 1.16 in groups of 1, 1.01 / 1.04 in groups of 64 / whole rows.
- * - Else groups of t's width; where columnSpan > 0 (the word-wide group, the only one measured),
+ * - Else groups of `group` (the launch's own width); where columnSpan > 0 (the word-wide group, the only one measured),
  *   halved while width x columnSpan, what the blocks in flight write into at once, exceeds
  *   kGroupSpanBytes. Tall shapes (long result rows) lose with wide groups: int8 268435 x 4000 in groups of 1 / 2 / 4 / 8 / 16 (33
  *   MiB a tile column): 1.22 / 1.22 / 1.29 / 1.35 / 1.64; int8 134217 x 8000 (16 MiB) 2 / 4 / 8 / 16: 1.16 /
@@ -101,7 +101,7 @@ __device__ __forceinline__ void forEachGroupTile(const TransposeGroup& g, Tile t
  * A group asked for by dtrKernelTuningSet stays.
  */
 constexpr uint64_t kGroupSpanBytes = (uint64_t)40 << 20;
-uint32_t groupTileOrder(const TransposeGroup& g, const KernelTuning& t, int blocksPerMember, int64_t resultRowsPerTileColumn);
+uint32_t groupTileOrder(const TransposeGroup& g, uint32_t group, int blocksPerMember, int64_t resultRowsPerTileColumn);
 
 /* Blocks per member of a grouped launch (its members' tiles counted): `ctas` where given, else the
  * kernel's resident blocks on the device shared out evenly (at least one), no more than `cap` where

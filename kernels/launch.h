@@ -47,8 +47,8 @@ cudaError_t dtrTransposeLaunch(dtrKernel_t kernel, const dtrTransposeArgs* args,
  * Cross-GPU ordering of the one-pass path. Each rank owns one flags array in its device memory,
  * mapped into every peer: [0] its epoch (executes begun; where the barriers are folded into the
  * pass kernel, executes finished), [1 + q] the epoch at which rank q last arrived, [1 + n + q] the
- * epoch at which rank q last finished its stores, [1 + 2 n] the blocks of a pass kernel with the
- * barriers folded in that are done. peer[q] is rank q's array as mapped here (peer[rank] is this
+ * epoch at which rank q last finished its stores, [1 + 2 n] two 32-bit counts of the blocks of a
+ * pass kernel with the barriers folded in, those that have begun and those that are done. peer[q] is rank q's array as mapped here (peer[rank] is this
  * rank's own).
  */
 typedef struct {

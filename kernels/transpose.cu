@@ -112,16 +112,14 @@ KernelTuning tuningFor(dtrKernel_t kernel, size_t entryBytes) {
   return t;
 }
 
-bool tileGroupRequested() { return requested.tileGroup != 0; }
-
 uint32_t tileGroupForShape(const dtrTransposeArgs* a, uint32_t group, uint32_t tilesX, uint32_t tilesY, uint64_t resident) {
   if (requested.tileGroup) return (uint32_t)requested.tileGroup;
   const bool offLines = (sourceAlignment(a) & 127) != 0;
   return offLines && tilesY > 2 * resident ? tilesX : group;
 }
 
-uint32_t groupTileOrder(const TransposeGroup& g, const KernelTuning& t, int blocksPerMember, int64_t resultRowsPerTileColumn) {
-  if (requested.tileGroup) return (uint32_t)t.tileGroup;
+uint32_t groupTileOrder(const TransposeGroup& g, uint32_t group, int blocksPerMember, int64_t resultRowsPerTileColumn) {
+  if (requested.tileGroup) return (uint32_t)requested.tileGroup;
   uint32_t tallest = 0;
   uint64_t span = 0;
   for (int i = 0; i < g.count; i++) {
@@ -129,7 +127,7 @@ uint32_t groupTileOrder(const TransposeGroup& g, const KernelTuning& t, int bloc
     tallest = g.m[i].tilesY > tallest ? g.m[i].tilesY : tallest;
     span = columnSpan > span ? columnSpan : span;
   }
-  return dtrGroupWidth((uint32_t)t.tileGroup, tallest, blocksPerMember > 0 ? (uint32_t)blocksPerMember : 1u, span, kGroupSpanBytes);
+  return dtrGroupWidth(group, tallest, blocksPerMember > 0 ? (uint32_t)blocksPerMember : 1u, span, kGroupSpanBytes);
 }
 
 unsigned tileGrid(uint64_t tiles, uint64_t resident, int tilesPerCta) {

@@ -36,7 +36,7 @@ cudaError_t launchGroupTyped(TransposeGroup& g, int ctas, cudaStream_t stream) {
     return err;
   /* Whole tile rows where the columns of tiles are short (groupTileOrder); the span rule is not
    * measured for this kernel. */
-  g.tileGroup = groupTileOrder(g, tuningFor(dtrKernelSimt16, S), ctas, 0);
+  g.tileGroup = groupTileOrder(g, (uint32_t)tuningFor(dtrKernelSimt16, S).tileGroup, ctas, 0);
   simt16GroupKernel<S><<<(unsigned)(ctas * g.count), kSimt16Threads, smem, stream>>>(g);
   return cudaGetLastError();
 }

@@ -333,9 +333,7 @@ static cudaError_t launchWordGroupTyped(TransposeGroup& g, int ctas, cudaStream_
   /* Not tileGroupForShape's whole tile rows: with the stores going to peers over NVLink, they
    * collapsed (fp32 23170^2 on 2 H200s, 1.04 -> 6.3 x the all-to-all). Only where the columns of
    * tiles are short (fp32 1000 x 268435: 1.16 -> 1.04; the span rule is not measured here). */
-  KernelTuning t = tuningFor(dtrKernelSimt, sizeof(W));
-  if (!tileGroupRequested()) t.tileGroup = kWordGroupTiles;
-  g.tileGroup = groupTileOrder(g, t, ctas, 0);
+  g.tileGroup = groupTileOrder(g, kWordGroupTiles, ctas, 0);
   kernel<<<(unsigned)(ctas * g.count), dim3(kTile, kTileRowsPerPass), 0, stream>>>(g);
   return cudaGetLastError();
 }

@@ -480,7 +480,7 @@ static cudaError_t launchSubwordGroupTyped(TransposeGroup& g, int ctas, cudaStre
   cudaError_t err = groupBlocksPerMember((const void*)kernel, kSubwordThreads, 0, g,
                                          (kElementGroupBlocks + g.count - 1) / g.count, &ctas);
   if (err != cudaSuccess) return err;
-  g.tileGroup = groupTileOrder(g, tuningFor(dtrKernelSimt, S), ctas, W / S);
+  g.tileGroup = groupTileOrder(g, (uint32_t)tuningFor(dtrKernelSimt, S).tileGroup, ctas, W / S);
   kernel<<<(unsigned)(ctas * g.count), kSubwordThreads, 0, stream>>>(g);
   return cudaGetLastError();
 }

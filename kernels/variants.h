@@ -43,8 +43,6 @@ constexpr int kPersistent = -1;
 /* What dtrKernelTuningSet asked for, each knob left at 0 replaced by the value measured best for
  * this kernel and entry size. */
 KernelTuning tuningFor(dtrKernel_t kernel, size_t entryBytes);
-/* Whether dtrKernelTuningSet asked for a tile group (which then stays, whatever a launch prefers). */
-bool tileGroupRequested();
 
 /*
  * The tile group for tilesX x tilesY tiles with `resident` blocks at once: where the tiles start off

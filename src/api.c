@@ -135,7 +135,7 @@ static dtrResult_t resolveBackend(dtrPlan_t plan, dtrBackend_t asked, int* tryP2
     *tryP2p = everyone && plan->comm.nhosts == 1 && plan->comm.nranks > 1;
     if (*tryP2p && !dtrP2pSuitsShape(&plan->geo)) {
       INFO("auto: NCCL, not p2p: %zu-byte pieces of each result row would cross NVLink as partial lines",
-           (size_t)dtrInRows(&plan->geo, 0).count * plan->geo.entry_bytes);
+           dtrRowPieceBytes(&plan->geo));
       *tryP2p = 0;
     }
   }

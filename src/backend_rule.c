@@ -19,9 +19,13 @@
 static const size_t kPartialPieceMin = 16, kPartialPieceMax = 32;
 static const double kPartialPieceMinBytesPerRank = 32.0 * 1048576;
 
+size_t dtrRowPieceBytes(const dtrGeometry* g) {
+  /* Rank 0 holds the most rows (dtrSplit), so its piece is the widest. */
+  return (size_t)dtrInRows(g, 0).count * g->entry_bytes;
+}
+
 int dtrP2pSuitsShape(const dtrGeometry* g) {
   const double bytesPerRank = (double)g->rows * (double)g->cols * (double)g->batch * (double)g->entry_bytes / g->nranks;
-  /* Rank 0 holds the most rows (dtrSplit), so its piece is the widest. */
-  const size_t piece = (size_t)dtrInRows(g, 0).count * g->entry_bytes;
+  const size_t piece = dtrRowPieceBytes(g);
   return !(piece >= kPartialPieceMin && piece <= kPartialPieceMax && bytesPerRank >= kPartialPieceMinBytesPerRank);
 }

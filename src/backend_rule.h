@@ -4,6 +4,9 @@
 
 #include "geometry.h"
 
+/* The widest piece of a result row that one rank writes (its rows of A times the entry), in bytes. */
+size_t dtrRowPieceBytes(const dtrGeometry* g);
+
 /* 1 where p2p is expected to be the faster backend for `g`, 0 where NCCL is. Depends only on the
  * global shape, so every rank decides alike. */
 int dtrP2pSuitsShape(const dtrGeometry* g);

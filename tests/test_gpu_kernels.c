@@ -107,7 +107,7 @@ static void testGroup(void) {
     for (size_t s = 0; s < 5; s++)
       for (int variant = 0; variant < 3; variant++) {
         const size_t e = sizes[s];
-        /* Synced, the last variant takes one member of each kind of launch, and a short one. */
+        /* Synced, the last variant takes one member of each kind of launch, and a thin one. */
         const int mixed = synced && variant == 2, n = mixed ? 5 : 4;
         Case cases[5];
         dtrTransposeArgs members[5];
