@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "launch.h"
+#include "shifted_word.h"
 #include "tma_ptx.cuh"
 #include "variants.h"
 
@@ -134,29 +135,16 @@ __global__ void __launch_bounds__(256, 8)
       for (int64_t i = first < 0 ? 0 : first; i < first + 16 && i < (int64_t)width; i++) d[i] = s[i];
       continue;
     }
-    const uint4 lo = reinterpret_cast<const uint4*>(base)[0];
-    uint4 out = lo;
-    if (shift) {
-      const uint4 hi = reinterpret_cast<const uint4*>(base)[1];
-      const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-      const uint32_t q = shift >> 2, bits = 8 * (shift & 3);
-      uint32_t v[5];
-#pragma unroll
-      for (int i = 0; i < 5; i++) v[i] = q == 0 ? w[i] : q == 1 ? w[i + 1] : q == 2 ? w[i + 2] : w[i + 3];
-      out.x = __funnelshift_r(v[0], v[1], bits);
-      out.y = __funnelshift_r(v[1], v[2], bits);
-      out.z = __funnelshift_r(v[2], v[3], bits);
-      out.w = __funnelshift_r(v[3], v[4], bits);
-    }
+    const uint4* w = reinterpret_cast<const uint4*>(base);
+    const uint4 out = shift ? shiftedWord(w[0], w[1], shift) : w[0];
     if (first >= 0 && first + 16 <= (int64_t)width) {
       *reinterpret_cast<uint4*>(d + first) = out;
       continue;
     }
-    const uint32_t o[4] = {out.x, out.y, out.z, out.w};
 #pragma unroll
     for (int k = 0; k < 16; k++) {
       const int64_t i = first + k;
-      if (i >= 0 && i < (int64_t)width) d[i] = (uint8_t)(o[k / 4] >> (8 * (k % 4)));
+      if (i >= 0 && i < (int64_t)width) d[i] = byteOf(out, k);
     }
   }
 }

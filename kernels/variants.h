@@ -104,10 +104,10 @@ inline bool subwordServes(const dtrTransposeArgs* a) {
 /* Thin matrices, at most 32 rows or at most 32 columns (16 for 1- and 2-byte entries), go to the
  * thin kernels (transpose_thin.cu) whatever the kernel asked for: the tile kernels' tiles of 64-256
  * rows and 32-256 columns would run nearly empty. Entries of 1 to 16 bytes, powers of two (tuples
- * keep the element-wise tiles). The thin kernels move 1- and 2-byte entries one by one at odd
- * pitches, so they leave the word-wide kernel only where its 128-row tiles are at most an eighth
- * full: on 2 H200s, int8 64 x 16777216 (32 rows a rank) took 2.30 x the all-to-all on NCCL with the
- * few-rows kernel, 1.99 x without. */
+ * keep the element-wise tiles). 1- and 2-byte entries leave the word-wide kernel only where its
+ * 128-row tiles are at most an eighth full: on 2 H200s, int8 64 x 16777216 (32 rows a rank) took
+ * 2.30 x the all-to-all on NCCL with the few-rows kernel, 1.99 x without; that was the kernel that
+ * moved them one by one, before the pack kernel (thin_pack.h). */
 constexpr int kThinSide = 32;
 inline int64_t thinLimit(const dtrTransposeArgs* a) { return a->entry_bytes >= 4 ? kThinSide : kThinSide / 2; }
 /* The few-rows kernel; else, where thinServes, the few-columns one. */

@@ -270,6 +270,9 @@ static void testThin(void) {
             runCase(kernels[k], rows, cols, e, aligned, rows, 0, expectedRun(kernels[k], rows, cols, e, aligned, rows, 0));
           runCase(dtrKernelSimt, rows, cols, e, cols, rows + 1, 0, dtrKernelSimt);
           runCase(dtrKernelSimt, rows, cols, e, cols + 3, rows + 5, (int)(e > 1 ? e / 2 : 1), dtrKernelSimt);
+          /* Result rows padded to 16 bytes: a few-rows result's lines then take 16-byte chunks, the last
+           * one of a line in part where the line is not a multiple of 16 bytes. */
+          runCase(dtrKernelSimt, rows, cols, e, cols + 1, (int64_t)(roundUp((size_t)rows * e, 16) / e), 0, dtrKernelSimt);
         }
   const int64_t batchShapes[][2] = {{7, 1001}, {1001, 7}};
   for (size_t s = 0; s < 5; s++)

@@ -117,16 +117,16 @@ static const char* shapeName(int i) {
 }
 
 /* Shapes of about `bytes` each: square, rows x 1000, 1000 x cols, prime sides; and, asked for by
- * name only, the thin ones: 16 x cols (flat) and rows x 16 (skinny). */
-static void shapeFor(int which, size_t bytes, size_t e, int64_t* rows, int64_t* cols) {
+ * name only, the thin ones: `thin` x cols (flat) and rows x `thin` (skinny). */
+static void shapeFor(int which, size_t bytes, size_t e, int64_t thin, int64_t* rows, int64_t* cols) {
   const int64_t n = (int64_t)(bytes / e);
   const int64_t side = (int64_t)sqrt((double)n);
   switch (which) {
     case 0: *rows = *cols = side / 16 * 16; break;
     case 1: *rows = n / 1000; *cols = 1000; break;
     case 2: *rows = 1000; *cols = n / 1000; break;
-    case 4: *rows = 16; *cols = n / 16; break;
-    case 5: *rows = n / 16; *cols = 16; break;
+    case 4: *rows = thin; *cols = n / thin; break;
+    case 5: *rows = n / thin; *cols = thin; break;
     default: {
       /* Largest primes below side and below side * 0.97. */
       int64_t p[2] = {side, (int64_t)(side * 0.97)};
@@ -202,12 +202,13 @@ static unsigned long long unpackWrong(const Op* u) {
 
 int main(int argc, char** argv) {
   int iters = 20, warmup = 3, c;
+  int64_t thin = 16;
   enum { kShapes = 6 };
   int useShape[kShapes] = {1, 1, 1, 1, 0, 0};
   size_t bytes = (size_t)1 << 30;
   char sizesArg[64] = "1,2,4,8,16", kernelsArg[256] = "tma,tma-mc2,tma-mc4,simt16,simt";
   const char* jsonPath = NULL;
-  while ((c = getopt(argc, argv, "n:w:s:e:k:J:S:qh")) != -1) {
+  while ((c = getopt(argc, argv, "n:w:s:e:k:J:S:T:qh")) != -1) {
     switch (c) {
       case 'q': useShape[1] = useShape[2] = useShape[3] = 0; break; /* the square shape only */
       case 'S': /* a comma-separated subset of the shapes, e.g. to profile one */
@@ -219,9 +220,11 @@ int main(int argc, char** argv) {
       case 'e': snprintf(sizesArg, sizeof sizesArg, "%s", optarg); break;
       case 'k': snprintf(kernelsArg, sizeof kernelsArg, "%s", optarg); break;
       case 'J': jsonPath = optarg; break;
+      case 'T': thin = atoll(optarg); break;
       default:
         printf("Usage: transpose-bench [-n iters] [-w warmup] [-s MiB per buffer] [-e 1,2,4,8,16] [-q | -S shape,...]\n"
                "                       [-J file.json]  shapes: square, tall, wide, prime; flat, skinny\n"
+               "                       [-T n]  the thin side of flat and skinny (default 16)\n"
                "                       [-k variant,...]  variant: kernel[:boxes:group:streaming:tiles-per-block],\n"
                "                       kernel one of %s;\n"
                "                       or unpack, unpack-words, unpack-shift: the NCCL backend's 2-D copy on 2 ranks\n",
@@ -229,8 +232,8 @@ int main(int argc, char** argv) {
         return c == 'h' ? 0 : 2;
     }
   }
-  if (iters < 1 || warmup < 0 || bytes < 4096) {
-    fprintf(stderr, "transpose-bench: bad -n, -w or -s\n");
+  if (iters < 1 || warmup < 0 || bytes < 4096 || thin < 1 || thin > 1024) {
+    fprintf(stderr, "transpose-bench: bad -n, -w, -s or -T\n");
     return 2;
   }
   Variant variants[16];
@@ -276,7 +279,7 @@ int main(int argc, char** argv) {
     for (int shape = 0; shape < kShapes; shape++) {
       if (!useShape[shape]) continue;
       int64_t rows, cols;
-      shapeFor(shape, bytes, e, &rows, &cols);
+      shapeFor(shape, bytes, e, thin, &rows, &cols);
       const size_t n = (size_t)rows * cols * e;
       CUDA_OK(dtrPatternFillLaunch(src, rows, cols, 0, e, 0));
       Op op = {OpMemcpy, dtrKernelAuto, {src, cols, dst, rows, rows, cols, e, 1, 0, 0}, n, dtrCopy2dAuto, 0, 0, 0, 0, 0};
