@@ -56,6 +56,16 @@ inline uint32_t thinPackChunk(uintptr_t base, uint64_t ldB, uint64_t strideB, ui
   return (uint32_t)a;
 }
 
+/* A 16-byte load of the source, through the read-only path on the GPU (the address was an integer,
+ * so the compiler no longer knows it is global memory). */
+DTR_HOST_DEVICE uint4 loadWord(const uint4* p) {
+#ifdef __CUDA_ARCH__
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
 template <int U>
 struct UnitWord;
 template <>
@@ -86,7 +96,7 @@ DTR_HOST_DEVICE void packRunsToTile(uint32_t tid, uint8_t* tile, const uint8_t* 
     uint4 v;
     if (base >= lo && base + (shift ? 32 : 16) <= hi) {
       const uint4* w = reinterpret_cast<const uint4*>(base);
-      v = shift ? shiftedWord(w[0], w[1], shift) : w[0];
+      v = shift ? shiftedWord(loadWord(w), loadWord(w + 1), shift) : loadWord(w);
     } else {
       uint32_t b[4] = {0, 0, 0, 0};
 DTR_UNROLL
