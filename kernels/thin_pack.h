@@ -47,9 +47,10 @@ struct ThinPack {
   uint64_t srcBytes;
 };
 
-/* The chunk width of a thin transpose's crossed side (base: its pointer, ldB: its pitch, strideB: its
- * batch stride or 0, lineBytes: thin x E): the widest power of two up to 16 that divides them all
- * and is no wider than a line. */
+/* The chunk width of a thin transpose's memory lines of thin x E bytes (lineBytes), which lie in the
+ * destination with few rows and in the source with few columns (base: that side's pointer, ldB: its
+ * pitch, strideB: its batch stride or 0): the widest power of two up to 16 that divides them all and
+ * is no wider than a line. */
 inline uint32_t thinPackChunk(uintptr_t base, uint64_t ldB, uint64_t strideB, uint64_t lineBytes) {
   uint64_t a = 16;
   while (a > 1 && (a > lineBytes || ((base | ldB | strideB) & (a - 1)))) a /= 2;

@@ -123,7 +123,7 @@ static cudaError_t launchThinPackTyped(const dtrTransposeArgs* a, cudaStream_t s
   return cudaGetLastError();
 }
 
-/* The chunks of the crossed side: the destination with few rows, the source with few columns. */
+/* The chunk width of the memory lines of the thin side (thinPackChunk). */
 template <int E>
 static cudaError_t launchThinPack(const dtrTransposeArgs* a, cudaStream_t stream) {
   const bool fewRows = thinRows(a);
