@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include "launch.h"
+#include "widest_word.h"
 
 namespace dtr {
 
@@ -82,17 +83,6 @@ inline uint64_t accessAlignment(const dtrTransposeArgs* a) {
   const uint64_t s = a->entry_bytes;
   return sourceAlignment(a) | (uint64_t)(uintptr_t)a->dst | (uint64_t)a->ldd * s |
          (batchOf(a) > 1 ? (uint64_t)a->dst_stride * s : 0);
-}
-
-/* Calls launch with a value of the widest word (uint4 down to uint8_t) whose size divides align, the
- * OR of every address, pitch and width the kernel will touch: each access then stays aligned. */
-template <typename Launch>
-cudaError_t withWidestWord(uint64_t align, Launch launch) {
-  if (!(align & 15)) return launch(uint4{});
-  if (!(align & 7)) return launch(uint64_t{});
-  if (!(align & 3)) return launch(uint32_t{});
-  if (!(align & 1)) return launch(uint16_t{});
-  return launch(uint8_t{});
 }
 
 /* Whether the word-wide kernel (launchSubword) serves a: 1- and 2-byte entries, and 4-byte ones off

@@ -24,6 +24,7 @@
 #include "check.h"
 #include "pattern.h"
 #include "thin_pack.h"
+#include "widest_word.h"
 
 using namespace dtr;
 
@@ -60,17 +61,6 @@ static void runPack(const ThinPack& p) {
         thinPackStep<E, CW, kFewCols>(step, tid, reinterpret_cast<uint8_t*>(tile.data()), p, t);
 }
 
-template <int E, bool kFewCols>
-static void runWithChunk(uint32_t chunk, const ThinPack& p) {
-  switch (chunk) {
-    case 16: return runPack<E, uint4, kFewCols>(p);
-    case 8: return runPack<E, uint64_t, kFewCols>(p);
-    case 4: return runPack<E, uint32_t, kFewCols>(p);
-    case 2: return runPack<E, uint16_t, kFewCols>(p);
-    default: return runPack<E, uint8_t, kFewCols>(p);
-  }
-}
-
 /* rows x cols entries of E bytes, pitches lds and ldd (entries), pointers srcShift and dstShift bytes
  * past 16-byte boundaries, few columns or few rows, with the chunk width `chunk` (0: the launcher's
  * choice). */
@@ -92,8 +82,12 @@ static void runCase(bool fewCols, int64_t rows, int64_t cols, int64_t lds, int64
   const int64_t crossedLd = fewCols ? lds : ldd;
   const uint32_t picked = thinPackChunk((uintptr_t)(fewCols ? src.p : dst.p), (uint64_t)crossedLd * E, 0, (uint64_t)p.thin * E);
   if (!chunk) chunk = picked;
-  if (fewCols) runWithChunk<E, true>(chunk, p);
-  else runWithChunk<E, false>(chunk, p);
+  /* The word of `chunk` bytes, as the launcher picks it. */
+  withWidestWord(chunk, [&](auto word) {
+    if (fewCols) runPack<E, decltype(word), true>(p);
+    else runPack<E, decltype(word), false>(p);
+    return 0;
+  });
   uint64_t wrong = 0, padding = 0;
   for (int64_t j = 0; j < cols; j++)
     for (int64_t i = 0; i < (j + 1 < cols ? ldd : rows); i++)
