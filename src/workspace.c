@@ -26,9 +26,12 @@ dtrResult_t dtrMessageAlloc(void** ptr, size_t bytes, const char* what) {
     if (got != cudaSuccess) failed = cudaGetErrorString(got), *ptr = NULL;
   }
   /* Zeroed once: the padding of aligned segments is sent but never written by a pack, and should
-   * carry defined bytes (compute-sanitizer's initcheck reads the messages whole). */
+   * carry defined bytes (compute-sanitizer's initcheck reads the messages whole). Waited for here:
+   * the memset runs on the legacy stream, which a caller's non-blocking stream does not follow, so
+   * it could otherwise land after the first execute's packs or in-place copy and wipe them. */
   if (!failed) {
-    const cudaError_t zeroed = cudaMemset(*ptr, 0, bytes);
+    cudaError_t zeroed = cudaMemset(*ptr, 0, bytes);
+    if (zeroed == cudaSuccess) zeroed = cudaStreamSynchronize(cudaStreamLegacy);
     if (zeroed != cudaSuccess) failed = cudaGetErrorString(zeroed);
   }
   if (!failed) return dtrSuccess;
