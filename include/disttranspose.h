@@ -40,7 +40,8 @@ typedef enum {
   dtrSuccess = 0,
   dtrInvalidArgument = 1,  /* a bad size, type, pointer or option; the message names it */
   dtrMismatch = 2,         /* the ranks passed different arguments to a collective call */
-  dtrNoDevice = 3,         /* no usable GPU for this rank (none, or more ranks than GPUs) */
+  dtrNoDevice = 3,         /* no usable GPU for this rank (none, or one shared with another rank where
+                              the backend needs one per rank: NCCL) */
   dtrOutOfMemory = 4,      /* a workspace allocation failed */
   dtrCudaError = 5,        /* the CUDA runtime reported an error */
   dtrNcclError = 6,        /* NCCL reported an error */
@@ -67,13 +68,16 @@ typedef enum {
 
 typedef enum {
   dtrBackendAuto = 0,  /* p2p where every rank has a GPU and all are on one host (NCCL where p2p
-                          cannot serve), NCCL across hosts, CPU where a rank has no GPU */
-  dtrBackendNccl = 1,  /* device buffers, NCCL grouped send/recv */
+                          cannot serve, unless ranks share a GPU), NCCL across hosts, CPU where a
+                          rank has no GPU */
+  dtrBackendNccl = 1,  /* device buffers, NCCL grouped send/recv; one GPU per rank (NCCL's rule) */
   dtrBackendCpu = 2,   /* host buffers, MPI_Alltoallv */
   dtrBackendP2p = 3,   /* device buffers on GPUs of one host that reach each other's memory (NVLink,
                           PCIe peer-to-peer): one kernel per rank stores transposed tiles straight
                           into every rank's B; no staging buffers. out must be memory that CUDA IPC
-                          can export (cudaMalloc); each new out buffer is mapped once, on first use */
+                          can export (cudaMalloc); each new out buffer is mapped once, on first use.
+                          Ranks may share a GPU (CUDA IPC within one device): correct, but the GPU
+                          time-slices their processes, so an execute then takes milliseconds */
   dtrNumBackends
 } dtrBackend_t;
 

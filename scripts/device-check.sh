@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # On a GPU machine, in one go: build, run the GPU tests on 1..all GPUs, benchmark the local kernels
 # and the distributed transpose, and print a short table last. Stages: tests, kernels, dist (all by
-# default; also: sanitize, pencils, fft, targets, odd). Full logs go to DTR_LOG_DIR (default build/device-check).
+# default; also: sanitize, shared, pencils, fft, targets, odd). Full logs go to DTR_LOG_DIR (default
+# build/device-check). On a machine of one GPU the tests of the p2p backend run with 2-4 ranks sharing
+# it (the GPU time-slices them: exact, not fast); shared runs the CLI so on any machine (all on GPU 0).
 # pencils: every pencil transpose of DTR_PENCIL_CASES (default 1024:c64 512:c64 512:c128) on the grids
 # DTR_GRIDS (default 2x2 1x4 with 4 GPUs), and the 2-D transposes of the same bytes per rank on each
 # grid's group size (DTR_MATRIX_CASES, "ranks:rows:cols:type"). fft: examples/fft3d on the same (its
@@ -54,15 +56,35 @@ for stage in $stages; do
         note "  compute-sanitizer $tool: $r ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize-$tool.log" | tail -n1))"
       done
       # The distributed path: every rank under the sanitizer, small random configurations of every
-      # backend (NCCL's own probes for kernels of other architectures are API errors, not ours).
-      if [ "$gpus" -ge 2 ]; then
-        for be in nccl p2p; do
+      # backend (NCCL's own probes for kernels of other architectures are API errors, not ours). p2p
+      # runs on any GPU machine, its 2 ranks sharing the GPU where there is one; NCCL needs 2 GPUs.
+      backends=p2p
+      [ "$gpus" -ge 2 ] && backends="nccl p2p"
+      if [ "$gpus" -ge 1 ]; then
+        for be in $backends; do
           for tool in memcheck racecheck synccheck initcheck; do
             mpirun -np 2 compute-sanitizer --tool "$tool" --report-api-errors no --error-exitcode 9 \
               "$DTR_BUILD/tests/test_random" "$be" --count 12 --seed 5 >"$logs/sanitize-$be-$tool.log" 2>&1 && r=clean || { r="FAILED"; status=1; }
             note "  mpirun -np 2 compute-sanitizer --tool $tool test_random $be: $r ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize-$be-$tool.log" | tail -n1))"
           done
         done
+      fi
+      ;;
+    shared)
+      # Ranks that share a GPU (all of them on GPU 0): exact results and the header's notice on the
+      # p2p path, fp32 and c64 on odd shapes and pencils on 2 x 2; NCCL refused on every rank.
+      for run in "-r 4099 -c 3001 -d fp32" "-r 2053 -c 1031 -d c64" "-b 1M -e 64M -f 4 -d fp32" "--shape 129x66x35 --grid 2x2 -d c64"; do
+        tag="shared-$(echo "$run" | tr -c 'A-Za-z0-9' '_')"
+        timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np 4 -x CUDA_VISIBLE_DEVICES=0 "$DTR_BUILD/disttranspose" $run -C 2 -n 20 -w 5 \
+          -J "$logs/$tag.json" >"$logs/$tag.txt" 2>&1 </dev/null || status=1
+        note "## mpirun -np 4 (one GPU) disttranspose $run"
+        grep -E "share|not representative|^  |Wrong|rror" "$logs/$tag.txt" | tee -a "$summary" >/dev/null
+      done
+      if timeout 120 mpirun -np 2 -x CUDA_VISIBLE_DEVICES=0 "$DTR_BUILD/disttranspose" -B nccl -r 1000 >"$logs/shared-nccl.txt" 2>&1 </dev/null; then
+        status=1
+        note "## -B nccl on a shared GPU: NOT refused"
+      else
+        note "## -B nccl on a shared GPU: refused: $(grep -m1 -o 'NCCL allows one rank per GPU[^;]*' "$logs/shared-nccl.txt")"
       fi
       ;;
     kernels)

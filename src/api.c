@@ -6,6 +6,7 @@
 
 #include "backend_rule.h"
 #include "checks.h"
+#include "device.h"
 #include "memory.h"
 #include "params.h"
 #include "plan.h"
@@ -123,24 +124,31 @@ static void setBackend(dtrPlan_t plan, dtrBackend_t b) {
 }
 
 /* Auto: p2p where every rank is on one host with a GPU (unless the shape suits NCCL better,
- * backend_rule.c), NCCL where they span hosts, the CPU where a rank has no GPU. *tryP2p: p2p is auto's first choice, to be replaced by NCCL if it cannot serve. */
-static dtrResult_t resolveBackend(dtrPlan_t plan, dtrBackend_t asked, int* tryP2p) {
-  dtrBackend_t b = asked;
+ * backend_rule.c; always where ranks share a GPU, which NCCL refuses), NCCL where they span hosts,
+ * the CPU where a rank has no GPU. *tryP2p: p2p is auto's first choice, to be replaced by NCCL if it
+ * cannot serve. */
+static dtrResult_t resolveBackend(dtrPlan_t plan, const dtrConfig_t* cfg, int* tryP2p) {
+  dtrBackend_t b = cfg->backend;
   *tryP2p = 0;
   if (b == dtrBackendAuto) b = dtrEnvParamsGet()->backend;
+  int everyone = 1;
+  if (b == dtrBackendAuto) DTRCHECK(dtrEveryRankHasGpu(plan->comm.comm, &everyone));
+  if (b != dtrBackendCpu && everyone) DTRCHECK(dtrGpuPlacementFind(plan, cfg));
   if (b == dtrBackendAuto) {
-    int everyone = 0;
-    DTRCHECK(dtrEveryRankHasGpu(plan->comm.comm, &everyone));
     b = everyone ? dtrBackendNccl : dtrBackendCpu;
     *tryP2p = everyone && plan->comm.nhosts == 1 && plan->comm.nranks > 1;
-    if (*tryP2p && !dtrP2pSuitsShape(&plan->geo)) {
+    if (*tryP2p && plan->gpu.shared) {
+      INFO("auto: p2p: ranks share a GPU, and NCCL allows one rank per GPU");
+      b = dtrBackendP2p;
+      *tryP2p = 0; /* no NCCL to fall back on */
+    } else if (*tryP2p && !dtrP2pSuitsShape(&plan->geo)) {
       INFO("auto: NCCL, not p2p: %zu-byte pieces of each result row would cross NVLink as partial lines",
            dtrRowPieceBytes(&plan->geo));
       *tryP2p = 0;
     }
   }
   setBackend(plan, *tryP2p ? dtrBackendP2p : b);
-  plan->automatic = asked == dtrBackendAuto;
+  plan->automatic = cfg->backend == dtrBackendAuto;
   return dtrSuccess;
 }
 
@@ -233,7 +241,7 @@ static dtrResult_t finishPlan(dtrPlan_t plan, const dtrGeometry* geo, dtrDataTyp
   dtrExchangeLayoutFill(&plan->geo, plan->comm.rank, &plan->layout);
 
   int tryP2p = 0;
-  DTRCHECKGOTO(resolveBackend(plan, cfg->backend, &tryP2p), res, fail);
+  DTRCHECKGOTO(resolveBackend(plan, cfg, &tryP2p), res, fail);
   res = dtrSuccess;
   if (tryP2p) {
     plan->stages = 1;
@@ -522,4 +530,5 @@ dtrResult_t dtrPlanAlltoall(dtrPlan_t plan, const void* send, void* recv, size_t
 }
 
 int dtrPlanHosts(dtrPlan_t plan) { return plan->comm.nhosts; }
+int dtrPlanSharesGpu(dtrPlan_t plan) { return plan->gpu.shared; }
 MPI_Comm dtrPlanComm(dtrPlan_t plan) { return plan->comm.comm; }

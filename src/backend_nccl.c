@@ -106,7 +106,7 @@ static dtrResult_t registerWorkspace(dtrPlan_t plan, NcclState* s) {
 static dtrResult_t ncclCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   NcclState* s = calloc(1, sizeof *s);
   dtrResult_t res = s ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate the NCCL backend state");
-  if (res == dtrSuccess) res = dtrSelectDevice(plan, config, "NCCL", &plan->device);
+  if (res == dtrSuccess) res = dtrSelectDevice(plan, config, "NCCL", 1, &plan->device);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
   DTRCHECKGOTO(dtrPlanWorkspaceAcquire(plan, plan->device, dtrOwnBlockStashBytes(plan), &s->send, &s->recv, &s->stash), res, fail);
   DTRCHECKGOTO(dtrNcclCommAcquire(plan->comm.comm, plan->device, &s->nccl), res, fail);

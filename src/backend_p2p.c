@@ -100,6 +100,8 @@ static dtrResult_t checkPeers(dtrPlan_t plan) {
                         "rank %d's GPU (%s) is not visible to rank %d: the p2p backend needs every rank to see every "
                         "GPU (CUDA_VISIBLE_DEVICES)",
                         q, id, c->rank);
+    } else if (dev == plan->device) {
+      continue; /* ranks that share a GPU: CUDA IPC maps the other process's memory on the same device */
     } else if (cudaDeviceCanAccessPeer(&can, plan->device, dev) != cudaSuccess || !can) {
       (void)cudaGetLastError();
       res = dtrSetError(dtrInvalidArgument,
@@ -224,7 +226,7 @@ static dtrResult_t p2pCreate(dtrPlan_t plan, const dtrConfig_t* config) {
     s->records = calloc((size_t)p, sizeof *s->records);
     if (!s->records) res = dtrSetError(dtrOutOfMemory, "cannot allocate the p2p backend state");
   }
-  if (res == dtrSuccess) res = dtrSelectDevice(plan, config, "p2p", &plan->device);
+  if (res == dtrSuccess) res = dtrSelectDevice(plan, config, "p2p", 0, &plan->device);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, checkPeers(plan)), res, fail);
   DTRCHECKGOTO(createFlags(plan, s), res, fail);
@@ -261,7 +263,9 @@ static dtrResult_t p2pExecute(dtrPlan_t plan, dtrResult_t checked, const void* i
   int mappings[DTR_GROUP_MAX];
   uint64_t id = 0;
   int unshareable = 0;
-  DTRCHECK(exchangePointers(plan, s, checked, mine, -1, outs, mappings, &id, plan->automatic ? &unshareable : NULL));
+  /* Auto may hand buffers it cannot map to NCCL, except where ranks share a GPU (NCCL refuses that). */
+  const int mayHandOver = plan->automatic && !plan->gpu.shared;
+  DTRCHECK(exchangePointers(plan, s, checked, mine, -1, outs, mappings, &id, mayHandOver ? &unshareable : NULL));
   if (unshareable) {
     /* Auto chose p2p: buffers it cannot map (a stream-ordered pool's) go through NCCL instead. */
     if (!s->fallback) {
@@ -315,6 +319,8 @@ static void p2pDestroy(dtrPlan_t plan) {
 static dtrResult_t p2pAlltoall(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer,
                                cudaStream_t stream) {
   P2pState* s = plan->state;
+  if (plan->gpu.shared)
+    return dtrSetError(dtrInvalidArgument, "the bare NCCL all-to-all cannot run where ranks share a GPU (NCCL allows one rank per GPU)");
   CUDACHECK(cudaSetDevice(plan->device));
   if (!s->nccl) DTRCHECK(dtrNcclCommAcquire(plan->comm.comm, plan->device, &s->nccl));
   return dtrNcclAlltoall(s->nccl, plan->comm.nranks, send, recv, bytes_per_peer, stream);

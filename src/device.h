@@ -4,10 +4,16 @@
 
 #include "plan.h"
 
-/* Collective over the plan's communicator: the GPU this rank takes (config->device, else the current
- * one), checked on every rank (a GPU at all, one per node-local rank, no two ranks on one) before a
+/* Collective over the plan's communicator: which GPU each rank would take (config->device, else the
+ * current one) and which of them share one (the same PCI bus id on one host), into plan->gpu. Ranks
+ * that share a GPU are served by the p2p backend (CUDA IPC works between processes on one device,
+ * and the GPU time-slices their kernels), not by NCCL. */
+dtrResult_t dtrGpuPlacementFind(dtrPlan_t plan, const dtrConfig_t* config);
+
+/* Local: the GPU this rank takes (config->device, else the current one), checked (a GPU at all, and
+ * one of its own where `ownGpu`: NCCL's rule, with plan->gpu from dtrGpuPlacementFind) before a
  * transport is touched, and made current. `backend` names the backend in messages. */
-dtrResult_t dtrSelectDevice(dtrPlan_t plan, const dtrConfig_t* config, const char* backend, int* device);
+dtrResult_t dtrSelectDevice(dtrPlan_t plan, const dtrConfig_t* config, const char* backend, int ownGpu, int* device);
 
 /* Local: [p, p + bytes) is device memory of one allocation on the plan's device, aligned to the
  * element size. `name` names the argument in messages. */

@@ -9,6 +9,14 @@
 
 typedef struct dtrBackendOps dtrBackendOps;
 
+/* Where the plan's ranks sit on GPUs (device.c's dtrGpuPlacementFind). */
+typedef struct {
+  int shared;      /* agreed: two ranks of the plan on one host use the same GPU */
+  int shares_with; /* the lowest other rank of the plan on this rank's GPU; -1: none */
+  int sharers;     /* ranks of the plan on this rank's GPU, where it shares it */
+  char bus[32];    /* this rank's GPU's PCI bus id ("" without one) */
+} dtrGpuPlacement;
+
 struct dtrPlan {
   dtrComm comm;
   dtrGeometry geo;
@@ -18,6 +26,7 @@ struct dtrPlan {
   int automatic;         /* the backend was auto's choice: p2p may then hand an execute to NCCL */
   dtrKernel_t kernel;    /* resolved for the packs: never Auto on the NCCL backend */
   int device;            /* -1 on the CPU backend */
+  dtrGpuPlacement gpu;   /* found where a GPU backend is a candidate */
   int stages;            /* pipeline stages of the exchange (geometry.h's dtr*Stage), >= 1 */
   int stages_by_size;    /* nothing asked for a number: the backend may apply its rule at create */
   int inplace;           /* config.inplace: executes may pass in == out */
@@ -101,8 +110,9 @@ dtrResult_t dtrPlanCreateLike(dtrPlan_t plan, dtrBackend_t backend, dtrPlan_t* o
 /* Collective: the bare all-to-all of this plan's backend (for benchmarks). */
 dtrResult_t dtrPlanAlltoall(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer, cudaStream_t stream);
 
-/* Hosts and ranks of the plan's communicator (for reports). */
+/* Hosts and ranks of the plan's communicator, and whether ranks share a GPU (for reports). */
 int dtrPlanHosts(dtrPlan_t plan);
+int dtrPlanSharesGpu(dtrPlan_t plan);
 MPI_Comm dtrPlanComm(dtrPlan_t plan);
 
 #endif

@@ -1,7 +1,10 @@
-/* The node-local rank and the ranks on this node (the tests pick their GPU by it, as programs do). */
+/* The node-local rank and the ranks on this node, and the GPU a test rank takes by them, as programs
+ * do: the node-local rank's, modulo the GPUs, so that more ranks than GPUs share them (the p2p
+ * backend serves that; NCCL allows one rank per GPU). */
 #ifndef DTR_TEST_NODE_LOCAL_H
 #define DTR_TEST_NODE_LOCAL_H
 
+#include <cuda_runtime_api.h>
 #include <mpi.h>
 
 static inline void dtrTestNodeLocal(int* localRank, int* localSize) {
@@ -12,6 +15,18 @@ static inline void dtrTestNodeLocal(int* localRank, int* localSize) {
   MPI_Comm_rank(local, localRank);
   MPI_Comm_size(local, localSize);
   MPI_Comm_free(&local);
+}
+
+/* Collective: this rank's GPU made current (node-local rank modulo the GPUs). Returns the GPUs
+ * this rank sees (0: none, nothing made current); *shared: whether ranks of some host share a GPU. */
+static inline int dtrTestPickGpu(int* shared) {
+  int count = 0, localRank, localSize;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+  dtrTestNodeLocal(&localRank, &localSize);
+  int mine = count > 0 && localSize > count;
+  MPI_Allreduce(&mine, shared, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (count > 0) cudaSetDevice(localRank % count);
+  return count;
 }
 
 #endif

@@ -4,8 +4,9 @@
  * bit; CUDA-graph captures of execute (one stage and three); back-to-back executes into the same
  * buffers with no host synchronisation between them (B poisoned before each, checked after each:
  * a peer that writes too early or a result read too soon shows as wrong entries); device-buffer
- * checks; in-place executes (one buffer) the same way. With more ranks on a node than GPUs it checks
- * instead that every rank fails cleanly.
+ * checks; in-place executes (one buffer) the same way. Argument auto: the same with the backend auto
+ * chooses. With more ranks on a node than GPUs the ranks share them (p2p, auto); on NCCL it checks
+ * instead that every rank fails cleanly, and that auto takes p2p.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ static int rank, nranks;
 static cudaStream_t stream;
 static unsigned long long* dWrong;
 static dtrBackend_t backend = dtrBackendNccl;
+static int sharedGpu; /* ranks share GPUs (p2p and auto only) */
 
 static uint64_t sumRanks(uint64_t v) {
   uint64_t all = 0;
@@ -229,7 +231,8 @@ static void outOfMemory(void) {
 }
 
 /* Auto picks p2p on one host with several GPUs; an out buffer CUDA IPC cannot share (a stream-ordered
- * pool's) then goes through NCCL, exactly. */
+ * pool's) then goes through NCCL, exactly. Where ranks share a GPU NCCL cannot take over: such a
+ * buffer is refused on every rank, naming IPC, and a good one after it runs. */
 static void autoChoice(void) {
   const int64_t rows = 300 * nranks + 7, cols = 200 * nranks + 3;
   dtrPlan_t plan;
@@ -238,18 +241,52 @@ static void autoChoice(void) {
   if (res != dtrSuccess) return;
   dtrBackend_t b;
   dtrPlanGetBackend(plan, &b);
-  EXPECT(b == (nranks > 1 ? dtrBackendP2p : dtrBackendNccl), "auto chose %s on %d GPUs of one host", dtrBackendName(b), nranks);
+  EXPECT(b == (nranks > 1 ? dtrBackendP2p : dtrBackendNccl), "auto chose %s on %d ranks of one host", dtrBackendName(b), nranks);
   dtrLocalSize_t ls;
   dtrLocalSize(rows, cols, dtrComplex64, 1, MPI_COMM_WORLD, -1, &ls);
   Ctx c = {plan, NULL, NULL, NULL};
+  void *plain = NULL, *pooled = NULL;
   cudaMalloc(&c.a, ls.in_bytes);
-  cudaMallocAsync(&c.b, ls.out_bytes, stream);
+  cudaMalloc(&plain, ls.out_bytes);
+  cudaMallocAsync(&pooled, ls.out_bytes, stream);
+  c.b = pooled;
   dtrPatternFillLaunch(c.a, ls.in_rows, cols, ls.in_row_start, ls.entry_bytes, stream);
-  uint64_t wrong = verify(&ls, rows, cols, c.b, runExecute, &c) + backToBack(&ls, rows, cols, &c);
-  EXPECT(wrong == 0, "auto with pooled buffers: %llu wrong", (unsigned long long)wrong);
-  cudaFreeAsync(c.b, stream);
+  if (sharedGpu) {
+    res = dtrExecute(plan, c.a, c.b, stream);
+    EXPECT(res == dtrInvalidArgument && strstr(dtrGetLastError(), "IPC"), "pooled buffer on a shared GPU: %d %s", res,
+           dtrGetLastError());
+    c.b = plain;
+    EXPECT(verify(&ls, rows, cols, c.b, runExecute, &c) == 0, "auto on a shared GPU after a refused buffer: wrong entries");
+  } else {
+    uint64_t wrong = verify(&ls, rows, cols, c.b, runExecute, &c) + backToBack(&ls, rows, cols, &c);
+    EXPECT(wrong == 0, "auto with pooled buffers: %llu wrong", (unsigned long long)wrong);
+  }
+  cudaFreeAsync(pooled, stream);
   cudaStreamSynchronize(stream);
   cudaFree(c.a);
+  cudaFree(plain);
+  dtrPlanDestroy(plan);
+}
+
+/* Ranks that share a GPU on the NCCL backend: the plan fails on every rank, naming NCCL's rule and
+ * the backends that serve; auto takes p2p there. */
+static void sharedGpuRefusal(int count, int localSize) {
+  dtrConfig_t cfg;
+  dtrConfigInit(&cfg);
+  cfg.backend = dtrBackendNccl;
+  dtrPlan_t plan;
+  dtrResult_t res = dtrPlanCreate(&plan, 100, 100, dtrFloat32, 1, MPI_COMM_WORLD, &cfg);
+  EXPECT(res == dtrNoDevice && strstr(dtrGetLastError(), "NCCL allows one rank per GPU") &&
+             strstr(dtrGetLastError(), "p2p") && strstr(dtrGetLastError(), "share GPU"),
+         "%d ranks on %d GPUs: %d '%s'", localSize, count, res, dtrGetLastError());
+  if (rank == 0) printf("%d ranks on %d GPUs, nccl refused: %s\n", localSize, count, dtrGetLastError());
+  if (res == dtrSuccess) dtrPlanDestroy(plan);
+  res = dtrPlanCreate(&plan, 100, 100, dtrFloat32, 1, MPI_COMM_WORLD, NULL);
+  EXPECT(res == dtrSuccess, "auto on a shared GPU: %s", dtrGetLastError());
+  if (res != dtrSuccess) return;
+  dtrBackend_t b;
+  dtrPlanGetBackend(plan, &b);
+  EXPECT(b == dtrBackendP2p, "auto chose %s where ranks share a GPU", dtrBackendName(b));
   dtrPlanDestroy(plan);
 }
 
@@ -258,8 +295,9 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   if (argc > 1 && strcmp(argv[1], "p2p") == 0) backend = dtrBackendP2p;
-  int count = 0, localRank, localSize;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) count = 0;
+  if (argc > 1 && strcmp(argv[1], "auto") == 0) backend = dtrBackendAuto;
+  int localRank, localSize, shared = 0;
+  const int count = dtrTestPickGpu(&shared);
   dtrTestNodeLocal(&localRank, &localSize);
   int none = count == 0, anyNone = 0;
   MPI_Allreduce(&none, &anyNone, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -268,18 +306,10 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return DTR_TEST_SKIP;
   }
-  if (localSize > count) {
-    /* More ranks than GPUs: the plan must fail on every rank, naming the problem. */
-    dtrConfig_t cfg;
-    dtrConfigInit(&cfg);
-    cfg.backend = backend;
-    dtrPlan_t plan;
-    dtrResult_t res = dtrPlanCreate(&plan, 100, 100, dtrFloat32, 1, MPI_COMM_WORLD, &cfg);
-    EXPECT(res == dtrNoDevice && strstr(dtrGetLastError(), "GPU"), "%d ranks on %d GPUs: %d '%s'", localSize, count, res,
-           dtrGetLastError());
-    if (rank == 0) printf("%d ranks on %d GPUs refused: %s\n", localSize, count, dtrGetLastError());
+  if (shared && backend == dtrBackendNccl) {
+    sharedGpuRefusal(count, localSize);
   } else {
-    cudaSetDevice(localRank);
+    sharedGpu = shared;
     cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
     cudaMalloc((void**)&dWrong, sizeof *dWrong);
     dtrShape shapes[32];
@@ -335,7 +365,7 @@ int main(int argc, char** argv) {
     inPlaceCases += 2;
     cases += inPlaceCases;
     badBuffers();
-    if (backend == dtrBackendP2p) autoChoice();
+    if (backend != dtrBackendNccl) autoChoice();
     EXPECT(wrong == 0, "%llu wrong entries", (unsigned long long)wrong);
     if (rank == 0)
       printf("%s, %d ranks, %d cases (%d in place): %llu wrong entries\n", dtrBackendName(backend), nranks, cases,

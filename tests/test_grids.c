@@ -336,10 +336,10 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   if (argc > 1 && !strcmp(argv[1], "nccl")) backend = dtrBackendNccl;
   if (argc > 1 && !strcmp(argv[1], "p2p")) backend = dtrBackendP2p;
+  if (argc > 1 && !strcmp(argv[1], "auto")) backend = dtrBackendAuto;
   gpu = backend != dtrBackendCpu;
-  /* The program picks its GPU (the node-local rank's); the library takes the current one. */
-  if (dtrTestMemoryInit(&mem, gpu) == DTR_TEST_SKIP) {
-    if (rank == 0) printf("SKIP: needs a GPU per rank\n");
+  /* The program picks its GPU (the node-local rank's, test_memory.h); the library takes the current one. */
+  if (dtrTestMemoryInit(&mem, backend) == DTR_TEST_SKIP) {
     MPI_Finalize();
     return DTR_TEST_SKIP;
   }

@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
+#include "disttranspose.h"
 #include "node_local.h"
 #include "pattern_host.h"
 
@@ -20,20 +21,26 @@ typedef struct {
   unsigned long long* counter; /* the device's wrong-entry count */
 } dtrTestMemory;
 
-/* Collective. GPU backends: the node-local rank's GPU, a stream and a counter; returns 0, or
- * DTR_TEST_SKIP on every rank when a host has fewer GPUs than ranks. */
-static inline int dtrTestMemoryInit(dtrTestMemory* m, int gpu) {
+/* Collective. GPU backends: the node-local rank's GPU (shared where there are more ranks than GPUs),
+ * a stream and a counter; returns 0, or DTR_TEST_SKIP on every rank (with the reason printed) where
+ * a rank has no GPU, or where ranks would share one on the NCCL backend, which allows one rank per GPU. */
+static inline int dtrTestMemoryInit(dtrTestMemory* m, dtrBackend_t backend) {
+  const int gpu = backend != dtrBackendCpu;
   m->gpu = gpu;
   m->stream = NULL;
   m->counter = NULL;
   if (!gpu) return 0;
-  int devices = 0, localRank, localSize;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
-  dtrTestNodeLocal(&localRank, &localSize);
-  int short_ = devices < localSize, any = 0;
-  MPI_Allreduce(&short_, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (any) return DTR_TEST_SKIP;
-  cudaSetDevice(localRank);
+  int rank, shared = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int none = dtrTestPickGpu(&shared) == 0, anyNone = 0;
+  MPI_Allreduce(&none, &anyNone, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  const char* why = anyNone ? "a rank sees no GPU"
+                    : shared && backend == dtrBackendNccl ? "ranks would share a GPU, and NCCL allows one rank per GPU"
+                                                          : NULL;
+  if (why) {
+    if (rank == 0) printf("SKIP: %s\n", why);
+    return DTR_TEST_SKIP;
+  }
   cudaStreamCreateWithFlags(&m->stream, cudaStreamNonBlocking);
   cudaMalloc((void**)&m->counter, sizeof *m->counter);
   return 0;

@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
     return DTR_TEST_SKIP;
   }
   dtrTestMemory mem;
-  if (dtrTestMemoryInit(&mem, gpu) == DTR_TEST_SKIP) {
+  if (dtrTestMemoryInit(&mem, backend) == DTR_TEST_SKIP) {
     MPI_Finalize();
     return DTR_TEST_SKIP;
   }

@@ -336,13 +336,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (o->gpu) {
-    /* The program picks its GPU (the node-local rank); the library takes the current one. */
+    /* The program picks its GPU (the node-local rank's, modulo the GPUs: more ranks than GPUs share
+     * them, which the p2p backend serves); the library takes the current one. */
     MPI_Comm local;
-    int localRank;
+    int localRank, count = 0;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
     MPI_Comm_rank(local, &localRank);
     MPI_Comm_free(&local);
-    cudaSetDevice(localRank);
+    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) cudaSetDevice(localRank % count);
   }
   char err[512] = "";
   int bad = setup(&f, err, sizeof err) != 0, anyBad = 0;

@@ -250,7 +250,8 @@ dtrResult_t dtrBenchRun(const dtrCliOptions* o, int64_t rows, int64_t cols, dtrB
   m.gpu = (r->backend != dtrBackendCpu);
   m.inplace = o->inplace;
   const double totalBytes = (double)rows * (double)cols * (double)ls.entry_bytes;
-  const size_t peerBytes = dtrBenchPeerBytes((unsigned long long)(totalBytes / nranks), nranks);
+  /* Where ranks share a GPU there is no bare all-to-all to compare with (NCCL refuses them). */
+  const size_t peerBytes = dtrPlanSharesGpu(plan) ? 0 : dtrBenchPeerBytes((unsigned long long)(totalBytes / nranks), nranks);
   Op op = {plan, &m, peerBytes};
   uint64_t wrong = 0;
   dtrResult_t res = dtrBenchCheckMemory(plan, m.gpu, slabBytes(o->inplace, &ls) + 2 * peerBytes * (size_t)nranks);
@@ -260,7 +261,8 @@ dtrResult_t dtrBenchRun(const dtrCliOptions* o, int64_t rows, int64_t cols, dtrB
   DTRCHECKGOTO(fillA(&m, &ls, cols), res, agree);
   for (int c = 0; c < o->check; c++) DTRCHECKGOTO(checkOnce(&op, &ls, rows, cols, &wrong), res, agree);
   DTRCHECKGOTO(dtrBenchTime(runTranspose, &op, m.gpu, m.stream, o->warmup, o->iters, &r->time_us), res, agree);
-  DTRCHECKGOTO(dtrBenchTime(runAlltoall, &op, m.gpu, m.stream, o->warmup, o->iters, &r->a2a_us), res, agree);
+  r->shared_gpu = dtrPlanSharesGpu(plan);
+  if (!r->shared_gpu) DTRCHECKGOTO(dtrBenchTime(runAlltoall, &op, m.gpu, m.stream, o->warmup, o->iters, &r->a2a_us), res, agree);
 agree:
   res = dtrBenchAgree(dtrPlanComm(plan), res);
   if (res != dtrSuccess) goto done;

@@ -19,9 +19,10 @@ typedef struct {
   int nranks;
   double bytes_per_rank; /* rows * cols * entry / ranks */
   double time_us;        /* median over iterations of the slowest rank */
-  double a2a_us;
+  double a2a_us;         /* 0: not run (ranks share a GPU, which NCCL refuses) */
   double algbw, busbw;   /* GB/s */
-  double ratio;          /* time / a2a */
+  double ratio;          /* time / a2a; 0 without one */
+  int shared_gpu;        /* ranks share a GPU: the GPU time-slices them, timings are not representative */
   uint64_t wrong;        /* summed over ranks and check runs; 0 when not checked */
   int checked;
 } dtrBenchResult;

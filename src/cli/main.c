@@ -96,8 +96,9 @@ int main(int argc, char** argv) {
   dtrEveryRankHasGpu(MPI_COMM_WORLD, &gpus);
   dtrBackend_t likely = o.backend != dtrBackendAuto ? o.backend : dtrEnvParamsGet()->backend;
   if (likely == dtrBackendAuto) likely = gpus ? dtrBackendNccl : dtrBackendCpu;
-  /* The program picks its GPU, the node-local rank's unless --device says; the library takes the
-   * current one. A device that does not exist is the plan's to report, on every rank. */
+  /* The program picks its GPU, the node-local rank's (modulo the GPUs: more ranks than GPUs share
+   * them, which the p2p backend serves) unless --device says; the library takes the current one. A
+   * device that does not exist is the plan's to report, on every rank. */
   if (gpus) {
     MPI_Comm local;
     int localRank = 0, count = 0;
@@ -105,7 +106,7 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(local, &localRank);
     MPI_Comm_free(&local);
     cudaGetDeviceCount(&count);
-    const int dev = o.device >= 0 ? o.device : localRank;
+    const int dev = o.device >= 0 ? o.device : count > 0 ? localRank % count : 0;
     if (dev < count) cudaSetDevice(dev);
   }
   if (o.shape[0]) {

@@ -65,7 +65,8 @@ dtrResult_t dtrPencilBenchRun(const dtrCliOptions* o, dtrGrid_t grid, dtrPencil_
   unsigned long long groupBytes = 0;
   dtrResult_t rc = dtrBenchSum(in.bytes, &groupBytes, group);
   if (rc != dtrSuccess) goto done;
-  r.peerBytes = dtrBenchPeerBytes(groupBytes / (unsigned long long)res->group, res->group);
+  /* Where ranks share a GPU there is no bare all-to-all to compare with (NCCL refuses them). */
+  r.peerBytes = dtrPlanSharesGpu(r.plan) ? 0 : dtrBenchPeerBytes(groupBytes / (unsigned long long)res->group, res->group);
   unsigned long long* counter = NULL;
   uint64_t wrong = 0;
   rc = dtrBenchCheckMemory(r.plan, r.gpu, in.bytes + out.bytes + 2 * r.peerBytes * (size_t)res->group);
@@ -86,7 +87,9 @@ agree:
     DTRCHECKGOTO(pattern(&r, dtrPatternCheck, r.out, &out, o->shape, counter, &wrong), rc, measured);
   }
   DTRCHECKGOTO(dtrBenchTime(runTranspose, &r, r.gpu, r.stream, o->warmup, o->iters, &res->time_us), rc, measured);
-  DTRCHECKGOTO(dtrBenchTime(runAlltoall, &r, r.gpu, r.stream, o->warmup, o->iters, &res->a2a_us), rc, measured);
+  res->shared_gpu = dtrPlanSharesGpu(r.plan);
+  if (!res->shared_gpu)
+    DTRCHECKGOTO(dtrBenchTime(runAlltoall, &r, r.gpu, r.stream, o->warmup, o->iters, &res->a2a_us), rc, measured);
 measured:
   rc = dtrBenchAgree(MPI_COMM_WORLD, rc);
   if (rc != dtrSuccess) goto done;

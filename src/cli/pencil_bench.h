@@ -20,7 +20,9 @@ typedef struct {
   int stages;
   double bytes_per_rank; /* the array's bytes / ranks */
   double time_us;        /* median over iterations of the slowest rank */
-  double a2a_us;         /* the bare all-to-all of the same bytes per rank on each group, all at once */
+  double a2a_us;         /* the bare all-to-all of the same bytes per rank on each group, all at once;
+                            0: not run (ranks share a GPU, which NCCL refuses) */
+  int shared_gpu;        /* ranks share a GPU: timings are not representative */
   double algbw, busbw;   /* GB/s; busbw = algbw * (group - 1) / group */
   double ratio;
   uint64_t wrong;

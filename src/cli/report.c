@@ -10,36 +10,67 @@
 
 #define LINE 512
 
+/* One rank's line of the header, and the GPU it is on (host and bus id; "" without one). */
+typedef struct {
+  char line[LINE];
+  char gpu[128];
+} Seat;
+
+/* Rank 0: one line per GPU that several ranks share, naming them. Returns whether any does. */
+static int printSharedGpus(const Seat* all, int nranks) {
+  int any = 0;
+  for (int i = 0; i < nranks; i++) {
+    if (!all[i].gpu[0]) continue;
+    int first = 1, count = 0;
+    for (int j = 0; j < nranks; j++)
+      if (!strcmp(all[j].gpu, all[i].gpu)) {
+        count++;
+        if (j < i) first = 0;
+      }
+    if (count < 2 || !first) continue;
+    any = 1;
+    printf("#  Ranks");
+    for (int j = 0, n = 0; j < nranks; j++)
+      if (!strcmp(all[j].gpu, all[i].gpu)) printf("%s %d", n++ ? "," : "", j);
+    printf(" share one GPU (%s)\n", all[i].gpu);
+  }
+  if (any)
+    printf("#  Ranks that share a GPU take turns on it (time-slicing): their timings are not representative,\n"
+           "#  and there is no NCCL all-to-all to compare with (NCCL allows one rank per GPU)\n");
+  return any;
+}
+
 void dtrReportHeader(const dtrCliOptions* o, int gpus) {
   int rank, nranks;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   char host[64] = "";
   gethostname(host, sizeof host - 1);
-  char mine[LINE];
+  Seat mine;
+  memset(&mine, 0, sizeof mine);
   dtrComm c;
-  if (dtrCommInit(MPI_COMM_WORLD, &c) != dtrSuccess) c.local_rank = 0, c.nhosts = 0;
-  const int lrank = c.local_rank, hosts = c.nhosts;
+  if (dtrCommInit(MPI_COMM_WORLD, &c) != dtrSuccess) c.nhosts = 0;
+  const int hosts = c.nhosts;
   dtrCommFree(&c);
   if (gpus) {
     struct cudaDeviceProp prop;
     char bus[32] = "?";
-    int count = 0;
-    cudaGetDeviceCount(&count);
-    const int dev = o->device >= 0 ? o->device : lrank;
-    if (dev < count && cudaGetDeviceProperties(&prop, dev) == cudaSuccess) {
+    int dev = -1;
+    /* The program made its GPU current (main.c). */
+    if (cudaGetDevice(&dev) == cudaSuccess && cudaGetDeviceProperties(&prop, dev) == cudaSuccess) {
       cudaDeviceGetPCIBusId(bus, sizeof bus, dev);
-      snprintf(mine, sizeof mine, "#  Rank %3d Pid %7d on %16s device %2d [%s] %s", rank, (int)getpid(), host, dev, bus,
-               prop.name);
+      snprintf(mine.line, sizeof mine.line, "#  Rank %3d Pid %7d on %16s device %2d [%s] %s", rank, (int)getpid(), host,
+               dev, bus, prop.name);
+      snprintf(mine.gpu, sizeof mine.gpu, "%s, device %d [%s]", host, dev, bus);
     } else {
       (void)cudaGetLastError();
-      snprintf(mine, sizeof mine, "#  Rank %3d Pid %7d on %16s device %2d [none]", rank, (int)getpid(), host, dev);
+      snprintf(mine.line, sizeof mine.line, "#  Rank %3d Pid %7d on %16s device %2d [none]", rank, (int)getpid(), host, dev);
     }
   } else {
-    snprintf(mine, sizeof mine, "#  Rank %3d Pid %7d on %16s (host memory)", rank, (int)getpid(), host);
+    snprintf(mine.line, sizeof mine.line, "#  Rank %3d Pid %7d on %16s (host memory)", rank, (int)getpid(), host);
   }
-  char* all = rank == 0 ? malloc((size_t)nranks * LINE) : NULL;
-  MPI_Gather(mine, LINE, MPI_CHAR, all, LINE, MPI_CHAR, 0, MPI_COMM_WORLD);
+  Seat* all = rank == 0 ? malloc((size_t)nranks * sizeof *all) : NULL;
+  MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
   if (rank != 0) return;
   int nv = 0;
   ncclGetVersion(&nv);
@@ -55,7 +86,8 @@ void dtrReportHeader(const dtrCliOptions* o, int gpus) {
   printf("# NCCL %d.%d.%d, %s\n", nv / 10000, (nv % 10000) / 100, nv % 100, mpiv);
   printf("# dtype %s, howmany %lld, iters %d, warmup %d, check %d\n", dtrDataTypeName(o->type), (long long)o->howmany,
          o->iters, o->warmup, o->check);
-  for (int i = 0; i < nranks; i++) printf("%s\n", all + (size_t)i * LINE);
+  for (int i = 0; i < nranks; i++) printf("%s\n", all[i].line);
+  printSharedGpus(all, nranks);
   free(all);
   fflush(stdout);
 }
@@ -70,17 +102,36 @@ static const char* wrongText(int checked, uint64_t wrong, const char* none, char
   return buf;
 }
 
+/* The a2a(us) and ratio columns: "-" where no all-to-all ran (ranks that share a GPU). */
+static void alltoallText(double a2a, double ratio, char* a, char* r, size_t len) {
+  if (a2a > 0) {
+    snprintf(a, len, "%.1f", a2a);
+    snprintf(r, len, "%.2f", ratio);
+  } else {
+    snprintf(a, len, "-");
+    snprintf(r, len, "-");
+  }
+}
+
 /* The JSON fields every benchmark row has, from its type on, closing the row's object. */
 static void jsonMeasures(FILE* f, dtrDataType_t type, int64_t howmany, dtrBackend_t backend, dtrKernel_t kernel,
                          int stages, double bytes, double time, double a2a, double ratio, double algbw, double busbw,
-                         int checked, uint64_t wrong, int last) {
-  char buf[24];
+                         int checked, uint64_t wrong, int shared, int last) {
+  char buf[24], a2aBuf[32], ratioBuf[32];
+  if (a2a > 0) {
+    snprintf(a2aBuf, sizeof a2aBuf, "%.3f", a2a);
+    snprintf(ratioBuf, sizeof ratioBuf, "%.4f", ratio);
+  } else {
+    snprintf(a2aBuf, sizeof a2aBuf, "null");
+    snprintf(ratioBuf, sizeof ratioBuf, "null");
+  }
   fprintf(f,
           "\"dtype\": \"%s\", \"howmany\": %lld, \"backend\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, "
-          "\"bytes_per_rank\": %.0f, \"time_us\": %.3f, \"alltoall_us\": %.3f, \"ratio\": %.4f, "
-          "\"algbw_GBps\": %.3f, \"busbw_GBps\": %.3f, \"wrong\": %s}%s\n",
+          "\"bytes_per_rank\": %.0f, \"time_us\": %.3f, \"alltoall_us\": %s, \"ratio\": %s, "
+          "\"algbw_GBps\": %.3f, \"busbw_GBps\": %.3f, \"wrong\": %s, \"shared_gpu\": %s}%s\n",
           dtrDataTypeName(type), (long long)howmany, dtrBackendName(backend), kernelColumn(backend, kernel), stages, bytes,
-          time, a2a, ratio, algbw, busbw, wrongText(checked, wrong, "null", buf, sizeof buf), last ? "" : ",");
+          time, a2aBuf, ratioBuf, algbw, busbw, wrongText(checked, wrong, "null", buf, sizeof buf),
+          shared ? "true" : "false", last ? "" : ",");
 }
 
 void dtrReportTableHead(void) {
@@ -98,12 +149,13 @@ void dtrReportRow(const dtrBenchResult* r) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank) return;
-  char wrong[24], backend[16];
+  char wrong[24], backend[16], a2a[32], ratio[32];
   snprintf(backend, sizeof backend, "%s%s", dtrBackendName(r->backend), r->inplace ? "-ip" : "");
-  printf("  %13.0f %9lld %9lld %5s %7lld %7s %7s %6d | %10.1f %8.2f %8.2f | %10.1f %6.2f | %7s\n", r->bytes_per_rank,
+  alltoallText(r->a2a_us, r->ratio, a2a, ratio, sizeof a2a);
+  printf("  %13.0f %9lld %9lld %5s %7lld %7s %7s %6d | %10.1f %8.2f %8.2f | %10s %6s | %7s\n", r->bytes_per_rank,
          (long long)r->rows, (long long)r->cols, dtrDataTypeName(r->type), (long long)r->howmany, backend,
          kernelColumn(r->backend, r->kernel), r->stages,
-         r->time_us, r->algbw, r->busbw, r->a2a_us, r->ratio, wrongText(r->checked, r->wrong, "N/A", wrong, sizeof wrong));
+         r->time_us, r->algbw, r->busbw, a2a, ratio, wrongText(r->checked, r->wrong, "N/A", wrong, sizeof wrong));
   fflush(stdout);
 }
 
@@ -116,7 +168,7 @@ int dtrReportJson(const char* path, const dtrBenchResult* rows, int n) {
     fprintf(f, "  {\"rows\": %lld, \"cols\": %lld, \"ranks\": %d, \"inplace\": %s, ", (long long)r->rows,
             (long long)r->cols, r->nranks, r->inplace ? "true" : "false");
     jsonMeasures(f, r->type, r->howmany, r->backend, r->kernel, r->stages, r->bytes_per_rank, r->time_us, r->a2a_us,
-                 r->ratio, r->algbw, r->busbw, r->checked, r->wrong, i + 1 == n);
+                 r->ratio, r->algbw, r->busbw, r->checked, r->wrong, r->shared_gpu, i + 1 == n);
   }
   fprintf(f, "]\n");
   return fclose(f) ? -1 : 0;
@@ -139,11 +191,12 @@ void dtrReportPencilRow(const dtrPencilBenchResult* r) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank) return;
-  char wrong[24], dir[16];
+  char wrong[24], dir[16], a2a[32], ratio[32];
   snprintf(dir, sizeof dir, "%s->%s", dtrPencilName(r->from), dtrPencilName(r->to));
-  printf("  %9s %5d %13.0f %5s %7lld %7s %7s %6d | %10.1f %8.2f %8.2f | %10.1f %6.2f | %7s\n", dir, r->group,
+  alltoallText(r->a2a_us, r->ratio, a2a, ratio, sizeof a2a);
+  printf("  %9s %5d %13.0f %5s %7lld %7s %7s %6d | %10.1f %8.2f %8.2f | %10s %6s | %7s\n", dir, r->group,
          r->bytes_per_rank, dtrDataTypeName(r->type), (long long)r->howmany, dtrBackendName(r->backend),
-         kernelColumn(r->backend, r->kernel), r->stages, r->time_us, r->algbw, r->busbw, r->a2a_us, r->ratio,
+         kernelColumn(r->backend, r->kernel), r->stages, r->time_us, r->algbw, r->busbw, a2a, ratio,
          wrongText(r->checked, r->wrong, "N/A", wrong, sizeof wrong));
   fflush(stdout);
 }
@@ -158,7 +211,7 @@ int dtrReportPencilJson(const char* path, const dtrPencilBenchResult* rows, int 
             dtrPencilName(r->from), dtrPencilName(r->to), (long long)r->shape[0], (long long)r->shape[1],
             (long long)r->shape[2], r->pr, r->pc, r->group);
     jsonMeasures(f, r->type, r->howmany, r->backend, r->kernel, r->stages, r->bytes_per_rank, r->time_us, r->a2a_us,
-                 r->ratio, r->algbw, r->busbw, r->checked, r->wrong, i + 1 == n);
+                 r->ratio, r->algbw, r->busbw, r->checked, r->wrong, r->shared_gpu, i + 1 == n);
   }
   fprintf(f, "]\n");
   return fclose(f) ? -1 : 0;
