@@ -56,18 +56,24 @@ static dtrResult_t deviceRestore(DeviceGuard g, dtrResult_t res) {
   return res;
 }
 
-/* Checks of a shape that need no communication; sets *entry_bytes. */
-static dtrResult_t checkShape(int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany, size_t* entry_bytes) {
+/* Checks of an entry (type and howmany) that need no communication; sets *entry_bytes. */
+static dtrResult_t checkEntry(dtrDataType_t type, int64_t howmany, size_t* entry_bytes) {
   if ((int)type < 0 || type >= dtrNumTypes)
     return dtrSetError(dtrInvalidArgument, "unknown data type %d (expected 0..%d: int8, fp16, bf16, fp32, fp64, c64, c128)",
                        (int)type, dtrNumTypes - 1);
-  if (rows < 1) return dtrSetError(dtrInvalidArgument, "rows = %lld: must be at least 1", (long long)rows);
-  if (cols < 1) return dtrSetError(dtrInvalidArgument, "cols = %lld: must be at least 1", (long long)cols);
   if (howmany < 1) return dtrSetError(dtrInvalidArgument, "howmany = %lld: must be at least 1", (long long)howmany);
   size_t esize = dtrDataTypeSize(type);
   if ((uint64_t)howmany > SIZE_MAX / esize)
     return dtrSetError(dtrInvalidArgument, "howmany = %lld overflows the entry size", (long long)howmany);
   *entry_bytes = esize * (size_t)howmany;
+  return dtrSuccess;
+}
+
+/* Checks of a matrix that need no communication; sets *entry_bytes. */
+static dtrResult_t checkShape(int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany, size_t* entry_bytes) {
+  if (rows < 1) return dtrSetError(dtrInvalidArgument, "rows = %lld: must be at least 1", (long long)rows);
+  if (cols < 1) return dtrSetError(dtrInvalidArgument, "cols = %lld: must be at least 1", (long long)cols);
+  DTRCHECK(checkEntry(type, howmany, entry_bytes));
   if (dtrGeometryOverflows(rows, cols, 1, *entry_bytes))
     return dtrSetError(dtrInvalidArgument, "rows x cols x entry = %lld x %lld x %zu bytes overflows 64-bit sizes",
                        (long long)rows, (long long)cols, *entry_bytes);
@@ -115,7 +121,37 @@ static dtrResult_t checkConfig(const dtrConfig_t* c) {
   if (!(c->timeout >= 0) || !isfinite(c->timeout))
     return dtrSetError(dtrInvalidArgument, "config.timeout = %g: must be 0 (DTR_TIMEOUT, off by default) or seconds > 0",
                        c->timeout);
+  /* GPU settings beside a CPU backend asked for (by the config or the environment): refused, not
+   * ignored. Where auto lands on the CPU backend (a rank without a GPU), resolveBackend warns instead. */
+  const int cpuAsked = (c->backend != dtrBackendAuto ? c->backend : env->backend) == dtrBackendCpu;
+  const char* backendBy = c->backend != dtrBackendAuto ? "config.backend" : "DTR_BACKEND";
+  const dtrKernel_t kernel = c->kernel != dtrKernelAuto ? c->kernel : env->kernel;
+  if (cpuAsked && kernel != dtrKernelAuto)
+    return dtrSetError(dtrInvalidArgument, "%s = %s applies to the GPU backends; the cpu backend (%s) transposes on the host",
+                       c->kernel != dtrKernelAuto ? "config.kernel" : "DTR_KERNEL", dtrKernelName(kernel), backendBy);
+  if (cpuAsked && c->device >= 0)
+    return dtrSetError(dtrInvalidArgument, "config.device = %d applies to the GPU backends; the cpu backend (%s) uses no GPU",
+                       c->device, backendBy);
   return dtrSuccess;
+}
+
+/*
+ * Collective: a plan's arguments, its config and the environment that reaches it are the same on
+ * every rank, in one reduction, before anything is exchanged: every rank must post the same messages
+ * in the same rounds and wait in the same places. Not agreed here: config.device (each rank's own
+ * GPU) and the timeout (dtrAgreeTimeout, before any collective that depends on it).
+ */
+static dtrResult_t agreeCall(MPI_Comm comm, const dtrAgreedValue* args, int nargs, const dtrConfig_t* cfg) {
+  dtrAgreedValue all[16 + DTR_ENV_AGREED];
+  int n = 0;
+  for (int i = 0; i < nargs && n < 16; i++) all[n++] = args[i];
+  all[n++] = (dtrAgreedValue){"config.backend", (int64_t)cfg->backend, dtrValueBackend};
+  all[n++] = (dtrAgreedValue){"config.kernel", (int64_t)cfg->kernel, dtrValueKernel};
+  all[n++] = (dtrAgreedValue){"config.stages", cfg->stages, dtrValueNumber};
+  all[n++] = (dtrAgreedValue){"config.workspace", (int64_t)cfg->workspace, dtrValueWorkspace};
+  all[n++] = (dtrAgreedValue){"config.inplace", cfg->inplace, dtrValueNumber};
+  n += dtrEnvParamsAgreed(dtrEnvParamsGet(), all + n);
+  return dtrAgreeValues(comm, all, n);
 }
 
 static void setBackend(dtrPlan_t plan, dtrBackend_t b) {
@@ -136,6 +172,9 @@ static dtrResult_t resolveBackend(dtrPlan_t plan, const dtrConfig_t* cfg, int* t
   if (b != dtrBackendCpu && everyone) DTRCHECK(dtrGpuPlacementFind(plan, cfg));
   if (b == dtrBackendAuto) {
     b = everyone ? dtrBackendNccl : dtrBackendCpu;
+    const dtrKernel_t kernel = cfg->kernel != dtrKernelAuto ? cfg->kernel : dtrEnvParamsGet()->kernel;
+    if (!everyone && (kernel != dtrKernelAuto || cfg->device >= 0))
+      WARN("auto: a rank has no GPU, so the cpu backend transposes on the host; the kernel and device asked for do not apply");
     *tryP2p = everyone && plan->comm.nhosts == 1 && plan->comm.nranks > 1;
     if (*tryP2p && plan->gpu.shared) {
       INFO("auto: p2p: ranks share a GPU, and NCCL allows one rank per GPU");
@@ -220,11 +259,8 @@ static dtrResult_t finishPlan(dtrPlan_t plan, const dtrGeometry* geo, dtrDataTyp
                               const dtrConfig_t* cfg, dtrPlan_t* out) {
   dtrResult_t res;
   plan->geo = *geo;
-  /* Padded segment rows change every message's size: every rank must pad alike. */
+  /* Padded segment rows change every message's size (agreed with the environment, agreeCall). */
   plan->geo.segment_align = (size_t)dtrEnvParamsGet()->segment_align;
-  const int64_t align = (int64_t)plan->geo.segment_align;
-  const char* const alignName[] = {"DTR_SEGMENT_ALIGN"};
-  DTRCHECKGOTO(dtrAgreeValues(plan->comm.comm, &align, alignName, 1), res, fail);
   plan->type = type;
   plan->howmany = howmany;
   plan->workspace_policy = cfg->workspace;
@@ -288,18 +324,18 @@ static dtrResult_t planCreate(dtrPlan_t* out, int64_t rows, int64_t cols, dtrDat
   dtrResult_t res = newPlan(comm, &plan);
   if (res != dtrSuccess) return deviceRestore(guard, res);
 
+  DTRCHECKGOTO(dtrAgreeTimeout(plan->comm.comm, timeoutMs(cfg)), res, fail);
   /* Local checks first, then one agreement, so that a bad argument anywhere stops every rank. */
   size_t e = 0;
   res = !out ? dtrSetError(dtrInvalidArgument, "plan is NULL") : checkShape(rows, cols, type, howmany, &e);
   if (res == dtrSuccess) res = checkConfig(cfg);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
 
-  /* Every rank must post the same messages in the same rounds: the stages must agree too. */
-  const int64_t values[] = {rows, cols, (int64_t)type, howmany, (int64_t)cfg->backend, (int64_t)cfg->kernel, cfg->stages,
-                            cfg->inplace, timeoutMs(cfg)};
-  const char* const names[] = {"rows", "cols", "type", "howmany", "config.backend", "config.kernel", "config.stages",
-                               "config.inplace", "timeout in ms (config.timeout, DTR_TIMEOUT)"};
-  DTRCHECKGOTO(dtrAgreeValues(plan->comm.comm, values, names, 9), res, fail);
+  const dtrAgreedValue args[] = {{"rows", rows, dtrValueNumber},
+                                 {"cols", cols, dtrValueNumber},
+                                 {"type", (int64_t)type, dtrValueType},
+                                 {"howmany", howmany, dtrValueNumber}};
+  DTRCHECKGOTO(agreeCall(plan->comm.comm, args, 4, cfg), res, fail);
 
   const dtrGeometry geo = dtrGeometryMatrix(rows, cols, e, plan->comm.nranks);
   return deviceRestore(guard, finishPlan(plan, &geo, type, howmany, cfg, out));
@@ -339,9 +375,9 @@ static dtrResult_t checkPencilArgs(dtrGrid_t grid, const int64_t shape[3], dtrPe
                          "%s -> %s is one exchange only on 1 x P grids (slabs); this grid is %d x %d: go through Y",
                          dtrPencilName(from), dtrPencilName(to), grid->pr, grid->pc);
   }
-  DTRCHECK(checkShape(shape[0], shape[1], type, howmany, e));
+  DTRCHECK(checkEntry(type, howmany, e));
   if (dtrGeometryOverflows(shape[0], shape[1], shape[2], *e))
-    return dtrSetError(dtrInvalidArgument, "%lld x %lld x %lld entries of %zu bytes overflow 64-bit sizes",
+    return dtrSetError(dtrInvalidArgument, "nx x ny x nz x entry = %lld x %lld x %lld x %zu bytes overflows 64-bit sizes",
                        (long long)shape[0], (long long)shape[1], (long long)shape[2], *e);
   return dtrSuccess;
 }
@@ -350,19 +386,22 @@ static dtrResult_t planCreatePencil(dtrPlan_t* out, dtrGrid_t grid, const int64_
                                     dtrPencil_t to, dtrDataType_t type, int64_t howmany, const dtrConfig_t* cfg) {
   const DeviceGuard guard = deviceSave();
   /* Agreed over the whole grid: a difference between two groups would otherwise go unseen. */
+  dtrResult_t res = dtrAgreeTimeout(grid->comm, timeoutMs(cfg));
+  if (res != dtrSuccess) return deviceRestore(guard, res);
   size_t e = 0;
-  dtrResult_t res = !out ? dtrSetError(dtrInvalidArgument, "plan is NULL")
+  res = !out ? dtrSetError(dtrInvalidArgument, "plan is NULL")
                          : checkPencilArgs(grid, shape, from, to, type, howmany, &e);
   if (res == dtrSuccess) res = checkConfig(cfg);
   res = dtrAgree(grid->comm, res);
   if (res != dtrSuccess) return deviceRestore(guard, res);
-  const int64_t values[] = {shape[0], shape[1], shape[2], (int64_t)from, (int64_t)to, (int64_t)type, howmany,
-                            (int64_t)cfg->backend, (int64_t)cfg->kernel, cfg->stages, (int64_t)cfg->workspace, cfg->inplace,
-                            timeoutMs(cfg)};
-  const char* const names[] = {"shape[0]", "shape[1]", "shape[2]", "from", "to", "type", "howmany",
-                               "config.backend", "config.kernel", "config.stages", "config.workspace", "config.inplace",
-                               "timeout in ms (config.timeout, DTR_TIMEOUT)"};
-  res = dtrAgreeValues(grid->comm, values, names, 13);
+  const dtrAgreedValue args[] = {{"shape[0] (nx)", shape[0], dtrValueNumber},
+                                 {"shape[1] (ny)", shape[1], dtrValueNumber},
+                                 {"shape[2] (nz)", shape[2], dtrValueNumber},
+                                 {"from", (int64_t)from, dtrValuePencil},
+                                 {"to", (int64_t)to, dtrValuePencil},
+                                 {"type", (int64_t)type, dtrValueType},
+                                 {"howmany", howmany, dtrValueNumber}};
+  res = agreeCall(grid->comm, args, 7, cfg);
   if (res != dtrSuccess) return deviceRestore(guard, res);
 
   dtrGeometry geo;

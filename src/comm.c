@@ -72,6 +72,17 @@ dtrResult_t dtrBarrier(MPI_Comm comm, const char* what) {
   return dtrWait(&req, what);
 }
 
+/* An all-reduce in its nonblocking form whether or not a deadline is open: MPI does not match a
+ * blocking collective with a nonblocking one, so the collectives that run before the ranks have
+ * agreed on their deadline must take the same form on every rank. */
+static dtrResult_t allreduceEitherWay(const void* send, void* recv, int count, MPI_Datatype type, MPI_Op op,
+                                      MPI_Comm comm, const char* what) {
+  MPI_Request req;
+  if (MPI_Iallreduce(send, recv, count, type, op, comm, &req) != MPI_SUCCESS)
+    return dtrSetError(dtrMpiError, "MPI_Iallreduce for %s failed", what);
+  return dtrWait(&req, what);
+}
+
 dtrResult_t dtrCommInit(MPI_Comm user, dtrComm* c) {
   int initialized = 0;
   memset(c, 0, sizeof *c);
@@ -79,17 +90,14 @@ dtrResult_t dtrCommInit(MPI_Comm user, dtrComm* c) {
   MPI_Initialized(&initialized);
   if (!initialized) return dtrSetError(dtrInvalidArgument, "MPI is not initialized: call MPI_Init before creating a plan");
   if (user == MPI_COMM_NULL) return dtrSetError(dtrInvalidArgument, "comm is MPI_COMM_NULL");
-  /* The first collective of a plan: where a rank that never comes is noticed under a deadline. */
-  if (dtrDeadlineSet()) {
-    MPI_Request req;
-    MPICHECK(MPI_Comm_idup(user, &c->comm, &req));
-    dtrResult_t res = dtrWait(&req, "the other ranks to create the plan (MPI_Comm_idup)");
-    if (res != dtrSuccess) {
-      c->comm = MPI_COMM_NULL; /* not usable until the request completes, which it may never */
-      return res;
-    }
-  } else {
-    MPICHECK(MPI_Comm_dup(user, &c->comm));
+  /* The first collective of a plan: where a rank that never comes is noticed under a deadline. Its
+   * nonblocking form either way (allreduceEitherWay says why). */
+  MPI_Request req;
+  MPICHECK(MPI_Comm_idup(user, &c->comm, &req));
+  dtrResult_t res = dtrWait(&req, "the other ranks to create the plan (MPI_Comm_idup)");
+  if (res != dtrSuccess) {
+    c->comm = MPI_COMM_NULL; /* not usable until the request completes, which it may never */
+    return res;
   }
   /* A rank that timed out leaves collectives behind on this communicator; one that wakes up late then
    * meets mismatched ones. Errors come back as results here instead of ending the job. */
@@ -100,7 +108,22 @@ dtrResult_t dtrCommInit(MPI_Comm user, dtrComm* c) {
   MPICHECK(MPI_Comm_rank(c->local, &c->local_rank));
   MPICHECK(MPI_Comm_size(c->local, &c->local_size));
   int leader = (c->local_rank == 0);
-  return dtrAllreduce(&leader, &c->nhosts, 1, MPI_INT, MPI_SUM, c->comm, "the count of hosts");
+  return allreduceEitherWay(&leader, &c->nhosts, 1, MPI_INT, MPI_SUM, c->comm, "the count of hosts");
+}
+
+dtrResult_t dtrAgreeTimeout(MPI_Comm comm, int64_t ms) {
+  int rank;
+  MPICHECK(MPI_Comm_rank(comm, &rank));
+  struct { /* MPI_LONG_INT's layout */
+    long value;
+    int rank;
+  } mine[2] = {{(long)ms, rank}, {(long)-ms, rank}}, all[2];
+  DTRCHECK(allreduceEitherWay(mine, all, 2, MPI_LONG_INT, MPI_MAXLOC, comm, "the other ranks' timeouts"));
+  if (all[0].value == -all[1].value) return dtrSuccess;
+  return dtrSetError(dtrMismatch,
+                     "the timeout (config.timeout, else DTR_TIMEOUT) differs between ranks: %ld ms on rank %d, %ld ms "
+                     "on rank %d; every rank must give the same",
+                     -all[1].value, all[1].rank, all[0].value, all[0].rank);
 }
 
 void dtrCommFree(dtrComm* c) {
@@ -140,26 +163,31 @@ dtrResult_t dtrAgree(MPI_Comm comm, dtrResult_t local) {
   return (dtrResult_t)out.value;
 }
 
-dtrResult_t dtrAgreeValues(MPI_Comm comm, const int64_t* values, const char* const* names, int n) {
-  /* One reduction gives both the minimum and the maximum: max(v) and max(-v). */
-  int64_t* both = calloc(4 * (size_t)n, sizeof *both);
+dtrResult_t dtrAgreeValues(MPI_Comm comm, const dtrAgreedValue* values, int n) {
+  int rank;
+  MPICHECK(MPI_Comm_rank(comm, &rank));
+  /* One reduction gives the greatest value and the least (the greatest of its negation), each with
+   * the lowest rank that holds it. */
+  struct Loc { /* MPI_LONG_INT's layout */
+    long value;
+    int rank;
+  };
+  _Static_assert(sizeof(long) == sizeof(int64_t), "MPI_LONG_INT carries the 64-bit values");
+  struct Loc* both = calloc(4 * (size_t)n, sizeof *both);
   if (!both) return dtrSetError(dtrOutOfMemory, "host allocation failed while comparing arguments");
   for (int i = 0; i < n; i++) {
-    both[i] = values[i];
-    both[n + i] = -values[i];
+    const int64_t v = values[i].value;
+    both[i] = (struct Loc){(long)v, rank};
+    both[n + i] = (struct Loc){v == INT64_MIN ? (long)INT64_MAX : (long)-v, rank};
   }
-  dtrResult_t res = dtrAllreduce(both, both + 2 * n, 2 * n, MPI_INT64_T, MPI_MAX, comm, "the other ranks' arguments");
-  if (res != dtrSuccess) {
-    free(both);
-    return res;
-  }
-  for (int i = 0; i < n; i++) {
-    int64_t hi = both[2 * n + i], lo = -both[3 * n + i];
-    if (hi != lo) {
-      res = dtrSetError(dtrMismatch, "argument '%s' differs between ranks (from %lld to %lld); it must be the same on every rank",
-                        names[i], (long long)lo, (long long)hi);
-      break;
-    }
+  dtrResult_t res = dtrAllreduce(both, both + 2 * n, 2 * n, MPI_LONG_INT, MPI_MAXLOC, comm, "the other ranks' arguments");
+  for (int i = 0; i < n && res == dtrSuccess; i++) {
+    const struct Loc hi = both[2 * n + i], lo = both[3 * n + i];
+    if ((int64_t)hi.value == -(int64_t)lo.value) continue;
+    char a[48], b[48];
+    res = dtrSetError(dtrMismatch, "%s differs between ranks: %s on rank %d, %s on rank %d; every rank must give the same",
+                      values[i].name, dtrValueText(values[i].kind, -(int64_t)lo.value, a, sizeof a), lo.rank,
+                      dtrValueText(values[i].kind, (int64_t)hi.value, b, sizeof b), hi.rank);
   }
   free(both);
   return res;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "disttranspose.h"
+#include "names.h"
 
 typedef struct {
   MPI_Comm comm;   /* duplicate of the caller's */
@@ -18,8 +19,15 @@ typedef struct {
   int nhosts;
 } dtrComm;
 
-/* Collective. Under a deadline (timeout.h) it fails with dtrTimeout when a rank does not come. */
+/* Collective. Under a deadline (timeout.h) it fails with dtrTimeout when a rank does not come. Its
+ * collectives take the same form with or without a deadline, so that ranks whose deadlines differ
+ * still meet in them (and then learn so from dtrAgreeTimeout). */
 dtrResult_t dtrCommInit(MPI_Comm user, dtrComm* c);
+
+/* Collective, in the same form with or without a deadline: the ranks' timeouts in ms are equal, else
+ * dtrMismatch on every rank naming the values and ranks. The first agreement of a plan: every later
+ * collective takes its form (blocking, or polled under a deadline) from the timeout. */
+dtrResult_t dtrAgreeTimeout(MPI_Comm comm, int64_t ms);
 void dtrCommFree(dtrComm* c);
 
 /*
@@ -31,11 +39,20 @@ dtrResult_t dtrAgree(MPI_Comm comm, dtrResult_t local);
 /* Collective: *all = 1 when every rank of comm sees at least one CUDA device. */
 dtrResult_t dtrEveryRankHasGpu(MPI_Comm comm, int* all);
 
+/* A value every rank must give alike, named as the user knows it ("rows", "config.stages",
+ * "DTR_STAGES"), and what it stands for in messages. */
+typedef struct {
+  const char* name;
+  int64_t value;
+  dtrValueKind kind;
+} dtrAgreedValue;
+
 /*
- * Collective: checks that `n` values are equal on every rank. On a difference it fails with
- * dtrMismatch naming the first differing value (names[i]) and its range over the ranks.
+ * Collective: checks that `n` values are equal on every rank, in one reduction. On a difference it
+ * fails with dtrMismatch naming the first differing value, its least and greatest values and the
+ * lowest ranks that gave them.
  */
-dtrResult_t dtrAgreeValues(MPI_Comm comm, const int64_t* values, const char* const* names, int n);
+dtrResult_t dtrAgreeValues(MPI_Comm comm, const dtrAgreedValue* values, int n);
 
 /*
  * The library's MPI collectives: blocking without a deadline; nonblocking and polled until the

@@ -69,9 +69,8 @@ dtrResult_t dtrGridCreate(dtrGrid_t* out, MPI_Comm comm, int pr, int pc) {
   const int asked[2] = {pr, pc};
   res = !out ? dtrSetError(dtrInvalidArgument, "grid is NULL") : resolveDims(comm, nranks, rank, &pr, &pc, &g->a, &g->b);
   DTRCHECKGOTO(dtrAgree(g->comm, res), res, fail);
-  const int64_t values[] = {asked[0], asked[1]};
-  const char* const names[] = {"pr", "pc"};
-  DTRCHECKGOTO(dtrAgreeValues(g->comm, values, names, 2), res, fail);
+  const dtrAgreedValue values[] = {{"pr", asked[0], dtrValueNumber}, {"pc", asked[1], dtrValueNumber}};
+  DTRCHECKGOTO(dtrAgreeValues(g->comm, values, 2), res, fail);
   g->pr = pr, g->pc = pc;
   if (MPI_Comm_split(g->comm, g->b, g->a, &g->column) != MPI_SUCCESS ||
       MPI_Comm_split(g->comm, g->a, g->b, &g->row) != MPI_SUCCESS)

@@ -1,8 +1,7 @@
 #include "names.h"
 
-#include <errno.h>
 #include <stddef.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <strings.h>
 
 static const char* const typeNames[dtrNumTypes] = {"int8", "fp16", "bf16", "fp32", "fp64", "c64", "c128"};
@@ -78,27 +77,15 @@ const char* dtrPencilName(dtrPencil_t p) {
   return (p >= 0 && p < dtrNumPencils) ? names[p] : "invalid";
 }
 
-int dtrParseSize(const char* s, uint64_t* out) {
-  if (!s || !*s || *s == '-') return -1;
-  errno = 0;
-  char* end;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s) return -1;
-  unsigned shift = 0;
-  if (*end) {
-    switch (*end) {
-      case 'k': case 'K': shift = 10; break;
-      case 'm': case 'M': shift = 20; break;
-      case 'g': case 'G': shift = 30; break;
-      case 't': case 'T': shift = 40; break;
-      default: return -1;
-    }
-    end++;
-    if (*end == 'i' || *end == 'I') end++;  /* KiB, MiB... */
-    if (*end == 'b' || *end == 'B') end++;
-    if (*end) return -1;
-  }
-  if (shift && v > (UINT64_MAX >> shift)) return -1;
-  *out = (uint64_t)v << shift;
-  return 0;
+const char* dtrValueText(dtrValueKind kind, int64_t v, char* buf, size_t len) {
+  const int in = v >= 0 && v < 64;
+  const char* name = NULL;
+  if (kind == dtrValueType && in && v < dtrNumTypes) name = typeNames[v];
+  else if (kind == dtrValueBackend && in && v < dtrNumBackends) name = backendNames[v];
+  else if (kind == dtrValueKernel && in && v < dtrNumKernels) name = kernelNames[v];
+  else if (kind == dtrValuePencil && in && v < dtrNumPencils) name = dtrPencilName((dtrPencil_t)v);
+  else if (kind == dtrValueWorkspace && in && v < dtrNumWorkspaces) name = v == dtrWorkspaceOwn ? "own" : "grid";
+  if (name) snprintf(buf, len, "%s", name);
+  else snprintf(buf, len, "%lld", (long long)v);
+  return buf;
 }

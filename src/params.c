@@ -5,42 +5,46 @@
 
 #include "debug.h"
 #include "names.h"
+#include "numbers.h"
 
 static dtrEnvParams params;
 static int loaded = 0;
 
-static void bad(const char* var, const char* value, const char* choices) {
+/* The first bad value is the one reported (checkConfig fails every plan with it). */
+static void bad(const char* var, const char* value, const char* why) {
   if (params.bad) return;
   params.bad = 1;
-  snprintf(params.bad_message, sizeof params.bad_message, "%s=%s is not one of %s", var, value, choices);
+  snprintf(params.bad_message, sizeof params.bad_message, "%s='%s': %s", var, value, why);
+}
+
+/* An unset or empty variable keeps the default. */
+static const char* get(const char* var) {
+  const char* v = getenv(var);
+  return v && *v ? v : NULL;
 }
 
 static void readInt(const char* var, long lo, long hi, int* out) {
-  const char* v = getenv(var);
-  if (!v || !*v) return;
-  char* end;
-  long n = strtol(v, &end, 10);
-  if (*end || n < lo || n > hi) {
-    char range[64];
-    snprintf(range, sizeof range, "%ld..%ld", lo, hi);
-    bad(var, v, range);
+  const char* v = get(var);
+  if (!v) return;
+  char why[160];
+  int64_t n;
+  if (dtrParseCount(v, lo, hi, &n, why, sizeof why)) {
+    bad(var, v, why);
     return;
   }
   *out = (int)n;
-  INFO("%s set by environment to %ld", var, n);
+  INFO("%s set by environment to %lld", var, (long long)n);
 }
 
 static void readSeconds(const char* var, double* out) {
-  const char* v = getenv(var);
-  if (!v || !*v) return;
-  char* end;
-  double t = strtod(v, &end);
-  if (*end || !(t >= 0) || t > 1e9) {
-    bad(var, v, "seconds >= 0 (0: off)");
+  const char* v = get(var);
+  if (!v) return;
+  char why[160];
+  if (dtrParseReal(v, 0, 1e9, out, why, sizeof why)) {
+    bad(var, v, why);
     return;
   }
-  *out = t;
-  INFO("%s set by environment to %g s", var, t);
+  INFO("%s set by environment to %g s", var, *out);
 }
 
 const dtrEnvParams* dtrEnvParamsGet(void) {
@@ -58,12 +62,15 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   params.nccl_register = 1;
   params.p2p_fused_barriers = 1;
   const char* v;
-  if ((v = getenv("DTR_BACKEND")) && *v) {
-    if (dtrParseBackend(v, &params.backend)) bad("DTR_BACKEND", v, dtrBackendChoices());
+  char why[256];
+  if ((v = get("DTR_BACKEND"))) {
+    snprintf(why, sizeof why, "not one of %s", dtrBackendChoices());
+    if (dtrParseBackend(v, &params.backend)) bad("DTR_BACKEND", v, why);
     else INFO("DTR_BACKEND set by environment to %s", v);
   }
-  if ((v = getenv("DTR_KERNEL")) && *v) {
-    if (dtrParseKernel(v, &params.kernel)) bad("DTR_KERNEL", v, dtrKernelChoices());
+  if ((v = get("DTR_KERNEL"))) {
+    snprintf(why, sizeof why, "not one of %s", dtrKernelChoices());
+    if (dtrParseKernel(v, &params.kernel)) bad("DTR_KERNEL", v, why);
     else INFO("DTR_KERNEL set by environment to %s", v);
   }
   readInt("DTR_TUNE_ITERS", 0, 1000, &params.tune_iters);
@@ -79,9 +86,32 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   readInt("DTR_NCCL_REGISTER", 0, 1, &params.nccl_register);
   readInt("DTR_PERF_REPORT", 0, 1, &params.perf_report);
   readSeconds("DTR_TIMEOUT", &params.timeout);
-  if ((v = getenv("DTR_HOST_MEMORY")) && *v) {
-    if (dtrParseSize(v, &params.host_memory) || !params.host_memory) bad("DTR_HOST_MEMORY", v, "a size such as 64G");
+  if ((v = get("DTR_HOST_MEMORY"))) {
+    if (dtrParseSize(v, 1, (uint64_t)1 << 50, &params.host_memory, why, sizeof why)) bad("DTR_HOST_MEMORY", v, why);
     else INFO("DTR_HOST_MEMORY set by environment to %s", v);
   }
   return &params;
+}
+
+int dtrEnvParamsAgreed(const dtrEnvParams* p, dtrAgreedValue out[DTR_ENV_AGREED]) {
+  const dtrAgreedValue list[] = {
+      {"DTR_BACKEND", p->backend, dtrValueBackend},
+      {"DTR_KERNEL", p->kernel, dtrValueKernel},
+      {"DTR_TUNE_ITERS", p->tune_iters, dtrValueNumber},
+      {"DTR_TMA_BOXES", p->tma_boxes, dtrValueNumber},
+      {"DTR_TILE_GROUP", p->tile_group, dtrValueNumber},
+      {"DTR_STREAMING", p->streaming, dtrValueNumber},
+      {"DTR_TILES_PER_CTA", p->tiles_per_cta, dtrValueNumber},
+      {"DTR_STAGES", p->stages, dtrValueNumber},
+      {"DTR_SEGMENT_ALIGN", p->segment_align, dtrValueNumber},
+      {"DTR_P2P_CTAS", p->p2p_ctas, dtrValueNumber},
+      {"DTR_P2P_FUSED_BARRIERS", p->p2p_fused_barriers, dtrValueNumber},
+      {"DTR_EXECUTE_AGREE", p->execute_agree, dtrValueNumber},
+      {"DTR_NCCL_REGISTER", p->nccl_register, dtrValueNumber},
+      {"DTR_PERF_REPORT", p->perf_report, dtrValueNumber},
+  };
+  const int n = (int)(sizeof list / sizeof list[0]);
+  _Static_assert(sizeof list / sizeof list[0] <= DTR_ENV_AGREED, "DTR_ENV_AGREED holds them all");
+  for (int i = 0; i < n; i++) out[i] = list[i];
+  return n;
 }

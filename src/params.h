@@ -47,6 +47,7 @@
 
 #include <stdint.h>
 
+#include "comm.h"
 #include "disttranspose.h"
 
 typedef struct {
@@ -67,10 +68,21 @@ typedef struct {
   uint64_t host_memory;  /* 0: no cap of its own */
   double timeout;        /* seconds; 0: off */
   int bad;               /* a variable was set to a value it cannot take */
-  char bad_message[256];
+  char bad_message[512];
 } dtrEnvParams;
 
-/* Read once per process; later calls return the same values. */
+/* Read once per process; later calls return the same values. An unset or empty variable keeps its
+ * default; a value a variable cannot take (numbers.h's strict parsing) marks the parameters bad, and
+ * every plan then fails naming it. */
 const dtrEnvParams* dtrEnvParamsGet(void);
+
+/* The variables above that reach a plan, for its ranks to agree on before anything is exchanged (a
+ * rank that saw another value would exchange otherwise, or wait elsewhere: DTR_STAGES cuts the
+ * messages, DTR_EXECUTE_AGREE adds a collective, DTR_P2P_FUSED_BARRIERS and DTR_PERF_REPORT change
+ * the barriers; the kernel knobs are agreed too, so that every rank runs what was asked). Not among
+ * them: DTR_DEBUG (logging), DTR_HOST_MEMORY (the memory check takes the least of a host's ranks)
+ * and DTR_TIMEOUT (agreed with config.timeout as the plan's deadline). Returns how many. */
+#define DTR_ENV_AGREED 16
+int dtrEnvParamsAgreed(const dtrEnvParams* p, dtrAgreedValue out[DTR_ENV_AGREED]);
 
 #endif

@@ -63,7 +63,22 @@ static void badPlans(void) {
     mixed.inplace = rank == 0;
     expectAll(dtrPlanCreate(&plan, 10, 5, dtrFloat32, 1, MPI_COMM_WORLD, &mixed), dtrMismatch, "inplace",
               "inplace differs");
+    /* A timeout on some ranks only: their first collectives take another form (polled under a
+     * deadline), which MPI would not match; refused on every rank instead of a hang. */
+    mixed = cfg;
+    mixed.timeout = rank == nranks - 1 ? 5 : 0;
+    expectAll(dtrPlanCreate(&plan, 10, 5, dtrFloat32, 1, MPI_COMM_WORLD, &mixed), dtrMismatch,
+              "the timeout (config.timeout, else DTR_TIMEOUT) differs between ranks: 0 ms on rank 0, 5000 ms", "timeouts differ");
   }
+  /* GPU settings beside the CPU backend: refused, naming both. */
+  dtrConfig_t gpuish = cfg;
+  gpuish.kernel = dtrKernelTma;
+  expectAll(dtrPlanCreate(&plan, 5, 5, dtrFloat32, 1, MPI_COMM_WORLD, &gpuish), dtrInvalidArgument,
+            "config.kernel = tma applies to the GPU backends; the cpu backend (config.backend)", "a kernel on the cpu backend");
+  gpuish = cfg;
+  gpuish.device = 0;
+  expectAll(dtrPlanCreate(&plan, 5, 5, dtrFloat32, 1, MPI_COMM_WORLD, &gpuish), dtrInvalidArgument,
+            "config.device = 0 applies to the GPU backends", "a device on the cpu backend");
   dtrConfig_t bad = cfg;
   bad.backend = (dtrBackend_t)9;
   expectAll(dtrPlanCreate(&plan, 5, 5, dtrFloat32, 1, MPI_COMM_WORLD, &bad), dtrInvalidArgument, "backend", "bad backend");
@@ -82,6 +97,15 @@ static void badPlans(void) {
   bad.device = -7;
   expectAll(dtrPlanCreate(&plan, 5, 5, dtrFloat32, 1, MPI_COMM_WORLD, &bad), dtrInvalidArgument, "device", "bad device");
 
+  /* A 3-D array too large: the message speaks of the array's sides, not of rows and columns. */
+  dtrGrid_t grid = NULL;
+  if (dtrGridCreate(&grid, MPI_COMM_WORLD, 1, nranks) == dtrSuccess) {
+    const int64_t huge[3] = {(int64_t)1 << 40, (int64_t)1 << 40, 2};
+    expectAll(dtrPlanCreatePencil(&plan, grid, huge, dtrPencilX, dtrPencilY, dtrComplex128, 1, &cfg), dtrInvalidArgument,
+              "nx x ny x nz x entry = 1099511627776 x 1099511627776 x 2 x 16 bytes overflows", "3-D overflow");
+    dtrGridDestroy(grid);
+  }
+
   dtrLocalSize_t ls;
   EXPECT(dtrLocalSize(5, 5, dtrFloat32, 1, MPI_COMM_WORLD, nranks, &ls) == dtrInvalidArgument, "local size of rank P");
   EXPECT(dtrLocalSize(5, 0, dtrFloat32, 1, MPI_COMM_WORLD, -1, &ls) == dtrInvalidArgument, "local size of 0 cols");
@@ -98,15 +122,17 @@ static void ncclWithoutGpus(void) {
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
   MPI_Comm_size(local, &localSize);
   MPI_Comm_free(&local);
-  int cannot = count == 0 || localSize > count, all = 0;
-  MPI_Allreduce(&cannot, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (!all) return;
+  /* NCCL needs a GPU of its own for each rank; p2p serves ranks that share one, but needs one. */
+  int cannot[2] = {count == 0 || localSize > count, count == 0}, all[2] = {0, 0};
+  MPI_Allreduce(cannot, all, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (!all[0]) return;
   dtrConfig_t cfg;
   dtrConfigInit(&cfg);
   cfg.backend = dtrBackendNccl;
   dtrPlan_t plan;
   expectAll(dtrPlanCreate(&plan, 64, 64, dtrFloat32, 1, MPI_COMM_WORLD, &cfg), dtrNoDevice, "GPU", "NCCL without GPUs");
   if (rank == 0) printf("NCCL backend without enough GPUs: '%s'\n", dtrGetLastError());
+  if (!all[1]) return;
   cfg.backend = dtrBackendP2p;
   expectAll(dtrPlanCreate(&plan, 64, 64, dtrFloat32, 1, MPI_COMM_WORLD, &cfg), dtrNoDevice, "p2p backend", "p2p without GPUs");
   if (rank == 0) printf("p2p backend without enough GPUs: '%s'\n", dtrGetLastError());

@@ -67,6 +67,45 @@ static int runPencils(const dtrCliOptions* o, int gpus) {
   return status;
 }
 
+/*
+ * Collective, before the program's other collectives: every rank parsed its command line and read
+ * the environment without a fault, and gave the same options and job settings (an MPMD launch, or an
+ * mpirun -x on some ranks, can give them different ones: a different --iters would leave ranks in
+ * different timing loops). Otherwise the lowest rank at fault says why, and every rank ends. Blocking
+ * MPI on purpose: the ranks have not yet agreed on a timeout (DTR_TIMEOUT is among the values).
+ */
+static int agreeOnOptions(int parsed, const char* err, const dtrCliOptions* o, int rank, int nranks) {
+  const dtrEnvParams* env = dtrEnvParamsGet();
+  const int fault = parsed != 0 || env->bad;
+  int mine = fault ? rank : nranks, first = nranks;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first < nranks) {
+    if (rank == first) fprintf(stderr, "disttranspose: rank %d: %s\n", rank, parsed ? err : env->bad_message);
+    return -1;
+  }
+  dtrAgreedValue v[24 + DTR_ENV_AGREED] = {
+      {"--rows", o->rows, dtrValueNumber},          {"--cols", o->cols, dtrValueNumber},
+      {"--dtype", (int64_t)o->type, dtrValueType}, {"--howmany", o->howmany, dtrValueNumber},
+      {"--backend", (int64_t)o->backend, dtrValueBackend},
+      {"--kernel", (int64_t)o->kernel, dtrValueKernel},
+      {"--stages", o->stages, dtrValueNumber},      {"--inplace", o->inplace, dtrValueNumber},
+      {"--iters", o->iters, dtrValueNumber},        {"--warmup", o->warmup, dtrValueNumber},
+      {"--check", o->check, dtrValueNumber},        {"--minbytes", (int64_t)o->minbytes, dtrValueNumber},
+      {"--maxbytes", (int64_t)o->maxbytes, dtrValueNumber},
+      {"--stepfactor (in thousandths)", llround(o->factor * 1000), dtrValueNumber},
+      {"--shape nx", o->shape[0], dtrValueNumber},  {"--shape ny", o->shape[1], dtrValueNumber},
+      {"--shape nz", o->shape[2], dtrValueNumber},  {"--grid rows", o->pr, dtrValueNumber},
+      {"--grid columns", o->pc, dtrValueNumber},    {"--help", o->help, dtrValueNumber},
+      {"DTR_TIMEOUT (in ms)", llround(env->timeout * 1000), dtrValueNumber}};
+  int n = 21;
+  n += dtrEnvParamsAgreed(env, v + n);
+  if (dtrAgreeValues(MPI_COMM_WORLD, v, n) != dtrSuccess) {
+    if (rank == 0) fprintf(stderr, "disttranspose: %s\n", dtrGetLastError());
+    return -1;
+  }
+  return 0;
+}
+
 /* The square matrix closest to `bytes` per rank. */
 static int64_t squareSide(uint64_t bytes, int nranks, size_t entry) {
   int64_t n = (int64_t)floor(sqrt((double)bytes * nranks / (double)entry));
@@ -80,9 +119,9 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 
   dtrCliOptions o;
-  char err[512];
-  if (dtrCliParse(argc, argv, &o, err, sizeof err)) {
-    if (rank == 0) fprintf(stderr, "disttranspose: %s\n", err);
+  char err[512] = "";
+  const int parsed = dtrCliParse(argc, argv, &o, err, sizeof err);
+  if (agreeOnOptions(parsed, err, &o, rank, nranks)) {
     MPI_Finalize();
     return 2;
   }

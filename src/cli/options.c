@@ -1,11 +1,11 @@
 #include "options.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "names.h"
+#include "numbers.h"
 
 void dtrCliDefaults(dtrCliOptions* o) {
   memset(o, 0, sizeof *o);
@@ -29,30 +29,47 @@ void dtrCliConfig(const dtrCliOptions* o, dtrConfig_t* cfg) {
   cfg->inplace = o->inplace;
 }
 
-int dtrParseDims(const char* s, int n, int64_t* out) {
-  if (!s || !*s) return -1;
-  char buf[128];
-  if (strlen(s) >= sizeof buf) return -1;
-  strcpy(buf, s);
+int dtrParseDims(const char* s, int n, int64_t hi, int64_t* out, char* why, size_t len) {
+  /* "AxBxC": each part a count (suffixes allowed) from 1 to hi; "A" alone with n = 3 is a cube. */
   int k = 0;
-  for (char *save = NULL, *t = strtok_r(buf, "xX", &save); t; t = strtok_r(NULL, "xX", &save)) {
+  const char* p = s ? s : "";
+  for (;;) {
+    const char* x = p + strcspn(p, "xX");
+    char part[64];
+    const size_t plen = (size_t)(x - p);
+    if (k == n) {
+      snprintf(why, len, "more than %d numbers", n);
+      return -1;
+    }
+    if (plen >= sizeof part) {
+      snprintf(why, len, "number %d is too long", k + 1);
+      return -1;
+    }
+    memcpy(part, p, plen);
+    part[plen] = '\0';
     uint64_t v;
-    if (k == n || dtrParseSize(t, &v) || v < 1 || v > (uint64_t)INT64_MAX) return -1;
+    char partWhy[192];
+    if (dtrParseSize(part, 1, (uint64_t)hi, &v, partWhy, sizeof partWhy)) {
+      snprintf(why, len, "'%s': %s", part, partWhy);
+      return -1;
+    }
     out[k++] = (int64_t)v;
+    if (!*x) break;
+    p = x + 1;
   }
-  if (s[strlen(s) - 1] == 'x' || s[strlen(s) - 1] == 'X' || strstr(s, "xx") || strstr(s, "XX")) return -1;
   if (k == 1 && n == 3) out[1] = out[2] = out[0], k = 3;
-  return k == n ? 0 : -1;
+  if (k != n) {
+    snprintf(why, len, "%d numbers where %d are needed", k, n);
+    return -1;
+  }
+  return 0;
 }
 
-static int parseInt(const char* s, long lo, long hi, long* out) {
-  if (!s || !*s) return -1;
-  errno = 0;
-  char* end;
-  long v = strtol(s, &end, 10);
-  if (errno || *end || v < lo || v > hi) return -1;
-  *out = v;
-  return 0;
+/* The long name of short option `c`. */
+static const char* dtrCliOptionName(const struct option* longopts, int c) {
+  for (const struct option* o = longopts; o->name; o++)
+    if (o->val == c) return o->name;
+  return "?";
 }
 
 void dtrCliUsage(FILE* f) {
@@ -111,104 +128,76 @@ int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errle
 #endif
   int c;
   uint64_t u;
-  long l;
+  int64_t l;
+  double f;
+  char why[512];
+  /* The option as the user wrote it, for messages: its long name. */
+#define OPTION_NAME(ch) dtrCliOptionName(longopts, ch)
   while ((c = getopt_long(argc, argv, ":r:c:b:e:f:d:m:B:k:S:G:n:w:C:J:s:g:hI", longopts, NULL)) != -1) {
+    int bad = 0;
     switch (c) {
       case 'r':
       case 'c':
-        if (dtrParseSize(optarg, &u) || u < 1 || u > (uint64_t)INT64_MAX) {
-          snprintf(err, errlen, "--%s '%s': expected a positive count (K, M, G suffixes allowed)", c == 'r' ? "rows" : "cols", optarg);
-          return -1;
-        }
-        if (c == 'r') o->rows = (int64_t)u;
-        else o->cols = (int64_t)u;
+        bad = dtrParseSize(optarg, 1, (uint64_t)INT64_MAX, &u, why, sizeof why);
+        if (!bad && c == 'r') o->rows = (int64_t)u;
+        else if (!bad) o->cols = (int64_t)u;
         break;
       case 'b':
       case 'e':
-        if (dtrParseSize(optarg, &u) || u < 1) {
-          snprintf(err, errlen, "--%s '%s': expected a positive size in bytes (K, M, G suffixes allowed)", c == 'b' ? "minbytes" : "maxbytes", optarg);
-          return -1;
-        }
-        if (c == 'b') o->minbytes = u;
-        else o->maxbytes = u;
+        /* 1 EiB a rank: far beyond any machine, and every byte count of the sweep stays exact in a double. */
+        bad = dtrParseSize(optarg, 1, (uint64_t)1 << 60, &u, why, sizeof why);
+        if (!bad && c == 'b') o->minbytes = u;
+        else if (!bad) o->maxbytes = u;
         break;
-      case 'f': {
-        char* end;
-        errno = 0;
-        o->factor = strtod(optarg, &end);
-        if (errno || *end || !(o->factor > 1.0)) {
-          snprintf(err, errlen, "--stepfactor '%s': expected a number greater than 1", optarg);
-          return -1;
-        }
+      case 'f':
+        bad = dtrParseReal(optarg, 1, 1000, &f, why, sizeof why);
+        if (!bad && f == 1) bad = 1, snprintf(why, sizeof why, "a sweep must grow; expected a number greater than 1, at most 1000");
+        if (!bad) o->factor = f;
         break;
-      }
       case 'd':
-        if (dtrParseDataType(optarg, &o->type)) {
-          snprintf(err, errlen, "--dtype '%s': unknown type; expected %s", optarg, dtrDataTypeChoices());
-          return -1;
-        }
+        snprintf(why, sizeof why, "unknown type; expected %s", dtrDataTypeChoices());
+        bad = dtrParseDataType(optarg, &o->type);
         break;
       case 'm':
-        if (parseInt(optarg, 1, 1L << 30, &l)) {
-          snprintf(err, errlen, "--howmany '%s': expected a whole number from 1 to %ld", optarg, 1L << 30);
-          return -1;
-        }
-        o->howmany = l;
+        bad = dtrParseCount(optarg, 1, 1L << 30, &l, why, sizeof why);
+        if (!bad) o->howmany = l;
         break;
       case 'B':
-        if (dtrParseBackend(optarg, &o->backend)) {
-          snprintf(err, errlen, "--backend '%s': unknown backend; expected %s", optarg, dtrBackendChoices());
-          return -1;
-        }
+        snprintf(why, sizeof why, "unknown backend; expected %s", dtrBackendChoices());
+        bad = dtrParseBackend(optarg, &o->backend);
         break;
       case 'k':
-        if (dtrParseKernel(optarg, &o->kernel)) {
-          snprintf(err, errlen, "--kernel '%s': unknown kernel; expected %s", optarg, dtrKernelChoices());
-          return -1;
-        }
+        snprintf(why, sizeof why, "unknown kernel; expected %s", dtrKernelChoices());
+        bad = dtrParseKernel(optarg, &o->kernel);
         break;
       case 'S':
-        if (parseInt(optarg, 1, DTR_MAX_STAGES, &l)) {
-          snprintf(err, errlen, "--stages '%s': expected a whole number from 1 to %d", optarg, DTR_MAX_STAGES);
-          return -1;
-        }
-        o->stages = (int)l;
+        bad = dtrParseCount(optarg, 1, DTR_MAX_STAGES, &l, why, sizeof why);
+        if (!bad) o->stages = (int)l;
         break;
       case 'G':
-        if (parseInt(optarg, -1, 1023, &l)) {
-          snprintf(err, errlen, "--device '%s': expected a GPU index (or -1 for the node-local rank)", optarg);
-          return -1;
-        }
-        o->device = (int)l;
+        bad = dtrParseCount(optarg, -1, 1023, &l, why, sizeof why);
+        if (!bad) o->device = (int)l;
         break;
       case 'n':
       case 'w':
       case 'C':
-        if (parseInt(optarg, c == 'n' ? 1 : 0, 1000000, &l)) {
-          snprintf(err, errlen, "--%s '%s': expected a whole number from %d to 1000000",
-                   c == 'n' ? "iters" : c == 'w' ? "warmup" : "check", optarg, c == 'n' ? 1 : 0);
-          return -1;
-        }
-        if (c == 'n') o->iters = (int)l;
-        else if (c == 'w') o->warmup = (int)l;
-        else o->check = (int)l;
+        bad = dtrParseCount(optarg, c == 'n' ? 1 : 0, 1000000, &l, why, sizeof why);
+        if (!bad && c == 'n') o->iters = (int)l;
+        else if (!bad && c == 'w') o->warmup = (int)l;
+        else if (!bad) o->check = (int)l;
         break;
       case 'J':
         o->json = optarg;
         break;
       case 's':
-        if (dtrParseDims(optarg, 3, o->shape)) {
-          snprintf(err, errlen, "--shape '%s': expected NXxNYxNZ (or N for a cube) of positive counts", optarg);
-          return -1;
-        }
+        bad = dtrParseDims(optarg, 3, INT64_MAX, o->shape, why, sizeof why);
+        if (bad) strncat(why, " (expected NXxNYxNZ, or N for a cube)", sizeof why - strlen(why) - 1);
         break;
       case 'g': {
         int64_t g[2];
-        if (dtrParseDims(optarg, 2, g) || g[0] > 1 << 20 || g[1] > 1 << 20) {
-          snprintf(err, errlen, "--grid '%s': expected PRxPC, e.g. 2x2 or 1x4", optarg);
-          return -1;
-        }
-        o->pr = (int)g[0], o->pc = (int)g[1];
+        bad = dtrParseDims(optarg, 2, 1 << 20, g, why, sizeof why);
+        if (bad) strncat(why, " (expected PRxPC, e.g. 2x2 or 1x4)", sizeof why - strlen(why) - 1);
+        else o->pr = (int)g[0], o->pc = (int)g[1];
         break;
       }
       case 'h':
@@ -224,7 +213,12 @@ int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errle
         snprintf(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
         return -1;
     }
+    if (bad) {
+      snprintf(err, errlen, "--%s '%s': %s", OPTION_NAME(c), optarg, why);
+      return -1;
+    }
   }
+#undef OPTION_NAME
   if (optind < argc) {
     snprintf(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
     return -1;
@@ -244,6 +238,16 @@ int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errle
   }
   if (o->pr && !o->shape[0]) {
     snprintf(err, errlen, "--grid needs --shape (the 3-D array to move on it)");
+    return -1;
+  }
+  /* Options of the GPU backends where the CPU backend was asked for: refused, not ignored (the user
+   * asked for something that cannot happen). */
+  if (o->backend == dtrBackendCpu && o->kernel != dtrKernelAuto) {
+    snprintf(err, errlen, "--kernel %s applies to the GPU backends; --backend cpu transposes on the host", dtrKernelName(o->kernel));
+    return -1;
+  }
+  if (o->backend == dtrBackendCpu && o->device >= 0) {
+    snprintf(err, errlen, "--device %d applies to the GPU backends; --backend cpu uses no GPU", o->device);
     return -1;
   }
   if (o->rows && !o->cols) o->cols = o->rows;

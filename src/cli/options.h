@@ -33,8 +33,8 @@ void dtrCliConfig(const dtrCliOptions* o, dtrConfig_t* cfg);
 /* 0 on success; otherwise -1 with a message naming the bad option in err. */
 int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errlen);
 void dtrCliUsage(FILE* f);
-/* "AxBxC" (n = 3) or "AxB" (n = 2) of positive counts with optional suffixes; "A" alone with n = 3
- * is a cube. 0 on success. */
-int dtrParseDims(const char* s, int n, int64_t* out);
+/* "AxBxC" (n = 3) or "AxB" (n = 2) of counts from 1 to hi with optional suffixes (numbers.h); "A"
+ * alone with n = 3 is a cube. 0, or -1 with why. */
+int dtrParseDims(const char* s, int n, int64_t hi, int64_t* out, char* why, size_t len);
 
 #endif
