@@ -49,8 +49,11 @@ for stage in $stages; do
       grep -E "tests passed|Passed|Failed|Skipped|SKIP|wrong entries|refused|huge case" "$logs/gpu-tests.log" | sed 's/^/  /' | tee -a "$summary"
       ;;
     sanitize)
-      # compute-sanitizer on small cases: memory errors, shared-memory races, barrier misuse.
+      # compute-sanitizer on small cases: memory errors, shared-memory races, barrier misuse; the local
+      # kernels, then the distributed path (DTR_SANITIZE_PARTS, default "kernels dist").
+      parts=${DTR_SANITIZE_PARTS:-kernels dist}
       for tool in memcheck racecheck synccheck; do
+        [[ " $parts " == *" kernels "* ]] || break
         compute-sanitizer --tool "$tool" --error-exitcode 9 "$DTR_BUILD/tests/test_gpu_kernels" --small \
           >"$logs/sanitize-$tool.log" 2>&1 && r=clean || { r="FAILED"; status=1; }
         note "  compute-sanitizer $tool: $r ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize-$tool.log" | tail -n1))"
@@ -60,10 +63,10 @@ for stage in $stages; do
       # runs on any GPU machine, its 2 ranks sharing the GPU where there is one; NCCL needs 2 GPUs.
       backends=p2p
       [ "$gpus" -ge 2 ] && backends="nccl p2p"
-      if [ "$gpus" -ge 1 ]; then
+      if [ "$gpus" -ge 1 ] && [[ " $parts " == *" dist "* ]]; then
         for be in $backends; do
           for tool in memcheck racecheck synccheck initcheck; do
-            mpirun -np 2 compute-sanitizer --tool "$tool" --report-api-errors no --error-exitcode 9 \
+            timeout ${DTR_RUN_TIMEOUT:-600} mpirun -np 2 compute-sanitizer --tool "$tool" --report-api-errors no --error-exitcode 9 \
               "$DTR_BUILD/tests/test_random" "$be" --count 12 --seed 5 >"$logs/sanitize-$be-$tool.log" 2>&1 && r=clean || { r="FAILED"; status=1; }
             note "  mpirun -np 2 compute-sanitizer --tool $tool test_random $be: $r ($(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitize-$be-$tool.log" | tail -n1))"
           done
@@ -73,18 +76,21 @@ for stage in $stages; do
     shared)
       # Ranks that share a GPU (all of them on GPU 0): exact results and the header's notice on the
       # p2p path, fp32 and c64 on odd shapes and pencils on 2 x 2; NCCL refused on every rank.
-      for run in "-r 4099 -c 3001 -d fp32" "-r 2053 -c 1031 -d c64" "-b 1M -e 64M -f 4 -d fp32" "--shape 129x66x35 --grid 2x2 -d c64"; do
-        tag="shared-$(echo "$run" | tr -c 'A-Za-z0-9' '_')"
-        timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np 4 -x CUDA_VISIBLE_DEVICES=0 "$DTR_BUILD/disttranspose" $run -C 2 -n 20 -w 5 \
+      for run in "fp32-4099x3001:-r 4099 -c 3001 -d fp32" "c64-2053x1031:-r 2053 -c 1031 -d c64" \
+                 "sweep-fp32-1M-64M:-b 1M -e 64M -f 4 -d fp32" "pencils-129x66x35-2x2-c64:--shape 129x66x35 --grid 2x2 -d c64"; do
+        tag="shared-4-${run%%:*}"
+        args=${run#*:}
+        timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np 4 -x CUDA_VISIBLE_DEVICES=0 "$DTR_BUILD/disttranspose" $args -C 2 -n 20 -w 5 \
           -J "$logs/$tag.json" >"$logs/$tag.txt" 2>&1 </dev/null || status=1
-        note "## mpirun -np 4 (one GPU) disttranspose $run"
+        note "## mpirun -np 4 (one GPU) disttranspose $args"
         grep -E "share|not representative|^  |Wrong|rror" "$logs/$tag.txt" | tee -a "$summary" >/dev/null
       done
       if timeout 120 mpirun -np 2 -x CUDA_VISIBLE_DEVICES=0 "$DTR_BUILD/disttranspose" -B nccl -r 1000 >"$logs/shared-nccl.txt" 2>&1 </dev/null; then
         status=1
         note "## -B nccl on a shared GPU: NOT refused"
       else
-        note "## -B nccl on a shared GPU: refused: $(grep -m1 -o 'NCCL allows one rank per GPU[^;]*' "$logs/shared-nccl.txt")"
+        note "## -B nccl on a shared GPU: refused"
+        grep -m1 "^disttranspose:" "$logs/shared-nccl.txt" | tee -a "$summary" >/dev/null
       fi
       ;;
     kernels)
