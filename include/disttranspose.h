@@ -158,6 +158,11 @@ dtrResult_t dtrPlanCreate(dtrPlan_t* plan, int64_t rows, int64_t cols, dtrDataTy
  * start another plan's that those peers wait for. */
 dtrResult_t dtrExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream);
 
+/* Collective, in place of dtrExecute, for language bindings: this rank's own checks of its arrays
+ * failed (`problem` says how). Every rank's execute then fails with dtrInvalidArgument and this
+ * rank's message (with DTR_EXECUTE_AGREE=0 only this rank's), and nothing runs. */
+dtrResult_t dtrExecuteRefuse(dtrPlan_t plan, const char* problem);
+
 /* Collective. Waits for nothing: destroy after the last execute's stream work has finished. A plan
  * that has timed out is destroyed without talking to the other ranks. */
 dtrResult_t dtrPlanDestroy(dtrPlan_t plan);
@@ -215,6 +220,14 @@ dtrResult_t dtrPencilBox(dtrGrid_t grid, const int64_t shape[3], dtrPencil_t pen
  * to-box. Every element type and howmany; every backend. */
 dtrResult_t dtrPlanCreatePencil(dtrPlan_t* plan, dtrGrid_t grid, const int64_t shape[3], dtrPencil_t from,
                                 dtrPencil_t to, dtrDataType_t type, int64_t howmany, const dtrConfig_t* config);
+
+/* The same calls with the communicator as a Fortran handle (MPI_Comm_c2f's value: an mpi_f08
+ * communicator's MPI_VAL, mpi4py's comm.py2f()), for the Fortran and Python bindings. */
+dtrResult_t dtrLocalSizeF(int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany, MPI_Fint comm, int rank,
+                          dtrLocalSize_t* size);
+dtrResult_t dtrPlanCreateF(dtrPlan_t* plan, int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany, MPI_Fint comm,
+                           const dtrConfig_t* config);
+dtrResult_t dtrGridCreateF(dtrGrid_t* grid, MPI_Fint comm, int pr, int pc);
 
 const char* dtrGetErrorString(dtrResult_t result);
 /* The message of the last failed call on this thread, naming the problem (and the rank it came

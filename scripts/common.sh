@@ -71,10 +71,32 @@ dtr_find_cuda() {
 
 dtr_build() {
   dtr_install_missing && dtr_find_cuda || return 1
-  if [ ! -f "$DTR_BUILD/CMakeCache.txt" ]; then
+  if [ ! -f "$DTR_BUILD/CMakeCache.txt" ] || [ -n "${DTR_CMAKE_ARGS:-}" ]; then
     cmake -S "$DTR_ROOT" -B "$DTR_BUILD" -DCMAKE_BUILD_TYPE=Release ${DTR_CMAKE_ARGS:-} || return 1
   fi
   cmake --build "$DTR_BUILD" -j "$(nproc)"
+}
+
+# The Python binding the way users install it: a virtual environment in the build folder with numpy,
+# mpi4py and what the tests need, and `pip install ./python` (the project's CMake builds the library
+# into the package; its build folder is kept, so a second install rebuilds only what changed). The
+# build is then configured to run the binding's tests with that Python. Where pip reaches no package
+# index (the GPU machines), it says so and the Python tests are left to device-check.sh.
+dtr_python_env() {
+  local venv=$DTR_BUILD/venv py=${DTR_PYTHON3:-python3}
+  command -v "$py" >/dev/null 2>&1 || { echo "disttranspose: no $py: the Python tests are skipped"; return 0; }
+  if [ ! -x "$venv/bin/python" ] && ! "$py" -m venv "$venv" >/dev/null 2>&1; then
+    echo "disttranspose: $py cannot make a virtual environment: the Python tests are skipped"
+    return 0
+  fi
+  if ! "$venv/bin/python" -m pip install -q numpy mpi4py pytest ml_dtypes scikit-build-core >"$DTR_BUILD/pip.log" 2>&1; then
+    echo "disttranspose: pip cannot install numpy, mpi4py and pytest (no package index?): the Python tests are skipped"
+    return 0
+  fi
+  echo "disttranspose: pip install ./python (into $venv)"
+  "$venv/bin/python" -m pip install -q --no-build-isolation --config-settings=build-dir="$DTR_BUILD/python-build" \
+    "$DTR_ROOT/python" >>"$DTR_BUILD/pip.log" 2>&1 || { tail -n 30 "$DTR_BUILD/pip.log"; return 1; }
+  DTR_CMAKE_ARGS="${DTR_CMAKE_ARGS:-} -DDTR_PYTHON=$venv/bin/python -DDTR_PYTHON_INSTALLED=ON"
 }
 
 # GPUs visible to this machine (0 without a driver).

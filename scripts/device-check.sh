@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine, in one go: build, run the GPU tests on 1..all GPUs, benchmark the local kernels
 # and the distributed transpose, and print a short table last. Stages: tests, kernels, dist (all by
-# default; also: sanitize, shared, pencils, fft, targets, odd). Full logs go to DTR_LOG_DIR (default
+# default; also: sanitize, shared, python, pencils, fft, targets, odd). Full logs go to DTR_LOG_DIR (default
 # build/device-check). On a machine of one GPU the tests of the p2p backend run with 2-4 ranks sharing
 # it (the GPU time-slices them: exact, not fast); shared runs the CLI so on any machine (all on GPU 0).
 # pencils: every pencil transpose of DTR_PENCIL_CASES (default 1024:c64 512:c64 512:c128) on the grids
@@ -92,6 +92,31 @@ for stage in $stages; do
         note "## -B nccl on a shared GPU: refused"
         grep -m1 "^disttranspose:" "$logs/shared-nccl.txt" | tee -a "$summary" >/dev/null
       fi
+      ;;
+    python)
+      # The binding with this machine's Python (numpy, mpi4py, pytest; CuPy, PyTorch, JAX where present):
+      # its tests through ctest (the build tree's library), the overhead per execute against the C call,
+      # and disttranspose.fft.fftn against examples/fft3d on the same ranks (DTR_FFT_SHAPE, default 512,
+      # c64; DTR_PY_NP ranks, default 1).
+      py=${DTR_PYTHON:-python3}
+      cmake -S "$DTR_ROOT" -B "$DTR_BUILD" -DDTR_PYTHON="$(command -v "$py")" >>"$logs/build.log" 2>&1 &&
+        cmake --build "$DTR_BUILD" -j "$(nproc)" >>"$logs/build.log" 2>&1 || { note "python: configure failed"; status=1; }
+      (cd "$DTR_BUILD" && ctest --output-on-failure -L python --timeout ${DTR_TEST_TIMEOUT:-300}) >"$logs/python-tests.log" 2>&1 || status=1
+      grep -E "tests passed|Passed|Failed|Skipped|passed|failed" "$logs/python-tests.log" | sed 's/^/  /' | tee -a "$summary"
+      export DISTTRANSPOSE_LIBRARY="$DTR_BUILD/libdisttranspose.so" PYTHONPATH="$DTR_ROOT/python${PYTHONPATH:+:$PYTHONPATH}"
+      np=${DTR_PY_NP:-1}
+      timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" "$py" "$DTR_ROOT/python/benchmarks/bench.py" overhead \
+        --c-loop "$DTR_BUILD/libdtr_c_loop.so" --libs numpy,cupy,torch --json "$logs/python-overhead.json" 2>&1 |
+        grep -vE "DTR WARN" | tee -a "$summary" || status=1
+      n=${DTR_FFT_SHAPE:-512}
+      for lib in cupy torch; do
+        timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" "$py" "$DTR_ROOT/python/benchmarks/bench.py" fft --lib "$lib" \
+          --shape "$n" --dtype complex64 --grid "1x$np" --iters 10 --json "$logs/python-fft-$lib.json" 2>&1 |
+          grep -vE "DTR WARN|^#" | tee -a "$summary" || status=1
+      done
+      timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" "$DTR_BUILD/examples/fft3d" --shape "$n" --grid "1x$np" --dtype c64 \
+        --iters 10 --json "$logs/fft3d-$n.json" >"$logs/fft3d-$n.txt" 2>&1 || status=1
+      note "  examples/fft3d ${n}^3 c64 on 1 x $np: $(grep -oE '"forward_us": [0-9.]+' "$logs/fft3d-$n.json" | tail -n1), $(grep -oE '"inverse_us": [0-9.]+' "$logs/fft3d-$n.json" | tail -n1)"
       ;;
     kernels)
       "$DTR_BUILD/transpose-bench" ${DTR_BENCH_ARGS:-} >"$logs/transpose-bench.txt" 2>&1 || status=1

@@ -481,8 +481,9 @@ static dtrResult_t waitForStream(dtrPlan_t plan, cudaStream_t stream, const char
   return res;
 }
 
-static dtrResult_t execute(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream) {
-  dtrResult_t res = checkExecuteBuffers(plan, in, out);
+/* `refused`: the caller's own checks failed (dtrExecuteRefuse); else the buffers are checked here. */
+static dtrResult_t execute(dtrPlan_t plan, dtrResult_t refused, const void* in, void* out, cudaStream_t stream) {
+  dtrResult_t res = refused != dtrSuccess ? refused : checkExecuteBuffers(plan, in, out);
   if (!plan->ops->agrees_on_checks) {
     if (dtrEnvParamsGet()->execute_agree) DTRCHECK(dtrAgree(plan->comm.comm, res));
     else if (res != dtrSuccess) return res;
@@ -509,9 +510,30 @@ dtrResult_t dtrExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t s
   if (!plan) return dtrSetError(dtrInvalidArgument, "plan is NULL");
   DTRCHECK(checkNotBroken(plan));
   const dtrDeadline saved = dtrDeadlineEnter(plan->timeout);
-  if (plan->device < 0) return finishCall(plan, saved, execute(plan, in, out, stream));
+  if (plan->device < 0) return finishCall(plan, saved, execute(plan, dtrSuccess, in, out, stream));
   const DeviceGuard guard = deviceSave();
-  return finishCall(plan, saved, deviceRestore(guard, execute(plan, in, out, stream)));
+  return finishCall(plan, saved, deviceRestore(guard, execute(plan, dtrSuccess, in, out, stream)));
+}
+
+dtrResult_t dtrExecuteRefuse(dtrPlan_t plan, const char* problem) {
+  if (!plan) return dtrSetError(dtrInvalidArgument, "plan is NULL");
+  DTRCHECK(checkNotBroken(plan));
+  const dtrDeadline saved = dtrDeadlineEnter(plan->timeout);
+  const DeviceGuard guard = deviceSave();
+  const dtrResult_t refused = dtrSetError(dtrInvalidArgument, "%s", problem && *problem ? problem : "the caller refused its arrays");
+  return finishCall(plan, saved, deviceRestore(guard, execute(plan, refused, NULL, NULL, NULL)));
+}
+
+/* Communicators as Fortran handles, for the bindings (MPI_Comm_f2c is the MPI library's own, so no
+ * binding needs to know how this MPI represents a communicator in C). */
+dtrResult_t dtrLocalSizeF(int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany, MPI_Fint comm, int rank,
+                          dtrLocalSize_t* size) {
+  return dtrLocalSize(rows, cols, type, howmany, MPI_Comm_f2c(comm), rank, size);
+}
+
+dtrResult_t dtrPlanCreateF(dtrPlan_t* plan, int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany, MPI_Fint comm,
+                           const dtrConfig_t* config) {
+  return dtrPlanCreate(plan, rows, cols, type, howmany, MPI_Comm_f2c(comm), config);
 }
 
 dtrResult_t dtrPlanDestroy(dtrPlan_t plan) {

@@ -48,6 +48,10 @@ static void freeGrid(dtrGrid_t g) {
   free(g);
 }
 
+dtrResult_t dtrGridCreateF(dtrGrid_t* grid, MPI_Fint comm, int pr, int pc) {
+  return dtrGridCreate(grid, MPI_Comm_f2c(comm), pr, pc);
+}
+
 dtrResult_t dtrGridCreate(dtrGrid_t* out, MPI_Comm comm, int pr, int pc) {
   int initialized = 0;
   MPI_Initialized(&initialized);

@@ -5,6 +5,12 @@
 /* Tiles of 32 x 32 entries: a tile's source rows and destination rows stay in L1 while it moves. */
 #define DTR_HOST_TILE 32
 
+/* A 16-byte entry (c128, c64 x 2) as one copyable value, so that it moves as two words rather than
+ * through a memcpy call per entry. */
+typedef struct {
+  uint64_t w[2];
+} Entry16;
+
 #define DTR_TILE_LOOP(T)                                                            \
   for (int64_t r = r0; r < r1; r++)                                                 \
     for (int64_t c = c0; c < c1; c++) ((T*)dst)[c * ldd + r] = ((const T*)src)[r * lds + c];
@@ -21,6 +27,7 @@ void dtrHostTranspose(const void* src, int64_t lds, void* dst, int64_t ldd, int6
         case 2: DTR_TILE_LOOP(uint16_t); break;
         case 4: DTR_TILE_LOOP(uint32_t); break;
         case 8: DTR_TILE_LOOP(uint64_t); break;
+        case 16: DTR_TILE_LOOP(Entry16); break;
         default:
           for (int64_t r = r0; r < r1; r++)
             for (int64_t c = c0; c < c1; c++)

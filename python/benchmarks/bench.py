@@ -1,0 +1,194 @@
+"""Benchmarks of the Python binding, written as JSON (results are data; docs tables come from them).
+
+  overhead  the binding's cost per execute over the C call: plan.execute(a, out) in a Python loop
+            against dtrExecute in a C loop (c_loop.c, built beside the tools) on the same plan and
+            arrays; small matrices, so that the host's calls, not the GPU, set the pace
+  fft       disttranspose.fft.fftn (and ifftn) of an N^3 array on a grid; with --compare mpi4py-fft,
+            mpi4py-fft's PFFT on the same ranks, shape and decomposition
+
+  mpirun -np 4 python bench.py fft --shape 128 --dtype complex128 --grid 1x4 --compare mpi4py-fft --json f.json
+  mpirun -np 1 python bench.py overhead --c-loop build/libdtr_c_loop.so --libs numpy,cupy,torch --json o.json
+"""
+
+import argparse
+import ctypes
+import json
+import statistics
+import sys
+import time
+
+import numpy as np
+from mpi4py import MPI
+
+import disttranspose as dt
+from disttranspose import _arrays, _lib
+
+COMM = MPI.COMM_WORLD
+
+
+def log(*args):
+    if COMM.Get_rank() == 0:
+        print(*args, flush=True)
+
+
+def sync(lib):
+    if lib == "cupy":
+        import cupy
+        cupy.cuda.get_current_stream().synchronize()
+    elif lib == "torch":
+        import torch
+        torch.cuda.synchronize()
+
+
+def make(lib, shape, dtype):
+    a = np.ones(shape, dtype=dtype)
+    if lib == "cupy":
+        import cupy
+        return cupy.asarray(a)
+    if lib == "torch":
+        import torch
+        return torch.from_numpy(a).cuda()
+    return a
+
+
+def pick_gpu():
+    local = COMM.Split_type(MPI.COMM_TYPE_SHARED)
+    rank = local.Get_rank()
+    local.Free()
+    for name in ("cupy", "torch"):
+        try:
+            mod = __import__(name)
+        except ImportError:
+            continue
+        n = mod.cuda.runtime.getDeviceCount() if name == "cupy" else mod.cuda.device_count()
+        if n:
+            if name == "cupy":
+                mod.cuda.Device(rank % n).use()
+            else:
+                mod.cuda.set_device(rank % n)
+
+
+def overhead(args):
+    c = ctypes.CDLL(args.c_loop)
+    c.dtrBenchExecuteLoop.restype = ctypes.c_double
+    c.dtrBenchExecuteLoop.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int]
+    rows = []
+    for lib in args.libs.split(","):
+        backend = "cpu" if lib == "numpy" else args.backend
+        for side in args.sides:
+            with dt.Plan(side, side, "float32", COMM, backend=backend) as plan:
+                a, out = make(lib, plan.in_shape, np.float32), make(lib, plan.out_shape, np.float32)
+                ad = _arrays.adapter(a)
+                stream = ad.stream(a, None) or None
+                cache = _arrays.PointerCache()
+                aptr, optr = ad.describe(a, cache).ptr or None, ad.describe(out, cache).ptr or None
+                py, cc = [], []
+                for rep in range(args.reps + 1):  # the first of each is a warm-up
+                    COMM.Barrier()
+                    t0 = time.perf_counter()
+                    for _ in range(args.iters):
+                        plan.execute(a, out=out)
+                    t = time.perf_counter() - t0
+                    sync(lib)
+                    COMM.Barrier()
+                    s = c.dtrBenchExecuteLoop(plan._handle, aptr, optr, stream, args.iters)
+                    sync(lib)
+                    if s < 0:
+                        raise dt.Error(1, _lib.last_error())
+                    if rep:
+                        py.append(t / args.iters * 1e6)
+                        cc.append(s / args.iters * 1e6)
+                py_us = COMM.allreduce(statistics.median(py), op=MPI.MAX)
+                c_us = COMM.allreduce(statistics.median(cc), op=MPI.MAX)
+                row = {"lib": lib, "backend": plan.backend, "rows": side, "cols": side, "dtype": "float32",
+                       "ranks": COMM.Get_size(), "python_us": round(py_us, 3), "c_us": round(c_us, 3),
+                       "overhead_us": round(py_us - c_us, 3), "iters": args.iters, "reps": args.reps}
+                rows.append(row)
+                log(f"  {lib:6s} {plan.backend:5s} {side:6d}^2 fp32  python {py_us:8.2f} us  C {c_us:8.2f} us  "
+                    f"overhead {py_us - c_us:6.2f} us")
+    return rows
+
+
+def fft_times(run, iters, warmup, lib):
+    for _ in range(warmup):
+        run()
+    sync(lib)
+    ts = []
+    for _ in range(iters):
+        COMM.Barrier()
+        t0 = time.perf_counter()
+        run()
+        sync(lib)
+        ts.append(time.perf_counter() - t0)
+    slowest = np.empty(len(ts))
+    COMM.Allreduce(np.array(ts), slowest, op=MPI.MAX)
+    return float(np.median(slowest) * 1e6)
+
+
+def fft(args):
+    shape = (args.shape,) * 3
+    pr, pc = (int(v) for v in args.grid.split("x")) if args.grid else (0, 0)
+    rows = []
+    with dt.Grid(COMM, pr, pc) as grid:
+        pr, pc = grid.dims
+        bx = grid.box(shape, "x", args.dtype)
+        x = make(args.lib, bx.shape, args.dtype)
+        # Results into arrays made once, as mpi4py-fft's forward(u, u_hat) is timed below.
+        y = dt.fft.fftn(x, grid, shape)
+        back = dt.fft.ifftn(y, grid, shape)
+        fwd = fft_times(lambda: dt.fft.fftn(x, grid, shape, out=y), args.iters, args.warmup, args.lib)
+        inv = fft_times(lambda: dt.fft.ifftn(y, grid, shape, out=back), args.iters, args.warmup, args.lib)
+        row = {"impl": "disttranspose", "lib": args.lib, "shape": list(shape), "dtype": args.dtype, "grid": [pr, pc],
+               "ranks": COMM.Get_size(), "forward_us": round(fwd, 1), "inverse_us": round(inv, 1)}
+        rows.append(row)
+        log(f"  disttranspose.fft ({args.lib}) {args.shape}^3 {args.dtype} on {pr} x {pc}: forward {fwd:.0f} us, "
+            f"inverse {inv:.0f} us")
+    if args.compare == "mpi4py-fft":
+        from mpi4py_fft import PFFT, newDistArray
+        # The same decomposition: slabs (-1,) on 1 x P, else pencils (pr, pc).
+        f = PFFT(COMM, shape, axes=(0, 1, 2), dtype=np.dtype(args.dtype), grid=(-1,) if pr == 1 else (pr, pc))
+        u = newDistArray(f, False)
+        u[:] = 1
+        u_hat = newDistArray(f, True)
+        fwd = fft_times(lambda: f.forward(u, u_hat), args.iters, args.warmup, "numpy")
+        inv = fft_times(lambda: f.backward(u_hat, u), args.iters, args.warmup, "numpy")
+        rows.append({"impl": "mpi4py-fft", "lib": "numpy", "shape": list(shape), "dtype": args.dtype,
+                     "grid": [pr, pc], "ranks": COMM.Get_size(), "forward_us": round(fwd, 1),
+                     "inverse_us": round(inv, 1)})
+        log(f"  mpi4py-fft PFFT {args.shape}^3 {args.dtype} on {pr} x {pc}: forward {fwd:.0f} us, inverse {inv:.0f} us")
+        f.destroy()
+    return rows
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="what", required=True)
+    o = sub.add_parser("overhead")
+    o.add_argument("--c-loop", required=True, help="the built libdtr_c_loop.so")
+    o.add_argument("--libs", default="numpy")
+    o.add_argument("--backend", default="auto", help="of the GPU libraries' plans")
+    o.add_argument("--sides", type=int, nargs="+", default=[64, 256])
+    o.add_argument("--iters", type=int, default=2000)
+    o.add_argument("--reps", type=int, default=7)
+    f = sub.add_parser("fft")
+    f.add_argument("--shape", type=int, default=128)
+    f.add_argument("--dtype", default="complex128")
+    f.add_argument("--grid", default="")
+    f.add_argument("--lib", default="numpy")
+    f.add_argument("--compare", default="")
+    f.add_argument("--iters", type=int, default=10)
+    f.add_argument("--warmup", type=int, default=2)
+    for s in (o, f):
+        s.add_argument("--json", default="")
+    args = p.parse_args()
+    pick_gpu()
+    log(f"# disttranspose {dt.__version__} bench {args.what}: {COMM.Get_size()} ranks, Python {sys.version.split()[0]}, "
+        f"numpy {np.__version__}")
+    rows = overhead(args) if args.what == "overhead" else fft(args)
+    if args.json and COMM.Get_rank() == 0:
+        with open(args.json, "w") as out:
+            json.dump(rows, out, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,13 @@
+/* The C side of the binding's overhead benchmark (bench.py overhead): dtrExecute called in a loop the
+ * way a C program calls it, on the plan and arrays the Python side made, so that the two loops differ
+ * only by the binding. */
+#include <disttranspose.h>
+#include <mpi.h>
+
+/* Seconds for `iters` executes (their host-side calls; the stream is not waited for); -1 on a failure. */
+double dtrBenchExecuteLoop(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream, int iters) {
+  const double t0 = MPI_Wtime();
+  for (int i = 0; i < iters; i++)
+    if (dtrExecute(plan, in, out, stream) != dtrSuccess) return -1;
+  return MPI_Wtime() - t0;
+}

@@ -1,0 +1,22 @@
+"""disttranspose: the distributed matrix transpose and pencil transposes of the C library, for NumPy
+(host memory, cpu backend), CuPy, PyTorch and JAX arrays (GPU backends), zero copy, on mpi4py
+communicators.
+
+    from mpi4py import MPI
+    import numpy as np
+    import disttranspose as dt
+
+    with dt.Plan(1000, 700, "float32", MPI.COMM_WORLD) as plan:
+        a = np.random.rand(*plan.in_shape).astype(np.float32)   # this rank's rows of A
+        b = plan.execute(a)                                      # its rows of B = A^T
+"""
+
+from mpi4py import MPI as _MPI  # noqa: F401  (MPI is initialized before the library is used)
+
+from . import fft
+from .errors import Error
+from .grid import Box, Grid
+from .plan import LocalSize, PencilPlan, Plan, local_size
+
+__version__ = "0.1.0"
+__all__ = ["Plan", "PencilPlan", "Grid", "Box", "LocalSize", "local_size", "Error", "fft", "__version__"]

@@ -1,0 +1,91 @@
+"""The shared library through ctypes: where it is, the prototypes of the public header, and results
+turned into exceptions. Nothing here knows about arrays."""
+
+import ctypes
+import os
+
+from .errors import Error
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _find():
+    # A library of one's own (a development build) first, then the one installed with the package.
+    explicit = os.environ.get("DISTTRANSPOSE_LIBRARY")
+    if explicit:
+        return explicit
+    for name in sorted(os.listdir(_HERE)):
+        if name.startswith("libdisttranspose.so"):
+            return os.path.join(_HERE, name)
+    raise ImportError(
+        "disttranspose: libdisttranspose.so is not installed beside the package (install it with "
+        "'pip install ./python'), and DISTTRANSPOSE_LIBRARY does not name one")
+
+
+class Config(ctypes.Structure):
+    """dtrConfig_t."""
+    _fields_ = [("backend", ctypes.c_int), ("kernel", ctypes.c_int), ("device", ctypes.c_int),
+                ("stages", ctypes.c_int), ("workspace", ctypes.c_int), ("inplace", ctypes.c_int),
+                ("timeout", ctypes.c_double)]
+
+
+class LocalSize(ctypes.Structure):
+    """dtrLocalSize_t."""
+    _fields_ = [("in_rows", ctypes.c_int64), ("in_row_start", ctypes.c_int64), ("out_rows", ctypes.c_int64),
+                ("out_row_start", ctypes.c_int64), ("in_bytes", ctypes.c_size_t), ("out_bytes", ctypes.c_size_t),
+                ("entry_bytes", ctypes.c_size_t)]
+
+
+class Box(ctypes.Structure):
+    """dtrBox_t."""
+    _fields_ = [("start", ctypes.c_int64 * 3), ("size", ctypes.c_int64 * 3), ("order", ctypes.c_int * 3),
+                ("entry_bytes", ctypes.c_size_t), ("bytes", ctypes.c_size_t)]
+
+
+_p = ctypes.c_void_p
+_i = ctypes.c_int
+_i64 = ctypes.c_int64
+_PROTOTYPES = {
+    "dtrConfigInit": (None, [ctypes.POINTER(Config)]),
+    "dtrLocalSizeF": (_i, [_i64, _i64, _i, _i64, _i, _i, ctypes.POINTER(LocalSize)]),
+    "dtrPlanCreateF": (_i, [ctypes.POINTER(_p), _i64, _i64, _i, _i64, _i, ctypes.POINTER(Config)]),
+    "dtrPlanCreatePencil": (_i, [ctypes.POINTER(_p), _p, ctypes.POINTER(_i64), _i, _i, _i, _i64,
+                                 ctypes.POINTER(Config)]),
+    "dtrExecute": (_i, [_p, _p, _p, _p]),
+    "dtrExecuteRefuse": (_i, [_p, ctypes.c_char_p]),
+    "dtrPlanDestroy": (_i, [_p]),
+    "dtrPlanGetBackend": (_i, [_p, ctypes.POINTER(_i)]),
+    "dtrPlanGetKernel": (_i, [_p, ctypes.POINTER(_i)]),
+    "dtrPlanGetDevice": (_i, [_p, ctypes.POINTER(_i)]),
+    "dtrPlanGetStages": (_i, [_p, ctypes.POINTER(_i)]),
+    "dtrPlanGetWorkspaceSize": (_i, [_p, ctypes.POINTER(ctypes.c_size_t)]),
+    "dtrGridCreateF": (_i, [ctypes.POINTER(_p), _i, _i, _i]),
+    "dtrGridDestroy": (_i, [_p]),
+    "dtrGridGetDims": (_i, [_p, ctypes.POINTER(_i), ctypes.POINTER(_i), ctypes.POINTER(_i), ctypes.POINTER(_i)]),
+    "dtrPencilBox": (_i, [_p, ctypes.POINTER(_i64), _i, _i, _i64, _i, ctypes.POINTER(Box)]),
+    "dtrGetErrorString": (ctypes.c_char_p, [_i]),
+    "dtrGetLastError": (ctypes.c_char_p, []),
+}
+
+lib = ctypes.CDLL(_find())
+for _name, (_res, _args) in _PROTOTYPES.items():
+    _fn = getattr(lib, _name)
+    _fn.restype = _res
+    _fn.argtypes = _args
+
+
+def last_error():
+    return lib.dtrGetLastError().decode(errors="replace")
+
+
+def check(result):
+    """Raises Error for a failed call (its code and the library's message)."""
+    if result:
+        raise Error(result, last_error())
+
+
+# The library's enums by name.
+BACKENDS = ("auto", "nccl", "cpu", "p2p")
+KERNELS = ("auto", "simt", "simt16", "tma", "tma-mc2", "tma-mc4")
+PENCILS = ("x", "y", "z")
+WORKSPACES = ("own", "grid")

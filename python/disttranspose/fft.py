@@ -1,0 +1,177 @@
+"""The distributed complex 3-D FFT on a process grid: local 1-D (or 2-D) transforms by the array's
+own library along the axis each pencil holds whole (its fastest), the transposes between pencils by
+disttranspose.
+
+    fftn:  X-pencils -> Z-pencils   (pr > 1: fft x, X->Y, fft y, Y->Z, fft z;  1 x P slabs: fft2 y,x, X->Z, fft z)
+    ifftn: Z-pencils -> X-pencils   (the same backwards, with inverse transforms)
+
+x is this rank's box (Grid.box(shape, 'x' or 'z', dtype).shape), complex64 or complex128, of NumPy
+(numpy.fft), CuPy (cupy.fft), PyTorch (torch.fft) or JAX (jax.numpy.fft). The plans and a scratch
+buffer per pencil are made on the first call and kept with the grid (freed by Grid.close): later
+calls allocate nothing but their result, and nothing at all when given `out`.
+"""
+
+from . import _arrays, _collective
+from .plan import PencilPlan
+
+
+class _NumPyFft:
+    """numpy.fft writing into the buffers it is given (NumPy 2's out=), in place where they coincide:
+    fresh memory costs more than the transform on the host (page faults)."""
+
+    def __init__(self):
+        import numpy
+        self.np = numpy
+
+    def one(self, a, out, inverse, norm):
+        f = self.np.fft.ifft if inverse else self.np.fft.fft
+        return f(a, axis=-1, norm=norm, out=out)
+
+    def two(self, a, out, inverse, norm):
+        f = self.np.fft.ifft2 if inverse else self.np.fft.fft2
+        return f(a, axes=(-2, -1), norm=norm, out=out)
+
+
+class _ModuleFft:
+    """An array library's own fft module (CuPy, PyTorch, JAX): its results come from its allocator,
+    whose pools make them cheap on GPUs; out, where given, receives the last one."""
+
+    def __init__(self, name):
+        if name == "cupy":
+            import cupy.fft as f
+            self.kw1, self.kw2 = {"axis": -1}, {"axes": (-2, -1)}
+        elif name == "torch":
+            import torch.fft as f
+            self.kw1, self.kw2 = {"dim": -1}, {"dim": (-2, -1)}
+        else:
+            import jax.numpy.fft as f
+            self.kw1, self.kw2 = {"axis": -1}, {"axes": (-2, -1)}
+        self.f, self.name = f, name
+
+    def _into(self, r, out):
+        if out is None:
+            return r
+        if self.name == "jax":
+            raise ValueError("JAX arrays are immutable: fftn takes no out for them")
+        out[...] = r
+        return out
+
+    def one(self, a, out, inverse, norm):
+        if _arrays._count(a.shape) == 0:  # a rank whose box is empty: cuFFT refuses a batch of none
+            return a if out is None else out
+        return self._into((self.f.ifft if inverse else self.f.fft)(a, norm=norm, **self.kw1), out)
+
+    def two(self, a, out, inverse, norm):
+        if _arrays._count(a.shape) == 0:
+            return a if out is None else out
+        return self._into((self.f.ifft2 if inverse else self.f.fft2)(a, norm=norm, **self.kw2), out)
+
+
+def _local(ad):
+    if ad.name == "numpy":
+        return _NumPyFft()
+    if ad.name in ("cupy", "torch", "jax"):
+        return _ModuleFft(ad.name)
+    raise TypeError("fftn takes NumPy, CuPy, PyTorch or JAX arrays")
+
+
+class _Fft:
+    """The transposes and scratch buffers of one array (shape, type) in one library on one device."""
+
+    def __init__(self, grid, shape, dtype, backend, ad, like):
+        self.grid, self.shape, self.dtype, self.ad = grid, shape, dtype, ad
+        self.fft = _local(ad)
+        self.plans = {}
+        self.backend = backend
+        # One scratch buffer per pencil, where the library's arrays can be written (not JAX's).
+        self.scratch = {}
+        if ad.name != "jax":
+            for p in ("x", "y", "z") if grid.pr > 1 else ("x", "z"):
+                self.scratch[p] = ad.empty(like, grid.box(shape, p, dtype).shape, dtype)
+
+    def plan(self, src, dst):
+        plan = self.plans.get((src, dst))
+        if plan is None:
+            # One after another on one stream: the FFT's transposes share one workspace.
+            plan = PencilPlan(self.grid, self.shape, src, dst, self.dtype, backend=self.backend, workspace="grid")
+            self.plans[(src, dst)] = plan
+        return plan
+
+    def move(self, a, src, dst):
+        return self.plan(src, dst).execute(a, out=self.scratch.get(dst))
+
+    def local(self, fn, a, out, inverse, norm, then):
+        """A local transform; where it fails on this rank, the transpose `then` that the others wait in
+        fails on every rank with its message (no rank is left waiting)."""
+        try:
+            return fn(a, out, inverse, norm)
+        except Exception as e:
+            if then is None:
+                raise
+            plan = self.plan(*then)
+            plan._refuse(plan._live(), f"a local FFT failed on this rank: {e}")
+
+    def run(self, x, inverse, norm, out):
+        local = self.local
+        one = lambda a, o, then=None: local(self.fft.one, a, o, inverse, norm, then)
+        two = lambda a, o, then=None: local(self.fft.two, a, o, inverse, norm, then)
+        # NumPy transforms into the scratch buffers; the GPU libraries into their pools' memory, which
+        # costs nothing to take (and a copy into a buffer would).
+        s = self.scratch.get if isinstance(self.fft, _NumPyFft) else (lambda pencil: None)
+        if self.grid.pr == 1:
+            # Slabs: y and x are whole in the X-pencil, z in the Z-pencil; one exchange between them.
+            if not inverse:
+                return one(self.move(two(x, s("x"), ("x", "z")), "x", "z"), out)
+            return two(self.move(one(x, s("z"), ("z", "x")), "z", "x"), out)
+        p = ("z", "y", "x") if inverse else ("x", "y", "z")
+        a = one(x, s(p[0]), (p[0], p[1]))
+        a = one(self.move(a, p[0], p[1]), s(p[1]), (p[1], p[2]))
+        return one(self.move(a, p[1], p[2]), out)
+
+    def close(self):
+        for plan in self.plans.values():
+            plan.close()
+        self.plans.clear()
+        self.scratch.clear()
+
+
+def _run(x, grid, shape, inverse, norm, backend, out):
+    src, dst = ("z", "x") if inverse else ("x", "z")
+
+    def convert():
+        sh = tuple(_collective.integer(f"shape[{i}]", s, 1) for i, s in enumerate(shape))
+        if len(sh) != 3:
+            raise ValueError(f"shape = {shape!r}: expected (nx, ny, nz)")
+        ad = _arrays.adapter(x)
+        d = ad.describe(x, _arrays.PointerCache())
+        name = ad.name_of(d.dtype)
+        if name not in ("complex64", "complex128"):
+            raise ValueError(f"x has elements of {name}; the FFT takes complex64 or complex128")
+        want = grid.box(sh, src, name).shape
+        if tuple(d.shape) != want:
+            raise ValueError(f"x has shape {tuple(d.shape)}; this rank's {src.upper()}-pencil is {want}")
+        if out is not None:
+            o = _arrays.adapter(out).describe(out, _arrays.PointerCache())
+            problem = _arrays.problem(ad, o, grid.box(sh, dst, name).shape, d.dtype, d.device, "out", writable=True)
+            if problem:
+                raise ValueError(problem)
+        _local(ad)
+        return sh, name, ad, d.device
+
+    shape, dtype, ad, device = _collective.checked(grid.comm, convert)
+    key = ("fft", shape, dtype, backend, ad.name, device)
+    f = grid._plans.get(key)
+    if f is None:
+        f = grid._plans[key] = _Fft(grid, shape, dtype, backend, ad, x)
+    return f.run(x, inverse, norm, out)
+
+
+def fftn(x, grid, shape, *, norm="backward", backend="auto", out=None):
+    """Collective over the grid: the forward FFT of the array whose X-pencil this rank holds (x), as
+    this rank's Z-pencil of the result (Grid.box(shape, 'z', dtype).shape), in `out` where given."""
+    return _run(x, grid, shape, False, norm, backend, out)
+
+
+def ifftn(x, grid, shape, *, norm="backward", backend="auto", out=None):
+    """Collective over the grid: the inverse of fftn, from this rank's Z-pencil to its X-pencil."""
+    return _run(x, grid, shape, True, norm, backend, out)
