@@ -79,7 +79,7 @@ def overhead(args):
             with dt.Plan(side, side, "float32", COMM, backend=backend) as plan:
                 a, out = make(lib, plan.in_shape, np.float32), make(lib, plan.out_shape, np.float32)
                 ad = _arrays.adapter(a)
-                stream = ad.stream(a, None) or None
+                stream = ad.stream(a, None, -1 if plan.device is None else plan.device) or None
                 cache = _arrays.PointerCache()
                 aptr, optr = ad.describe(a, cache).ptr or None, ad.describe(out, cache).ptr or None
                 py, cc = [], []

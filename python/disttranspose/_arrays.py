@@ -121,7 +121,7 @@ class _NumPy:
         return buf.reshape(-1)[:_count(shape)].view(_numpy_dtype(dtype)).reshape(shape)
 
     @staticmethod
-    def stream(a, stream):
+    def stream(a, stream, device):
         return 0
 
     @staticmethod
@@ -182,7 +182,7 @@ class _CuPy:
         return buf.reshape(-1)[:_count(shape)].view(_numpy_dtype(dtype)).reshape(shape)
 
     @staticmethod
-    def stream(a, stream):
+    def stream(a, stream, device):
         if stream is not None:
             return int(getattr(stream, "ptr", stream))
         return _cupy_stream_ptr()
@@ -198,7 +198,8 @@ class _Torch:
 
     @staticmethod
     def key(a, cache):
-        return (a.data_ptr(), a.shape, a.dtype, a.is_contiguous(), a.get_device(), False)
+        # No device: a tensor's data cannot move to another GPU without its pointer changing.
+        return (a.data_ptr(), a.shape, a.dtype, a.is_contiguous())
 
     @staticmethod
     def describe(a, cache):
@@ -224,12 +225,10 @@ class _Torch:
         return buf.reshape(-1)[:_count(shape)].view(getattr(torch, dtype)).reshape(shape)
 
     @staticmethod
-    def stream(a, stream):
+    def stream(a, stream, device):
         if stream is not None:
             return int(getattr(stream, "cuda_stream", stream))
-        if not a.is_cuda:
-            return 0
-        return _torch_stream_ptr(a.get_device())
+        return _torch_stream_ptr(device) if device >= 0 else 0
 
     @staticmethod
     def finish(out):
@@ -241,6 +240,7 @@ class _Jax:
     written in place of nothing, on the legacy stream, and waited for before JAX sees it."""
     key = None
     synchronous_result = False
+    accepts_out = False
     name = "jax"
 
     @staticmethod
@@ -281,7 +281,7 @@ class _Jax:
         raise ValueError("JAX arrays are immutable: an in-place plan cannot take one")
 
     @staticmethod
-    def stream(a, stream):
+    def stream(a, stream, device):
         return 0
 
     @staticmethod
@@ -326,7 +326,7 @@ class _Interface:
     view = empty
 
     @staticmethod
-    def stream(a, stream):
+    def stream(a, stream, device):
         if stream is not None:
             return int(stream)
         cai = getattr(a, "__cuda_array_interface__", None)
@@ -377,7 +377,7 @@ class _DLPack:
     view = _Interface.empty
 
     @staticmethod
-    def stream(a, stream):
+    def stream(a, stream, device):
         return 0 if stream is None else int(stream)
 
     @staticmethod

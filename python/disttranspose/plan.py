@@ -160,12 +160,12 @@ class _PlanBase:
             # The hot path: arrays that give the same keys as the last checked ones pass the same checks.
             ka, ko = ad.key(a, self._pointers), ad.key(out, self._pointers)
             if ka == self._checked_a and ko == self._checked_out and ka[0] != ko[0]:
-                result = _lib.lib.dtrExecute(handle, ka[0] or None, ko[0] or None, ad.stream(a, stream) or None)
+                result = _lib.lib.dtrExecute(handle, ka[0] or None, ko[0] or None, ad.stream(a, stream, self._device) or None)
                 if result:
                     raise Error(result, _lib.last_error())
                 return out
         aptr, optr, out = self._check(handle, ad, a, out)
-        result = _lib.lib.dtrExecute(handle, aptr or None, optr or None, ad.stream(a, stream) or None)
+        result = _lib.lib.dtrExecute(handle, aptr or None, optr or None, ad.stream(a, stream, self._device) or None)
         if result:
             raise Error(result, _lib.last_error())
         return out if ad.synchronous_result else ad.finish(out)
@@ -180,8 +180,11 @@ class _PlanBase:
                 out, od = ad.empty(a, self.out_shape, self._dtype), ad
             else:
                 od = _arrays.adapter(out)
+                if not getattr(od, "accepts_out", True):
+                    problem = f"out: {od.name} arrays are immutable; leave out=None (the result is a new array)"
             o = od.describe(out, self._pointers)
-            problem = _arrays.problem(od, o, self.out_shape, self._expected(od), self._device, "out", writable=True)
+            if problem is None:
+                problem = _arrays.problem(od, o, self.out_shape, self._expected(od), self._device, "out", writable=True)
             if problem is None and d.ptr and d.ptr == o.ptr:
                 problem = "out is a: in place, pass one buffer to execute_inplace, on a plan made with inplace=True"
         if problem is not None:
@@ -212,7 +215,7 @@ class _PlanBase:
             problem = _arrays.problem(ad, d, d.shape, self._expected(ad), self._device, "buf", writable=True)
         if problem is not None:
             self._refuse(handle, problem)
-        result = _lib.lib.dtrExecute(handle, d.ptr or None, d.ptr or None, ad.stream(buf, stream) or None)
+        result = _lib.lib.dtrExecute(handle, d.ptr or None, d.ptr or None, ad.stream(buf, stream, self._device) or None)
         if result:
             raise Error(result, _lib.last_error())
         return ad.finish(ad.view(buf, self.out_shape, self._dtype))

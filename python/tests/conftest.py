@@ -103,6 +103,10 @@ class Lib:
     def supports(self, dtype):
         return not (self.name == "cupy" and dtype == "bfloat16")
 
+    def out(self, a):
+        """An output array for execute(out=...): None for JAX, whose arrays are immutable."""
+        return None if self.name == "jax" else self.put(a)
+
     def put(self, a):
         a = np.ascontiguousarray(a)
         if self.name == "numpy":

@@ -46,7 +46,7 @@ def test_every_grid(lib, dtype):
                         a = box_values(grid.box(shape, src, dtype, howmany), shape, dtype, howmany)
                         want = box_values(grid.box(shape, dst, dtype, howmany), shape, dtype, howmany)
                         ok &= plan.in_shape == a.shape and plan.out_shape == want.shape
-                        out = lib.put(poison(plan.out_shape, dtype))
+                        out = lib.out(poison(plan.out_shape, dtype))
                         ok &= same_bits(lib.get(plan.execute(lib.put(a), out=out)), want)
                         cases += 1
     assert everywhere(ok), f"{cases} cases"
