@@ -48,23 +48,25 @@ class _ModuleFft:
             self.kw1, self.kw2 = {"axis": -1}, {"axes": (-2, -1)}
         self.f, self.name = f, name
 
-    def _into(self, r, out):
+    def _call(self, fn, a, out, kw, norm):
         if out is None:
-            return r
+            return fn(a, norm=norm, **kw)
+        if self.name == "torch":
+            return fn(a, norm=norm, out=out, **kw)
         if self.name == "jax":
             raise ValueError("JAX arrays are immutable: fftn takes no out for them")
-        out[...] = r
+        out[...] = fn(a, norm=norm, **kw)  # CuPy's fft has no out: a copy (a fresh result costs less)
         return out
 
     def one(self, a, out, inverse, norm):
         if _arrays._count(a.shape) == 0:  # a rank whose box is empty: cuFFT refuses a batch of none
             return a if out is None else out
-        return self._into((self.f.ifft if inverse else self.f.fft)(a, norm=norm, **self.kw1), out)
+        return self._call(self.f.ifft if inverse else self.f.fft, a, out, self.kw1, norm)
 
     def two(self, a, out, inverse, norm):
         if _arrays._count(a.shape) == 0:
             return a if out is None else out
-        return self._into((self.f.ifft2 if inverse else self.f.fft2)(a, norm=norm, **self.kw2), out)
+        return self._call(self.f.ifft2 if inverse else self.f.fft2, a, out, self.kw2, norm)
 
 
 def _local(ad):
