@@ -1,6 +1,7 @@
 /*
- * The C entry points into the CUDA kernels: local sub-block transposes (every variant behind one
- * call), a 16-byte copy for benchmarks, and the verification pattern on the GPU.
+ * The C entry points into the library's CUDA kernels: local sub-block transposes (every variant
+ * behind one call), the p2p backend's barriers and the unpack's 2-D copies. (The benchmarks' copy and
+ * the verification pattern are the tools' own: tools/support/support.h.)
  */
 #ifndef DTR_LAUNCH_H
 #define DTR_LAUNCH_H
@@ -11,7 +12,6 @@
 #include <cuda_runtime_api.h>
 
 #include "disttranspose.h"
-#include "pattern.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -113,36 +113,6 @@ cudaError_t dtrCopy2dBatchLaunch(void* dst, size_t dpitch, size_t dstride, const
 typedef enum { dtrCopy2dAuto = 0, dtrCopy2dWords = 1, dtrCopy2dShifted = 2 } dtrCopy2dMethod;
 cudaError_t dtrCopy2dLaunchWith(dtrCopy2dMethod method, void* dst, size_t dpitch, const void* src, size_t spitch,
                                 size_t width, size_t height, cudaStream_t stream);
-
-/* Copy with 16-byte accesses (1-byte ones on an unaligned head or tail). `unroll` 1: one load and one
- * store per thread, a block of 256 threads per 4 KB; 4: four independent loads per thread before
- * the stores, a persistent grid-stride loop; 0: TMA bulk copies through shared memory, one CTA per
- * multiprocessor. */
-cudaError_t dtrCopyLaunch(void* dst, const void* src, size_t bytes, int unroll, cudaStream_t stream);
-
-/*
- * Verification pattern (pattern.h): `slab` holds `rows` rows of `cols` entries, its first row being
- * global row `row_start`.
- *   Fill  : writes the pattern of A.
- *   Poison: writes the complement of B's expected values, so that an entry left unwritten is wrong.
- *   Check : counts the entries of B that differ from the transpose of A's pattern, adding to *wrong
- *           (a device counter).
- * For B, `cols` is the number of rows of A and `a_cols` the number of columns of A.
- */
-cudaError_t dtrPatternFillLaunch(void* slab, int64_t rows, int64_t cols, int64_t row_start, size_t entry_bytes,
-                                 cudaStream_t stream);
-cudaError_t dtrPatternPoisonLaunch(void* slab, int64_t rows, int64_t cols, int64_t row_start, int64_t a_cols,
-                                   size_t entry_bytes, cudaStream_t stream);
-cudaError_t dtrPatternCheckLaunch(const void* slab, int64_t rows, int64_t cols, int64_t row_start, int64_t a_cols,
-                                  size_t entry_bytes, unsigned long long* wrong, cudaStream_t stream);
-
-/* The same on any box of an array (pattern.h): a pencil, a slab of A or of B. */
-cudaError_t dtrPatternBoxLaunch(dtrPatternRole role, void* data, const dtrPatternBox* box, size_t entry_bytes,
-                                unsigned long long* wrong, cudaStream_t stream);
-
-/* For the layout test: one stage of the vector kernels' shared-memory step on a tile already in
- * swizzled layout (`stage`, tile_rows x 128 bytes), writing the raw swizzled result buffer. */
-cudaError_t dtrDebugStageTranspose(const void* stage, void* result, uint32_t element_bytes, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

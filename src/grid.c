@@ -3,10 +3,13 @@
  * column sub-communicators, made once per grid (pencil plans duplicate them, and share NCCL
  * communicators through nccl_comms.c). The pencil boxes come from geometry.c.
  */
+#include "grid.h"
+
 #include <stdlib.h>
 
-#include "checks.h"
-#include "plan.h"
+#include "core/checks.h"
+#include "core/comm.h"
+#include "core/geometry.h"
 
 /* The squarest pr x pc = n with pr <= pc. */
 static void squarest(int n, int* pr, int* pc) {
@@ -86,6 +89,8 @@ fail:
   freeGrid(g);
   return res;
 }
+
+void dtrGridRetain(dtrGrid_t g) { g->refs++; }
 
 void dtrGridRelease(dtrGrid_t g) {
   if (g && --g->refs == 0) freeGrid(g);

@@ -1,118 +1,40 @@
-/* The plan object, shared by the API entry points and the backends. */
+/*
+ * The plan layer: a plan's life between the door (api.c), which checks and agrees on its arguments,
+ * and the backends, which move its data. Here the backend and the pipeline stages are resolved (in
+ * one place), an execute's checks agreed, run and waited for under a deadline, auto's p2p plans hand
+ * buffers they cannot serve over to NCCL, and plans are freed.
+ */
 #ifndef DTR_PLAN_H
 #define DTR_PLAN_H
 
-#include "comm.h"
+#include "backends/backend.h"
 #include "disttranspose.h"
-#include "geometry.h"
-#include "workspace.h"
 
-typedef struct dtrBackendOps dtrBackendOps;
+/* The seconds of a plan's deadlines: config.timeout, else DTR_TIMEOUT (0: none). */
+double dtrConfigTimeout(const dtrConfig_t* cfg);
 
-/* Where the plan's ranks sit on GPUs (device.c's dtrGpuPlacementFind). */
-typedef struct {
-  int shared;      /* agreed: two ranks of the plan on one host use the same GPU */
-  int shares_with; /* the lowest other rank of the plan on this rank's GPU; -1: none */
-  int sharers;     /* ranks of the plan on this rank's GPU, where it shares it */
-  char bus[32];    /* this rank's GPU's PCI bus id ("" without one) */
-} dtrGpuPlacement;
+/* Collective over comm (duplicated): a plan before its geometry is known. */
+dtrResult_t dtrPlanNew(MPI_Comm comm, dtrPlan_t* out);
 
-struct dtrPlan {
-  dtrComm comm;
-  dtrGeometry geo;
-  dtrDataType_t type;
-  int64_t howmany;
-  dtrBackend_t backend;  /* resolved: never Auto */
-  int automatic;         /* the backend was auto's choice: p2p may then hand an execute to NCCL */
-  dtrKernel_t kernel;    /* resolved for the packs: never Auto on the NCCL backend */
-  int device;            /* -1 on the CPU backend */
-  dtrGpuPlacement gpu;   /* found where a GPU backend is a candidate */
-  int stages;            /* pipeline stages of the exchange (geometry.h's dtr*Stage), >= 1 */
-  int stages_by_size;    /* nothing asked for a number: the backend may apply its rule at create */
-  int inplace;           /* config.inplace: executes may pass in == out */
-  dtrExchangeLayout layout;
-  const dtrBackendOps* ops;
-  void* state;           /* the backend's own */
-  dtrGrid_t grid;        /* the grid of a pencil plan (a reference held), else NULL */
-  dtrWorkspace_t workspace_policy;
-  dtrWorkspace* workspace; /* the exchange buffers: send segments, then receive segments */
-  double timeout;        /* seconds of each collective call's deadline (timeout.h); 0: none */
-  int broken;            /* a call of this plan timed out (or NCCL failed under way): it can only be
-                            destroyed, without the other ranks */
-};
+/* Collective: the rest of a plan whose arguments every rank has agreed on, on `grid`'s pool where the
+ * config asks for it (grid NULL: a plan of its own). Frees it on failure. */
+dtrResult_t dtrPlanFinish(dtrPlan_t plan, dtrGrid_t grid, const dtrGeometry* geo, dtrDataType_t type, int64_t howmany,
+                          const dtrConfig_t* cfg, dtrPlan_t* out);
 
-/* The grid behind dtrGrid_t (grid.c). */
-struct dtrGrid {
-  MPI_Comm comm;   /* a duplicate of the caller's */
-  MPI_Comm column; /* the ranks of this rank's b, ranked by a: X<->Y */
-  MPI_Comm row;    /* the ranks of this rank's a, ranked by b: Y<->Z, and X<->Z on 1 x P */
-  int pr, pc, a, b;
-  int refs;        /* the caller's, and one per plan */
-  dtrWorkspace* pool;
-};
+/* Collective: an execute whose local checks gave `checked` (agreed across the ranks here or by the
+ * backend), run and, under a deadline, waited for. */
+dtrResult_t dtrPlanRun(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out, cudaStream_t stream);
 
-/* Drops one reference to the grid; the last one frees it. */
-void dtrGridRelease(dtrGrid_t grid);
+/* Collective (local once the plan timed out): frees the plan and its backend's state. */
+void dtrPlanFree(dtrPlan_t plan);
 
-/* Collective: this plan's exchange buffers on `device` (-1: host memory), from its grid's pool or
- * its own, with `stash_bytes` more for in-place executes; *send, *recv and *stash point into them
- * (NULL when empty; stash may be NULL where none is asked). Returns an agreed result. */
-dtrResult_t dtrPlanWorkspaceAcquire(dtrPlan_t plan, int device, size_t stash_bytes, char** send, char** recv,
-                                    char** stash);
-/* Local: gives the plan's exchange buffers back (to its grid's pool where they came from one). */
-void dtrPlanWorkspaceRelease(dtrPlan_t plan);
+/* Collective: the bare all-to-all of the plan's backend (the benchmark's reference), waited for under a
+ * deadline. */
+dtrResult_t dtrPlanRunAlltoall(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer, cudaStream_t stream);
 
-/* A backend: one table of functions (cuDecomp's and NCCL's way of keeping transports apart). */
-struct dtrBackendOps {
-  const char* name;
-  /* Collective; returns an agreed result. On failure it leaves nothing allocated. */
-  dtrResult_t (*create)(dtrPlan_t plan, const dtrConfig_t* config);
-  /* Local: the buffers have the kind of memory this backend moves (host or device) and room. */
-  dtrResult_t (*checkBuffers)(dtrPlan_t plan, const void* in, void* out);
-  /* Collective. `checked`: this rank's result of the execute's local checks. Unless the backend
-   * agrees on it itself (agrees_on_checks), dtrExecute has agreed on it before (DTR_EXECUTE_AGREE)
-   * and it is dtrSuccess. in == out (dtrExecuteInPlace) only on plans made with config.inplace. */
-  dtrResult_t (*execute)(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out, cudaStream_t stream);
-  void (*destroy)(dtrPlan_t plan);
-  /* The bare all-to-all of `bytes_per_peer` to every rank (itself included), on the backend's
-   * transport: the reference the benchmark compares the transpose with. */
-  dtrResult_t (*alltoall)(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer, cudaStream_t stream);
-  /* The backend's execute agrees across the ranks on `checked` within a collective it makes anyway. */
-  int agrees_on_checks;
-  /* Local, polled while an execute under a deadline runs on the device: an error the transport has
-   * seen meanwhile (NULL: none to ask). */
-  dtrResult_t (*asyncError)(dtrPlan_t plan);
-  /* Local, after a timeout: makes this plan's work on the device that waits for other ranks return,
-   * so that the stream drains and the plan can be destroyed (NULL: nothing waits on the device). */
-  void (*abort)(dtrPlan_t plan);
-};
-
-/* Workspace bytes for setting the own block aside in in-place executes (the NCCL and CPU backends;
- * dtrStashBlock); 0 on a plan made without config.inplace. */
-static inline size_t dtrOwnBlockStashBytes(dtrPlan_t plan) {
-  return plan->inplace ? (size_t)dtrStashEntries(&plan->geo, plan->comm.rank) * plan->geo.entry_bytes : 0;
-}
-
-/* Whether an execute runs in place: one buffer for A and B on a rank that holds both. */
-static inline int dtrExecuteInPlace(dtrPlan_t plan, const void* in, const void* out) {
-  const int r = plan->comm.rank;
-  return in == out && dtrInEntries(&plan->geo, r) > 0 && dtrOutEntries(&plan->geo, r) > 0;
-}
-
-extern const dtrBackendOps dtrNcclBackend;
-extern const dtrBackendOps dtrCpuBackend;
-extern const dtrBackendOps dtrP2pBackend;
-
-/* Collective: a plan of the same transpose on the same ranks and device on another backend (the p2p
- * backend's fallback for buffers it cannot map). */
-dtrResult_t dtrPlanCreateLike(dtrPlan_t plan, dtrBackend_t backend, dtrPlan_t* out);
-
-/* Collective: the bare all-to-all of this plan's backend (for benchmarks). */
-dtrResult_t dtrPlanAlltoall(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer, cudaStream_t stream);
-
-/* Hosts and ranks of the plan's communicator, and whether ranks share a GPU (for reports). */
+/* For the tools: the plan's communicator and hosts, and whether its ranks share a GPU. */
+MPI_Comm dtrPlanComm(dtrPlan_t plan);
 int dtrPlanHosts(dtrPlan_t plan);
 int dtrPlanSharesGpu(dtrPlan_t plan);
-MPI_Comm dtrPlanComm(dtrPlan_t plan);
 
 #endif

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "core/names.h"
 #include "disttranspose.h"
-#include "names.h"
 #include "test_memory.h"
 
 static int rank, nranks;

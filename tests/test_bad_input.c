@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "disttranspose.h"
-#include "pattern_host.h"
+#include "support/pattern_host.h"
 
 static int rank, nranks;
 

@@ -5,7 +5,7 @@
 
 #include "check.h"
 #include "disttranspose.h"
-#include "pattern_host.h"
+#include "support/pattern_host.h"
 #include "transpose_cases.h"
 
 /* inplace: one buffer of max(in, out) bytes for A and B; A is filled again before each execute. */

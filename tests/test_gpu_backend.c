@@ -17,6 +17,7 @@
 #include "disttranspose.h"
 #include "launch.h"
 #include "node_local.h"
+#include "support/support.h"
 #include "transpose_cases.h"
 
 static int rank, nranks;

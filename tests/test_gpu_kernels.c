@@ -10,13 +10,14 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
+#include "core/names.h"
 #include "cuda_check.h"
 #include "launch.h"
-#include "names.h"
-#include "pattern.h"
-#include "pattern_host.h"
 #include "peer_flags_check.h"
 #include "stage_emulation.h"
+#include "support/pattern.h"
+#include "support/pattern_host.h"
+#include "support/support.h"
 #include "tile_layout.h"
 
 static size_t roundUp(size_t x, size_t to) { return (x + to - 1) / to * to; }

@@ -17,7 +17,7 @@
 #include "check.h"
 #include "disttranspose.h"
 #include "launch.h"
-#include "pattern_host.h"
+#include "support/pattern_host.h"
 #include "test_memory.h"
 
 static int rank, nranks, gpu, myDevice = -1;

@@ -13,7 +13,7 @@
 #include "check.h"
 #include "disttranspose.h"
 #include "node_local.h"
-#include "pattern_host.h"
+#include "support/pattern_host.h"
 
 typedef struct {
   int gpu;

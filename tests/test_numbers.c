@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "numbers.h"
+#include "core/numbers.h"
 
 /* ---- the cases ------------------------------------------------------------------------------- */
 

@@ -21,11 +21,11 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
+#include "core/geometry.h"
 #include "cuda_check.h"
-#include "geometry.h"
 #include "launch.h"
-#include "pattern_host.h"
 #include "peer_flags_check.h"
+#include "support/pattern_host.h"
 
 enum { kMaxRanks = 8 };
 

@@ -13,10 +13,10 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
+#include "core/names.h"
 #include "disttranspose.h"
-#include "names.h"
-#include "pattern.h"
-#include "pattern_host.h"
+#include "support/pattern.h"
+#include "support/pattern_host.h"
 #include "test_memory.h"
 
 static int rank, nranks, gpu;

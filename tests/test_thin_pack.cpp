@@ -22,7 +22,7 @@
 #endif
 
 #include "check.h"
-#include "pattern.h"
+#include "support/pattern.h"
 #include "thin_pack.h"
 #include "widest_word.h"
 

@@ -23,8 +23,8 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
+#include "core/names.h"
 #include "disttranspose.h"
-#include "names.h"
 #include "test_memory.h"
 
 /* Slack over the timeout for a rank to notice, abort NCCL and return. */

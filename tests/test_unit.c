@@ -4,19 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend_rule.h"
+#include "backends/cpu/host_transpose.h"
+#include "backends/gpu/timeline.h"
+#include "backends/nccl/stage_rule.h"
+#include "backends/p2p/p2p_rule.h"
 #include "check.h"
+#include "core/geometry.h"
+#include "core/names.h"
 #include "disttranspose.h"
-#include "geometry.h"
-#include "host_transpose.h"
-#include "names.h"
 #include "options.h"
-#include "pattern.h"
-#include "pattern_host.h"
 #include "stage_emulation.h"
-#include "stage_rule.h"
+#include "support/pattern.h"
+#include "support/pattern_host.h"
 #include "tile_layout.h"
-#include "timeline.h"
 
 static void testSplit(void) {
   for (int64_t n = 1; n < 60; n++)

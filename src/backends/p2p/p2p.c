@@ -1,0 +1,332 @@
+/*
+ * p2p backend: the one-pass path inside a host. Each rank's GPU reaches every peer's memory (NVLink
+ * or PCIe peer-to-peer), so one grouped kernel per rank reads its slab of A once, transposes each
+ * peer's block in shared memory and stores it straight into that peer's B (its own block into its
+ * own B): no pack, no staging buffer, no message, no unpack.
+ *
+ * An execute, all on the caller's stream:
+ *   arrive    a barrier between the GPUs: no rank stores into a B before its owner's stream has
+ *             finished what came before the execute (which may still read the previous result)
+ *   transpose dtrTransposeGroupLaunch with every rank's dtrDirectBlock
+ *   finish    a barrier: B is complete once every rank's stores into it are
+ * The barriers are flags in each rank's device memory, mapped into every peer at plan time (see
+ * peer_sync.cuh); nothing waits on the host. By default they run inside the pass kernel, which
+ * makes an execute one launch (DTR_P2P_FUSED_BARRIERS). With DTR_PERF_REPORT=1 they run as kernels
+ * of their own, so that the three can be marked apart (timeline.h) and summarized when the plan is
+ * destroyed.
+ *
+ * The peers' B: each execute the ranks exchange a description of their out pointer over MPI (a
+ * few dozen bytes; the IPC handle only the first time a plan sees an allocation), and map the ones
+ * new to this process (peer_memory.c). An execute is capturable into a CUDA graph once its buffers
+ * have been through one execute outside the capture.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/backend.h"
+#include "backends/gpu/device.h"
+#include "backends/gpu/nccl_comms.h"
+#include "backends/gpu/timeline.h"
+#include "backends/workspace.h"
+#include "core/checks.h"
+#include "core/params.h"
+#include "core/timeout.h"
+#include "launch.h"
+#include "peer_memory.h"
+
+typedef struct {
+  dtrPeerFlags flags;             /* flags.peer[rank] is this rank's own array */
+  int flag_mappings[DTR_GROUP_MAX]; /* the peers' arrays as mapped here (-1: own) */
+  uint64_t* published;            /* ids of this rank's out allocations whose handles the peers have */
+  int npublished;
+  int* held;                      /* mappings of the peers' B this plan holds */
+  int nheld, heldCapacity;
+  dtrPeerBuffer* records;         /* [nranks]: one execute's exchange */
+  int ctas;
+  int fused;                      /* the barriers inside the pass kernel */
+  char* stash;                    /* a copy of A for in-place executes (config.inplace) */
+  unsigned* abort;                /* pinned host word the barriers watch (flags.abort): set after a timeout */
+  ncclComm_t nccl;                /* only for the benchmark's bare all-to-all, made on first use */
+  dtrTimeline* timeline;          /* DTR_PERF_REPORT, else NULL */
+} P2pState;
+
+static void p2pStateFree(dtrPlan_t plan, P2pState* s) {
+  if (!s) return;
+  for (int i = 0; i < s->nheld; i++) dtrPeerBufferUnmap(s->held[i]);
+  for (int q = 0; q < plan->comm.nranks && q < DTR_GROUP_MAX; q++)
+    if (q != plan->comm.rank) dtrPeerBufferUnmap(s->flag_mappings[q]);
+  /* The peers have unmapped this rank's flags before they are freed; after a timeout they may never
+   * come, and the flags are left to the end of the process instead. */
+  const int agreed = !plan->broken && !dtrDeadlinePassed() && dtrBarrier(plan->comm.comm, "the peers to unmap the p2p flags") == dtrSuccess;
+  if (agreed && plan->comm.rank < DTR_GROUP_MAX && s->flags.peer[plan->comm.rank]) cudaFree(s->flags.peer[plan->comm.rank]);
+  if (s->abort) cudaFreeHost(s->abort);
+  if (s->nccl) dtrNcclCommRelease(s->nccl);
+  dtrTimelineDestroy(s->timeline);
+  free(s->published);
+  free(s->held);
+  free(s->records);
+  free(s);
+}
+
+/* Every rank's GPU must be visible here and reachable from this rank's: checked on every rank. */
+static dtrResult_t checkPeers(dtrPlan_t plan) {
+  const dtrComm* c = &plan->comm;
+  if (c->nhosts != 1)
+    return dtrSetError(dtrInvalidArgument,
+                       "the p2p backend needs every rank of the communicator on one host; these %d ranks span %d hosts "
+                       "(use nccl)",
+                       c->nranks, c->nhosts);
+  if (c->nranks > DTR_GROUP_MAX)
+    return dtrSetError(dtrInvalidArgument, "the p2p backend serves at most %d ranks; this communicator has %d",
+                       DTR_GROUP_MAX, c->nranks);
+  enum { kBusId = 32 };
+  char* bus = calloc((size_t)c->nranks, kBusId);
+  if (!bus) return dtrSetError(dtrOutOfMemory, "host allocation failed");
+  dtrResult_t res = dtrSuccess;
+  if (cudaDeviceGetPCIBusId(bus + (size_t)c->rank * kBusId, kBusId, plan->device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    res = dtrSetError(dtrCudaError, "cannot read the PCI bus id of GPU %d", plan->device);
+  }
+  dtrResult_t gathered = dtrAllgather(bus, kBusId, c->comm, "the GPUs' bus ids");
+  if (gathered != dtrSuccess) res = gathered;
+  for (int q = 0; q < c->nranks && res == dtrSuccess; q++) {
+    if (q == c->rank) continue;
+    const char* id = bus + (size_t)q * kBusId;
+    int dev = -1, can = 0;
+    if (cudaDeviceGetByPCIBusId(&dev, id) != cudaSuccess) {
+      (void)cudaGetLastError();
+      res = dtrSetError(dtrInvalidArgument,
+                        "rank %d's GPU (%s) is not visible to rank %d: the p2p backend needs every rank to see every "
+                        "GPU (CUDA_VISIBLE_DEVICES)",
+                        q, id, c->rank);
+    } else if (dev == plan->device) {
+      continue; /* ranks that share a GPU: CUDA IPC maps the other process's memory on the same device */
+    } else if (cudaDeviceCanAccessPeer(&can, plan->device, dev) != cudaSuccess || !can) {
+      (void)cudaGetLastError();
+      res = dtrSetError(dtrInvalidArgument,
+                        "GPU %d (rank %d) cannot access the memory of GPU %d (rank %d, %s): no peer-to-peer path; use nccl",
+                        plan->device, c->rank, dev, q, id);
+    }
+  }
+  free(bus);
+  return res;
+}
+
+/*
+ * Collective: every rank's description of `p` (with its handle where the peers have not had it);
+ * maps the peers' ones here into ptrs[q] (ptrs[rank] = p). `publish` tells whether p's allocation is
+ * new to this plan's peers (-1: look it up). Where a rank's buffer cannot be shared, *unshareable is
+ * set on every rank if not NULL, else that rank's error is returned. Returns an agreed result.
+ */
+static dtrResult_t exchangePointers(dtrPlan_t plan, P2pState* s, dtrResult_t checked, void* p, int publish,
+                                    char** ptrs, int* mappings, uint64_t* id, int* unshareable) {
+  const dtrComm* c = &plan->comm;
+  dtrPeerBuffer* mine = &s->records[c->rank];
+  memset(mine, 0, sizeof *mine);
+  dtrResult_t res = checked != dtrSuccess ? checked : dtrPeerBufferDescribe(p, 0, mine);
+  if (res == dtrSuccess && publish < 0) {
+    publish = 1;
+    for (int i = 0; i < s->npublished && publish; i++)
+      if (s->published[i] == mine->buffer_id) publish = 0;
+  }
+  if (res == dtrSuccess && publish) res = dtrPeerBufferDescribe(p, 1, mine);
+  mine->result = (int32_t)res;
+  mine->unshareable = checked == dtrSuccess && res != dtrSuccess;
+  DTRCHECK(dtrAllgather(s->records, (int)sizeof *mine, c->comm, "the other ranks' out buffers"));
+  int failed = 0, refused = 0, fresh = 0;
+  for (int q = 0; q < c->nranks; q++) {
+    failed |= s->records[q].result != dtrSuccess;
+    refused |= s->records[q].result != dtrSuccess && !s->records[q].unshareable;
+    fresh |= s->records[q].has_handle;
+  }
+  /* Every rank saw the same records: all of them take the same branch. A failed check anywhere is
+   * every rank's failure; a buffer that only cannot be shared is auto's cue to hand over to NCCL. */
+  if (failed && unshareable && !refused) {
+    *unshareable = 1;
+    return dtrSuccess;
+  }
+  if (failed) return dtrAgree(c->comm, res);
+  *id = mine->buffer_id;
+  for (int q = 0; q < c->nranks && res == dtrSuccess; q++) {
+    mappings[q] = -1;
+    if (q == c->rank) ptrs[q] = p;
+    else res = dtrPeerBufferMap(&s->records[q], plan->device, &ptrs[q], &mappings[q]);
+  }
+  if (res != dtrSuccess)
+    for (int q = 0; q < c->nranks; q++)
+      if (q != c->rank && mappings[q] >= 0) dtrPeerBufferUnmap(mappings[q]);
+  /* Allocations every rank has mapped before map again by reference (nothing to fail but a host
+   * allocation): only an execute that brings a new handle agrees on the mappings. */
+  if (!fresh) return res;
+  return dtrAgree(c->comm, res);
+}
+
+/* Keeps `n` new mappings (dropping those of allocations already held) and the published id. */
+static dtrResult_t keepMappings(dtrPlan_t plan, P2pState* s, const int* mappings, uint64_t id, int published) {
+  const int p = plan->comm.nranks;
+  /* Grown only when a new allocation could not fit: executes on buffers already held allocate nothing. */
+  if (s->nheld + p > s->heldCapacity) {
+    const int capacity = 2 * (s->nheld + p);
+    int* held = realloc(s->held, (size_t)capacity * sizeof *held);
+    if (!held) return dtrSetError(dtrOutOfMemory, "host allocation failed");
+    s->held = held;
+    s->heldCapacity = capacity;
+  }
+  for (int q = 0; q < p; q++) {
+    if (mappings[q] < 0) continue;
+    int dup = 0;
+    for (int i = 0; i < s->nheld && !dup; i++) dup = s->held[i] == mappings[q];
+    if (dup) dtrPeerBufferUnmap(mappings[q]); /* a reference this plan already holds */
+    else s->held[s->nheld++] = mappings[q];
+  }
+  if (published) {
+    uint64_t* ids = realloc(s->published, (size_t)(s->npublished + 1) * sizeof *ids);
+    if (!ids) return dtrSetError(dtrOutOfMemory, "host allocation failed");
+    s->published = ids;
+    s->published[s->npublished++] = id;
+  }
+  return dtrSuccess;
+}
+
+static dtrResult_t createFlags(dtrPlan_t plan, P2pState* s) {
+  const int p = plan->comm.nranks, r = plan->comm.rank;
+  const size_t bytes = DTR_PEER_FLAG_WORDS(p) * sizeof(uint64_t);
+  s->flags.rank = r;
+  s->flags.nranks = p;
+  dtrResult_t res = dtrSuccess;
+  void* own = NULL;
+  cudaError_t err = cudaHostAlloc((void**)&s->abort, sizeof *s->abort, cudaHostAllocMapped);
+  if (err == cudaSuccess) {
+    *s->abort = 0;
+    err = cudaHostGetDevicePointer((void**)&s->flags.abort, s->abort, 0);
+  }
+  if (err == cudaSuccess) err = cudaMalloc(&own, bytes);
+  if (err == cudaSuccess) err = cudaMemset(own, 0, bytes);
+  if (err == cudaSuccess) err = cudaDeviceSynchronize();
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();
+    res = dtrSetError(DTR_CUDA_RESULT(err), "cannot allocate the p2p backend's flags: %s", cudaGetErrorString(err));
+  }
+  s->flags.peer[r] = own;
+  DTRCHECK(dtrAgree(plan->comm.comm, res));
+  char* ptrs[DTR_GROUP_MAX];
+  uint64_t id = 0;
+  DTRCHECK(exchangePointers(plan, s, dtrSuccess, own, 1, ptrs, s->flag_mappings, &id, NULL));
+  for (int q = 0; q < p; q++) s->flags.peer[q] = (uint64_t*)ptrs[q];
+  return dtrSuccess;
+}
+
+static dtrResult_t p2pCreate(dtrPlan_t plan, const dtrConfig_t* config) {
+  const int p = plan->comm.nranks;
+  P2pState* s = calloc(1, sizeof *s);
+  dtrResult_t res = s ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate the p2p backend state");
+  if (s) {
+    for (int q = 0; q < DTR_GROUP_MAX; q++) s->flag_mappings[q] = -1;
+    s->records = calloc((size_t)p, sizeof *s->records);
+    if (!s->records) res = dtrSetError(dtrOutOfMemory, "cannot allocate the p2p backend state");
+  }
+  if (res == dtrSuccess) res = dtrSelectDevice(plan, config, "p2p", 0, &plan->device);
+  DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
+  DTRCHECKGOTO(dtrAgree(plan->comm.comm, checkPeers(plan)), res, fail);
+  DTRCHECKGOTO(createFlags(plan, s), res, fail);
+  if (plan->inplace)
+    DTRCHECKGOTO(dtrPlanWorkspaceAcquire(plan, plan->device,
+                                         (size_t)dtrInEntries(&plan->geo, plan->comm.rank) * plan->geo.entry_bytes, NULL,
+                                         NULL, &s->stash),
+                 res, fail);
+  const dtrEnvParams* env = dtrEnvParamsGet();
+  dtrKernelTuningSet(env->tma_boxes, env->tile_group, env->streaming, env->tiles_per_cta);
+  s->ctas = env->p2p_ctas;
+  DTRCHECKGOTO(dtrAgree(plan->comm.comm, dtrTimelineCreate(1, &s->timeline)), res, fail);
+  /* The same on every rank: the environment is the job's, and so is the report. */
+  s->fused = env->p2p_fused_barriers && !s->timeline;
+  /* The grouped kernel is the 16-byte one where pitches and pointers allow, else element-wise. */
+  plan->kernel = config->kernel == dtrKernelSimt ? dtrKernelSimt : dtrKernelSimt16;
+  plan->state = s;
+  return dtrSuccess;
+fail:
+  if (s) p2pStateFree(plan, s);
+  dtrPlanWorkspaceRelease(plan); /* auto may go on to NCCL with this plan */
+  return res;
+}
+
+static dtrResult_t p2pExecute(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out, cudaStream_t stream) {
+  P2pState* s = plan->state;
+  const dtrGeometry* g = &plan->geo;
+  const int r = plan->comm.rank, p = plan->comm.nranks;
+  const size_t e = g->entry_bytes;
+  CUDACHECK(cudaSetDevice(plan->device));
+  /* A rank that owns no B still takes part: it has nothing to map, so it stands in its flags. */
+  void* mine = dtrOutEntries(g, r) > 0 ? out : (void*)s->flags.peer[r];
+  char* outs[DTR_GROUP_MAX];
+  int mappings[DTR_GROUP_MAX];
+  uint64_t id = 0;
+  int unshareable = 0;
+  /* Auto may hand buffers it cannot map to NCCL, except where ranks share a GPU (NCCL refuses that). */
+  const int mayHandOver = plan->automatic && !plan->gpu.shared;
+  DTRCHECK(exchangePointers(plan, s, checked, mine, -1, outs, mappings, &id, mayHandOver ? &unshareable : NULL));
+  if (unshareable) {
+    /* Auto chose p2p: buffers it cannot map (a stream-ordered pool's) go to NCCL, by the plan layer. */
+    plan->hand_over = 1;
+    return dtrSuccess;
+  }
+  DTRCHECK(keepMappings(plan, s, mappings, id, s->records[r].has_handle));
+  /* In place, the peers store into this rank's A: the kernel reads a copy of it, made before this
+   * rank arrives at the barrier that lets them start. */
+  const char* a = in;
+  dtrTimelineBegin(s->timeline, stream);
+  if (dtrExecuteInPlace(plan, in, out)) {
+    CUDACHECK(cudaMemcpyAsync(s->stash, in, (size_t)dtrInEntries(g, r) * e, cudaMemcpyDeviceToDevice, stream));
+    a = s->stash;
+  }
+
+  dtrTransposeArgs members[DTR_GROUP_MAX];
+  int n = 0;
+  for (int i = 1; i <= p; i++) {
+    /* Peers in a staggered order (rank r starts with r + 1), its own block last. */
+    const int q = (r + i) % p;
+    const dtrBlock k = dtrDirectBlock(g, r, q);
+    if (!k.rows || !k.cols || !k.batch) continue;
+    members[n++] = (dtrTransposeArgs){a + k.src_offset * e, k.src_ld, outs[q] + k.dst_offset * e,
+                                      k.dst_ld, k.rows, k.cols, e, k.batch, k.src_stride, k.dst_stride};
+  }
+  if (s->fused) {
+    CUDACHECK(dtrTransposeGroupLaunch(plan->kernel, members, n, s->ctas, &s->flags, stream));
+  } else {
+    CUDACHECK(dtrPeerBarrierLaunch(&s->flags, dtrPeerArrive, stream));
+    dtrTimelineMark(s->timeline, dtrMarkPeersReady, 0, stream);
+    CUDACHECK(dtrTransposeGroupLaunch(plan->kernel, members, n, s->ctas, NULL, stream));
+    dtrTimelineMark(s->timeline, dtrMarkPassEnd, 0, stream);
+    CUDACHECK(dtrPeerBarrierLaunch(&s->flags, dtrPeerFinish, stream));
+  }
+  dtrTimelineEnd(s->timeline, stream);
+  return dtrSuccess;
+}
+
+static void p2pDestroy(dtrPlan_t plan) {
+  if (plan->device >= 0) cudaSetDevice(plan->device);
+  P2pState* s = plan->state;
+  if (s) dtrTimelineReport(s->timeline, plan);
+  p2pStateFree(plan, plan->state);
+  plan->state = NULL;
+}
+
+/* The reference of the benchmarks is NCCL's all-to-all on the same ranks. */
+static dtrResult_t p2pAlltoall(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer,
+                               cudaStream_t stream) {
+  P2pState* s = plan->state;
+  if (plan->gpu.shared)
+    return dtrSetError(dtrInvalidArgument, "the bare NCCL all-to-all cannot run where ranks share a GPU (NCCL allows one rank per GPU)");
+  CUDACHECK(cudaSetDevice(plan->device));
+  if (!s->nccl) DTRCHECK(dtrNcclCommAcquire(plan->comm.comm, plan->device, &s->nccl));
+  return dtrNcclAlltoall(s->nccl, plan->comm.nranks, send, recv, bytes_per_peer, stream);
+}
+
+static void p2pAbort(dtrPlan_t plan) {
+  P2pState* s = plan->state;
+  if (s->abort) *(volatile unsigned*)s->abort = 1;
+  if (s->nccl) dtrNcclCommAbort(s->nccl);
+}
+
+const dtrBackendOps dtrP2pBackend = {"p2p", p2pCreate, dtrCheckDeviceBuffers, p2pExecute, p2pDestroy, p2pAlltoall, 1,
+                                     NULL, p2pAbort};

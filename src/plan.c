@@ -1,0 +1,231 @@
+#include "plan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/gpu/device.h"
+#include "backends/nccl/stage_rule.h"
+#include "backends/p2p/p2p_rule.h"
+#include "backends/workspace.h"
+#include "core/checks.h"
+#include "core/params.h"
+#include "core/timeout.h"
+#include "grid.h"
+
+double dtrConfigTimeout(const dtrConfig_t* cfg) {
+  if (cfg->timeout > 0 && isfinite(cfg->timeout)) return cfg->timeout;
+  return dtrEnvParamsGet()->timeout;
+}
+
+static void setBackend(dtrPlan_t plan, dtrBackend_t b) {
+  plan->backend = b;
+  plan->ops = b == dtrBackendNccl ? &dtrNcclBackend : b == dtrBackendP2p ? &dtrP2pBackend : &dtrCpuBackend;
+}
+
+/* Auto: p2p where every rank is on one host with a GPU (unless the shape suits NCCL better,
+ * p2p_rule.c; always where ranks share a GPU, which NCCL refuses), NCCL where they span hosts, the
+ * CPU where a rank has no GPU. *tryP2p: p2p is auto's first choice, to be replaced by NCCL if it
+ * cannot serve. */
+static dtrResult_t resolveBackend(dtrPlan_t plan, const dtrConfig_t* cfg, int* tryP2p) {
+  dtrBackend_t b = cfg->backend;
+  *tryP2p = 0;
+  if (b == dtrBackendAuto) b = dtrEnvParamsGet()->backend;
+  int everyone = 1;
+  if (b == dtrBackendAuto) DTRCHECK(dtrEveryRankHasGpu(plan->comm.comm, &everyone));
+  if (b != dtrBackendCpu && everyone) DTRCHECK(dtrGpuPlacementFind(plan, cfg));
+  if (b == dtrBackendAuto) {
+    b = everyone ? dtrBackendNccl : dtrBackendCpu;
+    const dtrKernel_t kernel = cfg->kernel != dtrKernelAuto ? cfg->kernel : dtrEnvParamsGet()->kernel;
+    if (!everyone && (kernel != dtrKernelAuto || cfg->device >= 0))
+      WARN("auto: a rank has no GPU, so the cpu backend transposes on the host; the kernel and device asked for do not apply");
+    *tryP2p = everyone && plan->comm.nhosts == 1 && plan->comm.nranks > 1;
+    if (*tryP2p && plan->gpu.shared) {
+      INFO("auto: p2p: ranks share a GPU, and NCCL allows one rank per GPU");
+      b = dtrBackendP2p;
+      *tryP2p = 0; /* no NCCL to fall back on */
+    } else if (*tryP2p && !dtrP2pSuitsShape(&plan->geo)) {
+      INFO("auto: NCCL, not p2p: %zu-byte pieces of each result row would cross NVLink as partial lines",
+           dtrRowPieceBytes(&plan->geo));
+      *tryP2p = 0;
+    }
+  }
+  setBackend(plan, *tryP2p ? dtrBackendP2p : b);
+  plan->automatic = cfg->backend == dtrBackendAuto;
+  return dtrSuccess;
+}
+
+/*
+ * Pipeline stages, all decided here: the config's, else DTR_STAGES, else the NCCL backend's rule by
+ * size where it has peers (stage_rule.c; its buffers are registered where DTR_NCCL_REGISTER says,
+ * which the ranks have agreed on), else one. The p2p backend's one pass has no rounds; the CPU
+ * backend's MPI_Alltoallv blocks, so that its stages would overlap nothing: one unless asked.
+ */
+static int resolveStages(dtrPlan_t plan, int asked) {
+  const dtrEnvParams* env = dtrEnvParamsGet();
+  if (plan->backend == dtrBackendP2p) return 1;
+  if (asked > 0) return asked;
+  if (env->stages > 0) return env->stages;
+  if (plan->backend == dtrBackendNccl && plan->comm.nranks > 1) return dtrStagesBySize(&plan->geo, env->nccl_register);
+  return 1;
+}
+
+void dtrPlanFree(dtrPlan_t plan) {
+  if (!plan) return;
+  if (plan->fallback) dtrPlanFree(plan->fallback);
+  if (plan->state) plan->ops->destroy(plan);
+  if (plan->device >= 0) cudaSetDevice(plan->device); /* the workspace is freed on its device */
+  dtrPlanWorkspaceRelease(plan);
+  if (plan->grid) dtrGridRelease(plan->grid);
+  free(plan->layout.send_count);
+  dtrCommFree(&plan->comm);
+  free(plan);
+}
+
+dtrResult_t dtrPlanNew(MPI_Comm comm, dtrPlan_t* out) {
+  dtrPlan_t plan = calloc(1, sizeof *plan);
+  if (!plan) return dtrSetError(dtrOutOfMemory, "cannot allocate a plan");
+  plan->device = -1;
+  dtrResult_t res = dtrCommInit(comm, &plan->comm);
+  if (res != dtrSuccess) {
+    dtrPlanFree(plan);
+    return res;
+  }
+  dtrLogSetRank(plan->comm.rank);
+  *out = plan;
+  return dtrSuccess;
+}
+
+dtrResult_t dtrPlanFinish(dtrPlan_t plan, dtrGrid_t grid, const dtrGeometry* geo, dtrDataType_t type, int64_t howmany,
+                          const dtrConfig_t* cfg, dtrPlan_t* out) {
+  dtrResult_t res;
+  if (grid) {
+    dtrGridRetain(grid);
+    plan->grid = grid;
+    plan->pool = cfg->workspace == dtrWorkspaceGrid ? &grid->pool : NULL;
+  }
+  plan->geo = *geo;
+  /* Padded segment rows change every message's size (agreed with the environment by the door). */
+  plan->geo.segment_align = (size_t)dtrEnvParamsGet()->segment_align;
+  plan->type = type;
+  plan->howmany = howmany;
+  plan->inplace = cfg->inplace;
+  plan->timeout = dtrConfigTimeout(cfg);
+  const int p = plan->comm.nranks;
+  int64_t* storage = calloc(4 * (size_t)p, sizeof *storage);
+  res = storage ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate the exchange layout");
+  DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
+  plan->layout.send_count = storage;
+  plan->layout.send_offset = storage + p;
+  plan->layout.recv_count = storage + 2 * p;
+  plan->layout.recv_offset = storage + 3 * p;
+  dtrExchangeLayoutFill(&plan->geo, plan->comm.rank, &plan->layout);
+
+  int tryP2p = 0;
+  DTRCHECKGOTO(resolveBackend(plan, cfg, &tryP2p), res, fail);
+  plan->stages = resolveStages(plan, cfg->stages);
+  res = plan->ops->create(plan, cfg);
+  if (tryP2p && res != dtrSuccess && res != dtrTimeout) {
+    /* Agreed, and nothing left allocated: every rank moves on to NCCL together. (A timeout means a
+     * rank is missing: NCCL would not find it either.) */
+    INFO("auto: the p2p backend cannot serve (%s); NCCL instead", dtrGetLastError());
+    plan->device = -1;
+    setBackend(plan, dtrBackendNccl);
+    plan->stages = resolveStages(plan, cfg->stages);
+    res = plan->ops->create(plan, cfg);
+  }
+  if (res != dtrSuccess) goto fail;
+  INFO("plan %lld x %lld (batch %lld, %s) %s x %lld on %d ranks (%d hosts): backend %s, kernel %s, %d stages",
+       (long long)geo->rows, (long long)geo->cols, (long long)geo->batch,
+       geo->batch_layout == dtrBatchOuter ? "outer" : "middle", dtrDataTypeName(type), (long long)howmany, p,
+       plan->comm.nhosts, plan->ops->name, dtrKernelName(plan->kernel), plan->stages);
+  *out = plan;
+  return dtrSuccess;
+fail:
+  dtrPlanFree(plan);
+  return res;
+}
+
+/* Collective: the plan's transpose on the same ranks and device on another backend (auto's NCCL plan
+ * for buffers the p2p backend cannot map). */
+static dtrResult_t planLike(dtrPlan_t plan, dtrBackend_t backend, dtrPlan_t* out) {
+  dtrConfig_t cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.backend = backend;
+  cfg.kernel = dtrKernelAuto;
+  cfg.device = plan->device;
+  cfg.workspace = dtrWorkspaceOwn;
+  cfg.inplace = plan->inplace;
+  cfg.timeout = plan->timeout;
+  dtrPlan_t like = NULL;
+  DTRCHECK(dtrPlanNew(plan->comm.comm, &like));
+  return dtrPlanFinish(like, NULL, &plan->geo, plan->type, plan->howmany, &cfg, out);
+}
+
+/* The transport's asynchronous error, and aborting the device work that waits for other ranks, of a
+ * plan and of the plan it hands executes over to. */
+static dtrResult_t asyncError(dtrPlan_t plan) {
+  dtrResult_t res = plan->ops->asyncError ? plan->ops->asyncError(plan) : dtrSuccess;
+  if (res == dtrSuccess && plan->fallback) res = asyncError(plan->fallback);
+  return res;
+}
+
+static void abortDeviceWork(dtrPlan_t plan) {
+  plan->broken = 1;
+  if (plan->ops->abort) plan->ops->abort(plan);
+  if (plan->fallback) abortDeviceWork(plan->fallback);
+}
+
+/*
+ * Under a deadline: waits for the stream (the execute's work and whatever the caller queued before
+ * it), polling the transport's asynchronous error. Past the deadline, or on an error, the backend's
+ * device work is aborted, the stream given a moment to drain, and the plan marked broken. A stream
+ * being captured has nothing running to wait for.
+ */
+static dtrResult_t waitForStream(dtrPlan_t plan, cudaStream_t stream, const char* what) {
+  enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  CUDACHECK(cudaStreamIsCapturing(stream, &capture));
+  if (capture != cudaStreamCaptureStatusNone) return dtrSuccess;
+  dtrResult_t res = dtrSuccess;
+  for (long polls = 0; res == dtrSuccess; polls++) {
+    const cudaError_t err = cudaStreamQuery(stream);
+    if (err == cudaSuccess) return dtrSuccess;
+    if (err != cudaErrorNotReady) CUDACHECK(err);
+    res = asyncError(plan);
+    if (res == dtrSuccess && dtrDeadlinePassed()) res = dtrDeadlineMissed(what);
+    if (res == dtrSuccess) dtrPollPause(polls);
+  }
+  abortDeviceWork(plan);
+  const double drainUntil = MPI_Wtime() + 10;
+  while (cudaStreamQuery(stream) == cudaErrorNotReady && MPI_Wtime() < drainUntil) dtrPollPause(1L << 30);
+  return res;
+}
+
+dtrResult_t dtrPlanRun(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out, cudaStream_t stream) {
+  if (!plan->ops->agrees_on_checks) {
+    if (dtrEnvParamsGet()->execute_agree) DTRCHECK(dtrAgree(plan->comm.comm, checked));
+    else if (checked != dtrSuccess) return checked;
+  }
+  DTRCHECK(plan->ops->execute(plan, checked, in, out, stream));
+  if (plan->hand_over) {
+    /* Every rank hands over together: the backend decided on agreed facts. */
+    plan->hand_over = 0;
+    if (!plan->fallback) {
+      INFO("%s: a rank's buffer cannot be served; this execute and the like go through NCCL", plan->ops->name);
+      DTRCHECK(planLike(plan, dtrBackendNccl, &plan->fallback));
+    }
+    DTRCHECK(plan->fallback->ops->execute(plan->fallback, dtrSuccess, in, out, stream));
+  }
+  if (plan->timeout > 0 && plan->device >= 0) DTRCHECK(waitForStream(plan, stream, "the exchange on the GPU"));
+  return dtrSuccess;
+}
+
+dtrResult_t dtrPlanRunAlltoall(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer, cudaStream_t stream) {
+  DTRCHECK(plan->ops->alltoall(plan, send, recv, bytes_per_peer, stream));
+  if (plan->timeout > 0 && plan->device >= 0) DTRCHECK(waitForStream(plan, stream, "the bare all-to-all on the GPU"));
+  return dtrSuccess;
+}
+
+int dtrPlanHosts(dtrPlan_t plan) { return plan->comm.nhosts; }
+int dtrPlanSharesGpu(dtrPlan_t plan) { return plan->gpu.shared; }
+MPI_Comm dtrPlanComm(dtrPlan_t plan) { return plan->comm.comm; }
