@@ -83,22 +83,13 @@ __device__ __forceinline__ void forEachGroupTile(const TransposeGroup& g, Tile t
  * The tile order of a grouped launch (p2p, stores into the peers), from its members: the tallest
  * member's column of tiles (tilesY) and, where resultRowsPerTileColumn > 0, the most memory one tile
  * column's result rows span in any member's destination (columnSpan: those rows times the member's
- * lddBytes); the arithmetic is tile_layout.h's dtrGroupWidth. Measured on 2 H200s, ratio to the
- * all-to-all, by the width of the column groups (DTR_TILE_GROUP):
+ * lddBytes); the arithmetic is tile_layout.h's dtrGroupWidth.
  * - Where every member's columns of tiles are so short (tallest tilesY) that one column group holds
- *   fewer tiles than the blocks serving a member, whole tile rows: peer blocks of few rows, such as
- *   1000 x N split over ranks (500 rows, four tiles). int8 1000 x 1073741 1.59 in groups of 8, 1.33 /
- *   1.35 in groups of 64 / whole rows; fp16 1000 x 536870 1.43, 1.21 / 1.21; fp32 1000 x 268435 (word
- *   group) 1.16 in groups of 1, 1.01 / 1.04 in groups of 64 / whole rows.
- * - Else groups of `group` (the launch's own width); where columnSpan > 0 (the word-wide group, the only one measured),
- *   halved while width x columnSpan, what the blocks in flight write into at once, exceeds
- *   kGroupSpanBytes. Tall shapes (long result rows) lose with wide groups: int8 268435 x 4000 in groups of 1 / 2 / 4 / 8 / 16 (33
- *   MiB a tile column): 1.22 / 1.22 / 1.29 / 1.35 / 1.64; int8 134217 x 8000 (16 MiB) 2 / 4 / 8 / 16: 1.16 /
- *   1.19 / 1.27 / 1.34; fp16 536870 x 1000 (66 MiB) 1 / 2 / 4 / 8: 1.17 / 1.18 / 1.25 / 1.44; int8 46341
- *   x 46337 (6 MiB) 2 / 4 / 8: 1.16 / 1.16 / 1.19, and whole rows 14.2; int8 1073741 x 1000 (131 MiB)
- *   1 / 2 / 4: 1.41 / 1.32 / 1.58. Square ones lose a little with narrow groups: int8 32749 x 31771 (4
- *   MiB) 2 / 4 / 8: 1.31 / 1.28 / 1.27, fp16 23170^2 (3 MiB) 1.07 / 1.06 / 1.08.
- * A group asked for by dtrKernelTuningSet stays.
+ *   fewer tiles than the blocks serving a member, whole tile rows (peer blocks of few rows).
+ * - Else groups of `group` (the launch's own width); where columnSpan > 0, halved while width x
+ *   columnSpan, what the blocks in flight write into at once, exceeds kGroupSpanBytes: tall shapes
+ *   lose with wide groups, square ones a little with narrow ones.
+ * A group asked for by dtrKernelTuningSet stays. Measurements: docs/design.md#column-groups.
  */
 constexpr uint64_t kGroupSpanBytes = (uint64_t)40 << 20;
 uint32_t groupTileOrder(const TransposeGroup& g, uint32_t group, int blocksPerMember, int64_t resultRowsPerTileColumn);
@@ -111,10 +102,8 @@ cudaError_t groupBlocksPerMember(const void* kernel, int threads, size_t smem, c
 
 /* The element-wise word kernel's grouped form (transpose_simt.cu): members of 4-, 8- or 16-byte
  * entries aligned to their size, at any pitch. Its tiles go in column groups of kWordGroupTiles (the
- * local kernel's are 1 wide). On 2 H200s, p2p, ratio to the all-to-all in groups of 1 / 4 / 8: fp32
- * 8191^2 1.11 / 0.97 / 0.98, 16381^2 1.06 / 1.00 / 1.00, 32749^2 1.03 / 1.00 / 1.01, 11585^2 0.99 /
- * 0.99 / 0.99, 23170^2 1.00 / 1.01 / 1.01, c64 5791^2 0.97 / 0.96 / 0.96, 11587^2 0.99 / 0.99 / 0.99,
- * 23159^2 1.00 / 1.00 / 1.00; fp32 46340^2 1.00 in groups of 1, 1.01 of 8. */
+ * local kernel's are 1 wide): over NVLink, single columns were slower at odd sides
+ * (docs/design.md#word-group-tiles). */
 constexpr int kWordGroupTiles = 4;
 int wordGroupEligible(const dtrTransposeArgs* a);
 cudaError_t launchWordGroup(TransposeGroup& g, int ctas, cudaStream_t stream);
@@ -124,12 +113,8 @@ cudaError_t launchWordGroup(TransposeGroup& g, int ctas, cudaStream_t stream);
 cudaError_t launchSubwordGroup(TransposeGroup& g, int ctas, cudaStream_t stream);
 
 /* Blocks of the element-wise kernels' groups (word and word-wide), all members together, when not
- * set: what counts is the group's total. All resident blocks (264 on an H200) collapsed at 4 GiB per
- * rank on two H200s (fp32 46340^2 and 46344 x 46336 5.3-5.6 x the NCCL all-to-all), where 64 a member,
- * 128 in all, took 0.97-0.99 x in any tile order (256 in all: 1.0-2.3 x). On four H200s 64 a member
- * (256 in all) collapsed the same way (c64 23170^2 2.07 x, 46340^2 4.76 x, fp32 46340^2 5.81 x) and 32
- * a member (128 in all) took 0.99, 1.03 and 1.06 x (16 a member: 1.16-1.34 x). The word-wide group on
- * 2 H200s: 32 / 64 / 96 a member, int8 and fp16 at odd sides 1.67-2.34 / 1.16-1.56 / 1.20-1.53 x. */
+ * set: what counts is the group's total. All resident blocks storing into the peers at once
+ * collapsed; 128 in all held on 2 and 4 GPUs (docs/design.md#element-group-blocks). */
 constexpr int kElementGroupBlocks = 128;
 
 }  // namespace dtr

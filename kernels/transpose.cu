@@ -77,12 +77,10 @@ cudaError_t allowDynamicSmem(const void* kernel, int bytes) {
 static KernelTuning requested = {0, 0, 0, 0};
 
 /*
- * Measured on an H200 (transpose-bench, 1 GiB square matrices, 2026-11-22), in % of the best copy:
- * blocks that take one or two tiles each and leave the hand-out to the block scheduler beat
- * persistent blocks by 3 to 7 points, as a copy does (a block per 4 KB: 4267 GB/s; persistent
- * grid-stride: 3903). The element-wise kernel then prefers its tiles column by column (group 1),
- * TMA with small elements groups of 4 and one box per stage. Multicast clusters gain as well
- * (4 and 16 bytes: 46-48 % to 56-63 %), except with 1-byte elements (72 % persistent, 61 % not).
+ * Each kernel's defaults, as measured best: blocks that take one or two tiles each and leave the
+ * hand-out to the block scheduler (as a copy does) rather than persistent blocks; the element-wise
+ * kernel's tiles column by column, TMA's with small elements in groups of 4 and one box per stage;
+ * multicast clusters persistent only with 1-byte elements (docs/design.md#kernel-defaults).
  */
 static KernelTuning measuredBest(dtrKernel_t kernel, size_t s) {
   switch (kernel) {

@@ -79,16 +79,8 @@ using namespace dtr;
  * entries the word kernel's group also serves (4, 8 and 16 bytes, aligned), whole 1024-byte multiples;
  * to the word kernel's group where their entries are aligned words; to the word-wide kernel's group
  * where they are 1 or 2 bytes (or 4 off their alignment); and the rest (tuples) one by one.
- * - On 2 H200s, fp32 46340 x 46340 (a pitch of 185360 bytes, 16 x an odd number) took the 16-byte
- *   kernel 5.3 x the NCCL all-to-all, storing into the peer with all its resident blocks; the word
- *   kernel's group serves such pitches, its blocks capped (launchWordGroupTyped).
- * - On 4 H200s the 16-byte kernel collapsed the same way at whole lines that are few 1024-byte
- *   multiples: c64 46000 x 46000 (pitch 368000 = 128 x 2875) 2.64-2.75 x, 1.24-1.37 x with 16-64
- *   blocks a member, against 1.06-1.10 x on the word group. At pitches of 2^7-2^9 x an odd number the
- *   word group was also faster (c64 6000^2 0.97 x against 1.06, 12000^2 0.94 against 1.03, fp32
- *   8000^2 0.98 against 1.11, 16000^2 0.92 against 0.93); at multiples of 1024 bytes the 16-byte
- *   kernel was 1-2 % faster (fp32 16384^2 to 65536^2, 64000^2, c64 16384 x 32768, 32768 x 65536,
- *   c128 8000^2 and 16384^2). */
+ * At other pitches the 16-byte kernel, storing into the peers with all its resident blocks,
+ * collapsed, where the word group, its blocks capped, held (docs/design.md#group-dispatch). */
 static int vectorGroupEligible(const dtrTransposeArgs* a) {
   const uint64_t line = wordGroupEligible(a) ? 1024 : 128;
   return dtrTransposeSupported(dtrKernelSimt16, a) && ((uint64_t)a->lds * a->entry_bytes) % line == 0 &&

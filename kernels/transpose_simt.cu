@@ -235,9 +235,7 @@ __global__ void __launch_bounds__(kTile * kTileRowsPerPass, WordBlocks<W>::value
  * Its result rows are written from one 128-byte line boundary to the next rather than one sector
  * boundary to the next: a warp's store of 32 words then fills one whole line, which crosses NVLink
  * as one write instead of two partial ones, and the rows past the tile this takes are read from
- * local memory, which has bandwidth to spare beside NVLink. On 2 H200s, ratio to the all-to-all,
- * sector -> line windows: fp32 11585^2 / 23170^2 / 46340^2 1.04 / 1.04 / 1.03 -> 0.98 / 0.98 / 0.98,
- * fp32 32749^2 1.05 -> 0.99, c64 11585^2 and 23170^2 0.99 / 1.00 -> 0.97 / 0.97.
+ * local memory, which has bandwidth to spare beside NVLink. (docs/design.md#line-windows)
  */
 constexpr int kGroupWindow = 128;
 
@@ -331,8 +329,8 @@ static cudaError_t launchWordGroupTyped(TransposeGroup& g, int ctas, cudaStream_
                                          (kElementGroupBlocks + g.count - 1) / g.count, &ctas);
   if (err != cudaSuccess) return err;
   /* Not tileGroupForShape's whole tile rows: with the stores going to peers over NVLink, they
-   * collapsed (fp32 23170^2 on 2 H200s, 1.04 -> 6.3 x the all-to-all). Only where the columns of
-   * tiles are short (fp32 1000 x 268435: 1.16 -> 1.04; the span rule is not measured here). */
+   * collapsed. Only where the columns of tiles are short
+   * (docs/design.md#word-group-order). */
   g.tileGroup = groupTileOrder(g, kWordGroupTiles, ctas, 0);
   kernel<<<(unsigned)(ctas * g.count), dim3(kTile, kTileRowsPerPass), 0, stream>>>(g);
   return cudaGetLastError();

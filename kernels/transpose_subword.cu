@@ -380,8 +380,7 @@ __device__ __forceinline__ void subwordTileAt(const uint8_t* __restrict__ src, i
  * Tiles start on multiples of 128 rows, so the result rows' offsets in their sectors are a + k g,
  * g the largest power of two (up to a sector) dividing the pitch (and the batch stride), a the
  * output's offset modulo g. None where every row starts on a boundary: the rows past cost a quarter
- * more reads for 1-byte entries, an eighth for 2-byte ones (1 GiB square on an H200: 1 B 73.5 -> 91.6
- * %, 2 B 83.7 -> 90.6 %); 24 of 32 where the pitch is a multiple of 8 bytes (1000 x n, 1 B).
+ * more reads for 1-byte entries, an eighth for 2-byte ones (docs/design.md#subword-past-rows); 24 of 32 where the pitch is a multiple of 8 bytes (1000 x n, 1 B).
  */
 __host__ __device__ inline uint32_t subwordPastRows(const void* dst, int64_t lddBytes, int64_t dstBatchBytes,
                                                     int64_t batch, uint32_t entryBytes) {
@@ -410,14 +409,10 @@ __global__ void __launch_bounds__(kSubwordThreads, kSubwordBlocks)
 
 /*
  * The grouped form (group.h): the p2p backend's members of 1- and 2-byte entries, and of 4-byte ones
- * off their alignment, all in one grid (before, one launch after another: on 2 H200s, ratio to the
- * all-to-all, int8 32749 x 31771 1.35 -> 1.23, 46341 x 46337 1.35 -> 1.19, fp16 23170^2 1.30 ->
- * 1.21, 23167 x 22469 1.28 -> 1.16). From 2-byte entries up its interior tiles store by rows
+ * off their alignment, all in one grid. From 2-byte entries up its interior tiles store by rows
  * (subwordTile's RowStores), each warp store a whole 128-byte window, which crosses NVLink as one or
- * two writes where the eight-lane sector stores made four of 32 bytes: fp16 1.21 -> 1.09, 1.16 ->
- * 1.10. 1-byte entries lost with it (int8 1.23 -> 1.28, 1.19 -> 1.29: the staging costs more than
- * the kernel, already short of its copy bandwidth there, can spare), as did every local transpose
- * (one H200, 1 B 72-76 -> 61-68 % of copy, 2 B 80-82 -> 75-79 %).
+ * two writes where the eight-lane sector stores made four of 32 bytes; 1-byte entries keep the
+ * sector stores (the staging costs more than the kernel can spare there). docs/design.md#subword-group.
  */
 template <int S, int W>
 __global__ void __launch_bounds__(kSubwordThreads, kSubwordBlocks) subwordGroupKernel(const __grid_constant__ TransposeGroup g) {
@@ -444,10 +439,7 @@ static cudaError_t launchSubwordTyped(const dtrTransposeArgs* a, const KernelTun
   const unsigned grid = tileGrid((uint64_t)tilesX * tilesY, resident, tune.tilesPerCta);
   const uint32_t pastRows = subwordPastRows(a->dst, a->ldd * S, a->dst_stride * S, batchOf(a), S);
   /* 256-byte tiles go down the columns of tiles (group 1), or by whole tile rows where the columns
-   * are long and the source is off its lines (tileGroupForShape). One H200, 1 GiB, % of copy for
-   * groups 1 / 2 / 4 / 8 / 16 / 32: 1 B prime 84.5 / 83.0 / 81.9 / 80.8 / 80.7 / 79.9, 2 B prime
-   * 87.5 / 87.1 / 84.9 / 83.8 / 82.6 / 81.4; 2 B tall (4195 tiles a column) 77.5 / 79.7 / 81.7 /
-   * 83.5 (whole rows) / 83.5 / 83.6; wide shapes within 0.6 points throughout. */
+   * are long and the source is off its lines (tileGroupForShape). (docs/design.md#subword-tile-order) */
   const uint32_t group = W == 256 ? tileGroupForShape(a, 1, tilesX, tilesY, resident) : (uint32_t)tune.tileGroup;
   kernel<<<dim3(grid, 1, batchOf(a)), kSubwordThreads, 0, stream>>>(
       static_cast<const uint8_t*>(a->src), a->lds * S, static_cast<uint8_t*>(a->dst), a->ldd * S, a->rows, a->cols,
@@ -458,12 +450,8 @@ static cudaError_t launchSubwordTyped(const dtrTransposeArgs* a, const KernelTun
 /*
  * Tiles 256 bytes wide where the source rows are off the sector grid, whose row pieces then touch
  * one sector more than they hold (nine for eight instead of five for four), and for 2-byte entries
- * throughout; else 128. dtrKernelTuningSet's boxes (1 or 2) choose instead. % of copy on one H200,
- * 1 GiB, 128 -> 256 bytes wide (square / tall / wide / prime): 1 B 90.9 / 78.6 / 75.0 / 77.6 ->
- * 89.4 / 78.3 / 78.3 / 80.4 (the square's source is on the grid), 2 B 90.8 / 80.4 / 81.0 / 81.4 ->
- * 91.5 / 83.9 / 85.7 / 83.3. Taller tiles (256 rows, a quarter more rows past the tile for each
- * two) lost: 1 B 88.1 / 76.1 / 67.6 / 76.3 at 128 bytes wide, 79.1 / 58.8 / 52.9 / 61.6 at 256
- * (72 KiB a block, three blocks an SM, loads in four dependent batches a thread).
+ * throughout; else 128. dtrKernelTuningSet's boxes (1 or 2) choose instead. Taller tiles (256
+ * rows) lost (docs/design.md#subword-tile-width).
  */
 template <int S>
 static cudaError_t launchSubwordTyped(const dtrTransposeArgs* a, cudaStream_t stream) {

@@ -6,9 +6,7 @@
  *
  * Why: every tile kernel takes 64 to 256 rows and 32 to 256 columns a tile. With 8 rows (16 over 2
  * ranks) the tile is 1/8 to 1/32 full, so each block moves a few hundred bytes and the launch is
- * bound by blocks, not bytes. On 2 H200s, fp32 16 x 16777217 (512 MiB a rank) took 5.2 x the
- * all-to-all of the same bytes on p2p and 2.5 x on NCCL; 2 x 134217728 took 42 x and 24 x; and
- * 16777216 x 16 took 5.2 x and 1.9 x.
+ * bound by blocks, not bytes. (docs/design.md#thin-why)
  *
  * So a tile here is every row (or column) of the thin side by kThinRunBytes along the long one.
  * Few rows: the source rows are read as whole 512-byte runs into shared memory, and each result row,
@@ -66,8 +64,8 @@ __global__ void __launch_bounds__(kThinThreads) thinKernel(const W* __restrict__
   constexpr uint32_t TW = kThinRunBytes / sizeof(W); /* words of the long side per tile */
   /* Odd: a warp crossing the tile's lines hits distinct banks. A pad of 32 / n words (n the thin
    * side's words) would spread such accesses over distinct banks where the odd pitch puts them on
-   * n + 32 / n - 1, but its larger tile ran slower on one H200 (fp32 flat / skinny 71 / 73 -> 58 /
-   * 60 % of copy, 8-byte entries 95 / 93 -> 83 / 84 %). */
+   * n + 32 / n - 1, but its larger tile ran
+   * slower (docs/design.md#thin-pad). */
   constexpr uint32_t P = TW + 1;
   __shared__ W tile[kThinSide * P];
   src += blockIdx.z * srcBatchW;
@@ -153,7 +151,7 @@ static cudaError_t launchThinTyped(const dtrTransposeArgs* a, cudaStream_t strea
 }
 
 cudaError_t launchThin(const dtrTransposeArgs* a, cudaStream_t stream) {
-  /* 4-byte entries stay on the word kernel (71.7 % of copy for 16 x N on one H200) until the pack
+  /* 4-byte entries stay on the word kernel (docs/design.md#thin-pack-4) until the pack
    * kernel, whose result lines of 32-128 bytes take two to eight chunks, has been measured against it. */
   if (a->entry_bytes == 1) return launchThinPack<1>(a, stream);
   if (a->entry_bytes == 2) return launchThinPack<2>(a, stream);

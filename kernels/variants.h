@@ -51,8 +51,7 @@ KernelTuning tuningFor(dtrKernel_t kernel, size_t entryBytes);
  * and a column of tiles is more than two waves of blocks long, whole tile rows (tilesX) instead of
  * `group`, the kernel's own. Neighbouring tiles of a source row share the lines at their border; taken column by column,
  * the second tile of a pair comes a whole column later and finds the shared lines evicted, so they
- * come from memory twice (4-byte entries, 268435 x 1000 on an H200: 8.5 % more memory reads than the
- * matrix, 81.9 % of copy with group 1, 87.7 % with the tile rows whole). A group asked for by
+ * come from memory twice (docs/design.md#tile-group-shape). A group asked for by
  * dtrKernelTuningSet stays.
  */
 uint32_t tileGroupForShape(const dtrTransposeArgs* a, uint32_t group, uint32_t tilesX, uint32_t tilesY, uint64_t resident);
@@ -95,9 +94,7 @@ inline bool subwordServes(const dtrTransposeArgs* a) {
  * thin kernels (transpose_thin.cu) whatever the kernel asked for: the tile kernels' tiles of 64-256
  * rows and 32-256 columns would run nearly empty. Entries of 1 to 16 bytes, powers of two (tuples
  * keep the element-wise tiles). 1- and 2-byte entries leave the word-wide kernel only where its
- * 128-row tiles are at most an eighth full: on 2 H200s, int8 64 x 16777216 (32 rows a rank) took
- * 2.30 x the all-to-all on NCCL with the few-rows kernel, 1.99 x without; that was the kernel that
- * moved them one by one, before the pack kernel (thin_pack.h). */
+ * 128-row tiles are at most an eighth full (docs/design.md#few-rows-limit). */
 constexpr int kThinSide = 32;
 inline int64_t thinLimit(const dtrTransposeArgs* a) { return a->entry_bytes >= 4 ? kThinSide : kThinSide / 2; }
 /* The few-rows kernel; else, where thinServes, the few-columns one. */

@@ -16,6 +16,16 @@ static int dtrTestFailures = 0;
     }                                                                      \
   } while (0)
 
+/* A test program's result: the count of failures on stderr and 1, or a line saying it passed and 0. */
+static int dtrTestEnd(const char* what) {
+  if (dtrTestFailures) {
+    fprintf(stderr, "%s: %d failures\n", what, dtrTestFailures);
+    return 1;
+  }
+  printf("%s tests passed\n", what);
+  return 0;
+}
+
 /* ctest's skip code (SKIP_RETURN_CODE 77). */
 #define DTR_TEST_SKIP 77
 

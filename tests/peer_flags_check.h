@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "cuda_check.h"
+#include "support/cuda_check.h"
 #include "launch.h"
 
 /* A rank's flags array of `nranks` ranks after `epochs` synced executes, once the GPU is done: each

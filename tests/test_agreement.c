@@ -12,7 +12,7 @@
 #include "check.h"
 #include "core/names.h"
 #include "disttranspose.h"
-#include "test_memory.h"
+#include "harness.h"
 
 static int rank, nranks;
 
@@ -51,25 +51,13 @@ int main(int argc, char** argv) {
   cfg.backend = backend;
 
   /* A matrix, executed where it may be made. */
-  dtrPlan_t plan = NULL;
   const int64_t rows = 37 * nranks + 3, cols = 29 * nranks + 1;
-  dtrResult_t res = dtrPlanCreate(&plan, rows, cols, dtrFloat32, 1, MPI_COMM_WORLD, &cfg);
-  expectAll(res, expected, word, "2-D plan");
-  if (res == dtrSuccess) {
-    dtrLocalSize_t ls;
-    dtrLocalSize(rows, cols, dtrFloat32, 1, MPI_COMM_WORLD, -1, &ls);
-    void* a = dtrTestAlloc(&mem, ls.in_bytes);
-    void* b = dtrTestAlloc(&mem, ls.out_bytes);
-    const dtrPatternBox in = dtrPatternSlabA(ls.in_rows, cols, ls.in_row_start);
-    const dtrPatternBox out = dtrPatternSlabB(ls.out_rows, rows, ls.out_row_start, cols);
-    dtrTestPattern(&mem, dtrPatternFill, a, &in, ls.entry_bytes);
-    dtrTestPattern(&mem, dtrPatternPoison, b, &out, ls.entry_bytes);
-    expectAll(dtrExecute(plan, a, b, mem.stream), dtrSuccess, NULL, "execute");
-    EXPECT(dtrTestPattern(&mem, dtrPatternCheck, b, &out, ls.entry_bytes) == 0, "wrong entries");
-    dtrPlanDestroy(plan);
-    dtrTestRelease(&mem, a);
-    dtrTestRelease(&mem, b);
-  }
+  dtrTestMatrix t;
+  expectAll(dtrTestMatrixInit(&t, &mem, MPI_COMM_WORLD, rows, cols, dtrFloat32, 1, &cfg), expected, word, "2-D plan");
+  if (t.plan) EXPECT(dtrTestMatrixRun(&t, &mem, NULL, 1) == 0, "wrong entries");
+  dtrTestMatrixFree(&t, &mem);
+  dtrPlan_t plan = NULL;
+  dtrResult_t res;
   /* In place. */
   cfg.inplace = 1;
   res = dtrPlanCreate(&plan, rows, cols, dtrComplex64, 2, MPI_COMM_WORLD, &cfg);

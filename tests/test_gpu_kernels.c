@@ -11,7 +11,7 @@
 
 #include "check.h"
 #include "core/names.h"
-#include "cuda_check.h"
+#include "support/cuda_check.h"
 #include "launch.h"
 #include "peer_flags_check.h"
 #include "stage_emulation.h"
@@ -509,10 +509,5 @@ int main(int argc, char** argv) {
     testHuge(dtrKernelTma);
     testHuge(dtrKernelSimt16);
   }
-  if (dtrTestFailures) {
-    fprintf(stderr, "%d failures\n", dtrTestFailures);
-    return 1;
-  }
-  printf("GPU kernel tests passed\n");
-  return 0;
+  return dtrTestEnd("GPU kernel");
 }

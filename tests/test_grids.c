@@ -18,7 +18,7 @@
 #include "disttranspose.h"
 #include "launch.h"
 #include "support/pattern_host.h"
-#include "test_memory.h"
+#include "harness.h"
 
 static int rank, nranks, gpu, myDevice = -1;
 static dtrBackend_t backend = dtrBackendCpu;
@@ -49,38 +49,6 @@ static dtrConfig_t config(dtrWorkspace_t ws) {
 
 /* ---- split communicators --------------------------------------------------------------------- */
 
-typedef struct {
-  dtrPlan_t plan;
-  MPI_Comm comm;
-  int64_t rows, cols;
-  dtrLocalSize_t ls;
-  void *a, *b;
-} MatrixCase;
-
-static void matrixSetup(MatrixCase* m, MPI_Comm comm, int64_t rows, int64_t cols, const dtrConfig_t* cfg) {
-  m->comm = comm;
-  m->rows = rows;
-  m->cols = cols;
-  EXPECT(dtrLocalSize(rows, cols, dtrComplex64, 1, comm, -1, &m->ls) == dtrSuccess, "local size");
-  m->a = dtrTestAlloc(&mem, m->ls.in_bytes);
-  m->b = dtrTestAlloc(&mem, m->ls.out_bytes);
-  const dtrPatternBox in = dtrPatternSlabA(m->ls.in_rows, cols, m->ls.in_row_start);
-  dtrTestPattern(&mem, dtrPatternFill, m->a, &in, m->ls.entry_bytes);
-  dtrResult_t res = dtrPlanCreate(&m->plan, rows, cols, dtrComplex64, 1, comm, cfg);
-  EXPECT(res == dtrSuccess, "plan on a sub-communicator: %s", dtrGetLastError());
-  expectDevice("dtrPlanCreate");
-}
-
-static uint64_t matrixCheck(MatrixCase* m) {
-  const dtrPatternBox out = dtrPatternSlabB(m->ls.out_rows, m->rows, m->ls.out_row_start, m->cols);
-  return dtrTestPattern(&mem, dtrPatternCheck, m->b, &out, m->ls.entry_bytes);
-}
-
-static void matrixPoison(MatrixCase* m) {
-  const dtrPatternBox out = dtrPatternSlabB(m->ls.out_rows, m->rows, m->ls.out_row_start, m->cols);
-  dtrTestPattern(&mem, dtrPatternPoison, m->b, &out, m->ls.entry_bytes);
-}
-
 static void splitCommunicators(void) {
   MPI_Comm half;
   MPI_Comm_split(MPI_COMM_WORLD, rank < nranks / 2, rank, &half);
@@ -88,22 +56,27 @@ static void splitCommunicators(void) {
   dtrConfig_t def;
   dtrConfigInit(&def);
   if (backend != dtrBackendNccl) def.backend = backend;
-  MatrixCase h, w;
-  matrixSetup(&h, half, 37, 101, &def);
-  matrixSetup(&w, MPI_COMM_WORLD, 64, 29, &def);
+  dtrTestMatrix h, w;
+  EXPECT(dtrTestMatrixInit(&h, &mem, half, 37, 101, dtrComplex64, 1, &def) == dtrSuccess, "plan on a half: %s",
+         dtrGetLastError());
+  expectDevice("dtrPlanCreate");
+  EXPECT(dtrTestMatrixInit(&w, &mem, MPI_COMM_WORLD, 64, 29, dtrComplex64, 1, &def) == dtrSuccess,
+         "plan on the world: %s", dtrGetLastError());
+  expectDevice("dtrPlanCreate");
   if (!h.plan || !w.plan) return;
   uint64_t wrong = 0;
   /* Interleaved on one stream, then on two streams. */
   for (int round = 0; round < 2; round++) {
-    matrixPoison(&h);
-    matrixPoison(&w);
+    dtrTestPattern(&mem, dtrPatternPoison, h.b, &h.out, h.ls.entry_bytes);
+    dtrTestPattern(&mem, dtrPatternPoison, w.b, &w.out, w.ls.entry_bytes);
     EXPECT(dtrExecute(h.plan, h.a, h.b, mem.stream) == dtrSuccess, "half execute: %s", dtrGetLastError());
     expectDevice("dtrExecute");
     EXPECT(dtrExecute(w.plan, w.a, w.b, round ? stream2 : mem.stream) == dtrSuccess, "world execute: %s", dtrGetLastError());
     expectDevice("dtrExecute");
     EXPECT(dtrExecute(h.plan, h.a, h.b, mem.stream) == dtrSuccess, "half execute again: %s", dtrGetLastError());
     if (gpu) cudaStreamSynchronize(stream2);
-    wrong += matrixCheck(&h) + matrixCheck(&w);
+    wrong += dtrTestPattern(&mem, dtrPatternCheck, h.b, &h.out, h.ls.entry_bytes) +
+             dtrTestPattern(&mem, dtrPatternCheck, w.b, &w.out, w.ls.entry_bytes);
   }
   /* The caller's own copies keep working on its device. */
   if (gpu && h.ls.in_bytes) {
@@ -114,9 +87,9 @@ static void splitCommunicators(void) {
   }
   int d = -2;
   EXPECT(dtrPlanGetDevice(h.plan, &d) == dtrSuccess && (!gpu || d == myDevice), "the plan's device %d, current %d", d, myDevice);
-  EXPECT(dtrPlanDestroy(h.plan) == dtrSuccess && dtrPlanDestroy(w.plan) == dtrSuccess, "destroy");
+  dtrTestMatrixFree(&h, &mem);
+  dtrTestMatrixFree(&w, &mem);
   expectDevice("dtrPlanDestroy");
-  dtrTestRelease(&mem, h.a), dtrTestRelease(&mem, h.b), dtrTestRelease(&mem, w.a), dtrTestRelease(&mem, w.b);
   MPI_Comm_free(&half);
   wrong = sumRanks(wrong);
   EXPECT(wrong == 0, "split communicators: %llu wrong entries", (unsigned long long)wrong);

@@ -1,5 +1,5 @@
 /*
- * The strict number parsers (src/numbers.h) that every option and environment variable goes through:
+ * The strict number parsers (src/core/numbers.h) that every option and environment variable goes through:
  * the cases users have tripped on, each refusal's message, and a differential fuzz of 300,000 texts
  * against a reference written independently here (a pattern match and 128-bit arithmetic): the two
  * must accept the same texts with the same values, and a refusal must leave the output alone and say
@@ -232,6 +232,5 @@ static void fuzz(void) {
 int main(void) {
   cases();
   fuzz();
-  printf("%s: %d failures\n", dtrTestFailures ? "FAILED" : "PASSED", dtrTestFailures);
-  return dtrTestFailures ? 1 : 0;
+  return dtrTestEnd("numbers");
 }

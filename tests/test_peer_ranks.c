@@ -22,7 +22,7 @@
 
 #include "check.h"
 #include "core/geometry.h"
-#include "cuda_check.h"
+#include "support/cuda_check.h"
 #include "launch.h"
 #include "peer_flags_check.h"
 #include "support/pattern_host.h"

@@ -23,7 +23,7 @@
 #include "launch.h"
 #include "support/pattern.h"
 #include "support/pattern_host.h"
-#include "test_memory.h"
+#include "harness.h"
 
 static int rank, nranks, gpu;
 static dtrBackend_t backend = dtrBackendCpu;

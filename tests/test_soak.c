@@ -17,7 +17,7 @@
 #include "disttranspose.h"
 #include "support/pattern.h"
 #include "support/pattern_host.h"
-#include "test_memory.h"
+#include "harness.h"
 
 static int rank, nranks, gpu;
 static dtrBackend_t backend;
@@ -45,36 +45,25 @@ static uint64_t sumRanks(uint64_t v) {
   return all;
 }
 
-typedef struct {
-  int64_t rows, cols;
-  dtrLocalSize_t ls;
-  dtrPatternBox in, out;
-  void *a, *b;
-} Buffers;
-
-static void buffersInit(Buffers* m, int64_t rows, int64_t cols) {
-  m->rows = rows, m->cols = cols;
-  dtrLocalSize(rows, cols, dtrComplex64, 1, MPI_COMM_WORLD, -1, &m->ls);
-  m->in = dtrPatternSlabA(m->ls.in_rows, cols, m->ls.in_row_start);
-  m->out = dtrPatternSlabB(m->ls.out_rows, rows, m->ls.out_row_start, cols);
-  m->a = dtrTestAlloc(&mem, m->ls.in_bytes);
-  m->b = dtrTestAlloc(&mem, m->ls.out_bytes);
-  dtrTestPattern(&mem, dtrPatternFill, m->a, &m->in, m->ls.entry_bytes);
-}
-
-static dtrPlan_t makePlan(const Buffers* m) {
+static dtrConfig_t config(void) {
   dtrConfig_t cfg;
   dtrConfigInit(&cfg);
   cfg.backend = backend;
+  return cfg;
+}
+
+/* Another plan of the matrix, on its buffers. */
+static dtrPlan_t makePlan(const dtrTestMatrix* m) {
+  const dtrConfig_t cfg = config();
   dtrPlan_t plan = NULL;
-  dtrResult_t res = dtrPlanCreate(&plan, m->rows, m->cols, dtrComplex64, 1, MPI_COMM_WORLD, &cfg);
+  dtrResult_t res = dtrPlanCreate(&plan, m->rows, m->cols, m->type, m->howmany, MPI_COMM_WORLD, &cfg);
   EXPECT(res == dtrSuccess, "plan: %s", dtrGetLastError());
   return res == dtrSuccess ? plan : NULL;
 }
 
 /* Executes back to back; every 100th output poisoned before and checked after. */
-static uint64_t soak(const Buffers* m, int executes) {
-  dtrPlan_t plan = makePlan(m);
+static uint64_t soak(const dtrTestMatrix* m, int executes) {
+  dtrPlan_t plan = m->plan;
   if (!plan) return 1;
   uint64_t wrong = 0;
   int checks = 0;
@@ -92,7 +81,6 @@ static uint64_t soak(const Buffers* m, int executes) {
     }
   }
   if (gpu) cudaStreamSynchronize(mem.stream);
-  dtrPlanDestroy(plan);
   wrong = sumRanks(wrong);
   if (rank == 0)
     printf("soak: %d executes of %lld x %lld c64 on %d ranks (%s), %d checked: %llu wrong entries\n", executes,
@@ -101,7 +89,7 @@ static uint64_t soak(const Buffers* m, int executes) {
 }
 
 /* Create, execute once, destroy; memory measured after `warm` cycles and after the last. */
-static uint64_t cycles(const Buffers* m, int n) {
+static uint64_t cycles(const dtrTestMatrix* m, int n) {
   const int warm = n < 20 ? 1 : 10;
   uint64_t wrong = 0, rss0 = 0, gpu0 = 0;
   for (int i = 0; i < n; i++) {
@@ -159,11 +147,17 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return DTR_TEST_SKIP;
   }
-  Buffers m;
-  buffersInit(&m, 1000 + 7 * nranks, 777 + 3 * nranks);
-  uint64_t wrong = soak(&m, executes) + cycles(&m, ncycles);
-  dtrTestRelease(&mem, m.a);
-  dtrTestRelease(&mem, m.b);
+  const dtrConfig_t cfg = config();
+  dtrTestMatrix m;
+  EXPECT(dtrTestMatrixInit(&m, &mem, MPI_COMM_WORLD, 1000 + 7 * nranks, 777 + 3 * nranks, dtrComplex64, 1, &cfg) ==
+             dtrSuccess, "plan: %s", dtrGetLastError());
+  uint64_t wrong = soak(&m, executes);
+  dtrTestMatrixFree(&m, &mem);
+  /* The cycles' own plans on buffers made again (the soak's plan gone, so that memory is measured alone). */
+  EXPECT(dtrTestMatrixInit(&m, &mem, MPI_COMM_WORLD, 1000 + 7 * nranks, 777 + 3 * nranks, dtrComplex64, 1, &cfg) ==
+             dtrSuccess, "plan: %s", dtrGetLastError());
+  wrong += cycles(&m, ncycles);
+  dtrTestMatrixFree(&m, &mem);
   dtrTestMemoryFree(&mem);
   int failures = dtrTestFailures, any = 0;
   MPI_Allreduce(&failures, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -136,10 +136,5 @@ int main(void) {
   sweep<1>();
   sweep<2>();
   sweep<4>();
-  if (dtrTestFailures) {
-    fprintf(stderr, "%d failures\n", dtrTestFailures);
-    return 1;
-  }
-  printf("thin pack tests passed\n");
-  return 0;
+  return dtrTestEnd("thin pack");
 }

@@ -25,7 +25,7 @@
 #include "check.h"
 #include "core/names.h"
 #include "disttranspose.h"
-#include "test_memory.h"
+#include "harness.h"
 
 /* Slack over the timeout for a rank to notice, abort NCCL and return. */
 static const double kMarginSeconds = 3.0;

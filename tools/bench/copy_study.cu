@@ -14,14 +14,7 @@
 
 #include <cuda_runtime.h>
 
-#define CUDA_OK(call)                                                                                 \
-  do {                                                                                                \
-    cudaError_t e_ = (call);                                                                          \
-    if (e_ != cudaSuccess) {                                                                          \
-      fprintf(stderr, "copy-study: %s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      exit(1);                                                                                        \
-    }                                                                                                 \
-  } while (0)
+#include "support/cuda_check.h"
 
 /* Load flavours: 0 plain, 1 non-coherent with no L1 allocation and a 256-byte L2 prefetch,
  * 2 evict-first. Store flavours: 0 plain, 1 evict-first (.cs), 2 no L1 allocation. */

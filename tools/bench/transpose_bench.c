@@ -14,16 +14,8 @@
 
 #include "core/geometry.h"
 #include "internal.h"
+#include "support/cuda_check.h"
 #include "support/support.h"
-
-#define CUDA_OK(call)                                                                           \
-  do {                                                                                          \
-    cudaError_t e_ = (call);                                                                    \
-    if (e_ != cudaSuccess) {                                                                    \
-      fprintf(stderr, "transpose-bench: %s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
-      exit(1);                                                                                  \
-    }                                                                                           \
-  } while (0)
 
 typedef enum { OpMemcpy, OpCopy16, OpCopy16x4, OpCopyBulk, OpTranspose, OpUnpack } OpKind;
 

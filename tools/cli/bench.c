@@ -141,10 +141,8 @@ static dtrResult_t runAlltoall(void* ctx) {
 
 /*
  * The bare all-to-all in its best layout: every message whole 128-byte lines, which rounds the bytes
- * up by less than 128 per peer. NCCL slows down by up to 70 % on messages that are not 16-byte
- * multiples, and by 1-3 % on 16, 32 and 64 x an odd number: on 2 H200s (NVLink, registered
- * buffers), about 268.4 MB a peer took 785 us at 16 x an odd number of bytes, 770 at 32 and 64 x,
- * 763 from 128 x up to 4096 x, and 758 at 2^28 (notes/performance-log.md).
+ * up by less than 128 per peer. NCCL slows down on messages that are not 16-byte multiples, and a
+ * little on 16, 32 and 64 x an odd number (docs/design.md#a2a-lines).
  */
 size_t dtrBenchPeerBytes(unsigned long long bytesPerRank, int ranks) {
   const size_t line = 128;

@@ -94,7 +94,7 @@ agree:
    * agreement and broadcast above, so the initialisation does not wait for a missing one. A
    * nonblocking communicator would also cover a rank that stalls during it, and the connection
    * set-up of each pair's first exchange, but every later group then goes through NCCL's
-   * asynchronous launch: on 2 H200s, 1 MiB per rank of c64 took 149 us an execute instead of 26. */
+   * asynchronous launch, several times slower for small messages (docs/design.md#blocking-init). */
   ncclResult_t started = ncclCommInitRank(&e->nccl, nranks, id, rank);
   if (started != ncclSuccess) res = dtrSetError(dtrNcclError, "ncclCommInitRank: NCCL error %d (%s)", (int)started, ncclGetErrorString(started));
   if (res == dtrSuccess && MPI_Comm_dup(comm, &e->comm) != MPI_SUCCESS) res = dtrSetError(dtrMpiError, "MPI_Comm_dup failed");

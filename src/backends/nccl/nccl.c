@@ -4,8 +4,8 @@
  *   pack      each peer's block of A, transposed into its contiguous send segment
  *   exchange  one NCCL group of ncclSend/ncclRecv, on a communication stream of the highest
  *             priority that forks from and joins the caller's
- *   unpack    each received segment copied into its column block of B, by a 2-D copy kernel (with
- *             cudaMemcpy2DAsync instead, 1 GiB per rank of fp32 on 4 H200s took 3.91 ms, not 3.40)
+ *   unpack    each received segment copied into its column block of B, by a 2-D copy kernel (faster than
+ *             cudaMemcpy2DAsync: docs/design.md#unpack-copy)
  *   (with a batch in the middle layout, geometry.h, the pack copies and the unpack transposes)
  *   self      the rank's own block transposed straight from A into B, on a side stream that forks
  *             from the caller's once the (first) packs are done and joins it at the end, so it
@@ -51,13 +51,9 @@ typedef struct {
   dtrTimeline* timeline;               /* DTR_PERF_REPORT, else NULL */
 } NcclState;
 
-/*
- * From this many ranks up, a one-stage execute transposes the self block after the unpacks rather
- * than beside the messages. On 2 H200s the overlap measured a win (the self block is half the
- * data there); on 4 it cost more than it saved: fp32 with 64 MiB, 256 MiB and 1 GiB per rank,
- * ratio to the all-to-all 1.51-1.64 / 1.46-1.51 / 1.55-1.61 beside the messages, 1.40 / 1.42 / 1.38
- * after (beside NCCL it takes memory bandwidth and SMs the messages need).
- */
+/* From this many ranks up, a one-stage execute transposes the self block after the unpacks rather
+ * than beside the messages: beside NCCL it takes memory bandwidth and SMs the messages need
+ * (docs/design.md#self-last). */
 static const int kSelfLastRanks = 4;
 
 static void ncclStateFree(NcclState* s) {

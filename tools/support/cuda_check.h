@@ -1,7 +1,8 @@
-/* A CUDA runtime call in a GPU test that must succeed, else the test ends at once (after a kernel
- * fault the context is gone), naming the call and, where the test sets it, the case in flight. */
-#ifndef DTR_TEST_CUDA_CHECK_H
-#define DTR_TEST_CUDA_CHECK_H
+/* A CUDA runtime call in a GPU test or tool that must succeed, else the program ends at once (after a
+ * kernel fault the context is gone), naming the call and, where the program sets it, the case in
+ * flight. */
+#ifndef DTR_SUPPORT_CUDA_CHECK_H
+#define DTR_SUPPORT_CUDA_CHECK_H
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,280 @@
+/* The distribution's index math without MPI or a GPU: row splits, the exchange layout of every
+ * rank pair, a host emulation of the staged and batched exchanges checked entry by entry, and the
+ * pencil boxes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/cpu/host_transpose.h"
+#include "check.h"
+#include "core/geometry.h"
+#include "disttranspose.h"
+
+static void testSplit(void) {
+  for (int64_t n = 1; n < 60; n++)
+    for (int p = 1; p < 12; p++) {
+      int64_t next = 0, lo = n, hi = 0;
+      for (int r = 0; r < p; r++) {
+        dtrRange x = dtrSplit(n, p, r);
+        EXPECT(x.start == next, "n=%lld p=%d r=%d start %lld, expected %lld", (long long)n, p, r, (long long)x.start, (long long)next);
+        next += x.count;
+        if (x.count < lo) lo = x.count;
+        if (x.count > hi) hi = x.count;
+      }
+      EXPECT(next == n, "n=%lld p=%d covers %lld", (long long)n, p, (long long)next);
+      EXPECT(hi - lo <= 1, "n=%lld p=%d unbalanced %lld..%lld", (long long)n, p, (long long)lo, (long long)hi);
+    }
+  /* More ranks than rows: the first ranks get one row, the rest none. */
+  dtrRange z = dtrSplit(2, 5, 4);
+  EXPECT(z.count == 0 && z.start == 2, "split(2,5,4) = {%lld,%lld}", (long long)z.start, (long long)z.count);
+  /* Large sizes do not overflow. */
+  dtrRange big = dtrSplit((int64_t)1 << 40, 7, 6);
+  EXPECT(big.start + big.count == (int64_t)1 << 40, "large split ends at %lld", (long long)(big.start + big.count));
+}
+
+static void testExchangeLayout(void) {
+  const int64_t shapes[][2] = {{1, 1}, {2, 3}, {7, 5}, {1001, 777}, {3, 17}, {17, 3}};
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+    for (int p = 1; p <= 8; p++) {
+      dtrGeometry g = dtrGeometryMatrix(shapes[s][0], shapes[s][1], 4, p);
+      int64_t* st = calloc((size_t)4 * p * p, sizeof *st);
+      dtrExchangeLayout* l = calloc((size_t)p, sizeof *l);
+      int64_t total = 0;
+      for (int r = 0; r < p; r++) {
+        l[r].send_count = st + 4 * p * r;
+        l[r].send_offset = st + 4 * p * r + p;
+        l[r].recv_count = st + 4 * p * r + 2 * p;
+        l[r].recv_offset = st + 4 * p * r + 3 * p;
+        dtrExchangeLayoutFill(&g, r, &l[r]);
+      }
+      for (int r = 0; r < p; r++) {
+        int64_t off = 0;
+        for (int q = 0; q < p; q++) {
+          EXPECT(l[r].send_count[q] == l[q].recv_count[r], "shape %zu p=%d: %d sends %lld to %d, which expects %lld", s, p, r,
+                 (long long)l[r].send_count[q], q, (long long)l[q].recv_count[r]);
+          EXPECT(l[r].send_offset[q] == off, "send offsets not contiguous");
+          off += l[r].send_count[q];
+        }
+        EXPECT(off == l[r].send_total, "send total");
+        /* The blocks each backend moves add up to the segments, and the self block is the rest. */
+        int64_t packed = 0, unpacked = 0;
+        for (int q = 0; q < p; q++) {
+          dtrBlock k = dtrPackBlock(&g, &l[r], r, q), u = dtrUnpackBlock(&g, &l[r], r, q);
+          EXPECT(k.rows * k.cols == l[r].send_count[q] && k.dst_offset == l[r].send_offset[q], "pack block %d->%d", r, q);
+          EXPECT(u.rows * u.cols == l[r].recv_count[q] && u.src_offset == l[r].recv_offset[q], "unpack block %d<-%d", r, q);
+          EXPECT(q == r || (k.src_offset == dtrOutRows(&g, q).start && u.dst_offset == dtrInRows(&g, q).start),
+                 "block offsets %d/%d", r, q);
+          packed += k.rows * k.cols;
+          unpacked += u.rows * u.cols;
+        }
+        dtrBlock self = dtrSelfBlock(&g, r);
+        EXPECT(packed == l[r].send_total && unpacked == l[r].recv_total, "block totals");
+        EXPECT(self.rows * self.cols == dtrInRows(&g, r).count * dtrOutRows(&g, r).count, "self block");
+        EXPECT(l[r].send_count[r] == 0 && l[r].recv_count[r] == 0, "self block must not be sent");
+        total += l[r].send_total + dtrInRows(&g, r).count * dtrOutRows(&g, r).count;
+      }
+      /* Pipeline stages: the pieces of a segment follow each other and fill it, each pack and
+       * unpack piece covers its piece, and sender and receiver agree on every message's size. */
+      const int stageCounts[] = {1, 2, 3, 5, 64};
+      for (int si = 0; si < 5; si++) {
+        const int n = stageCounts[si];
+        for (int r = 0; r < p; r++)
+          for (int q = 0; q < p; q++) {
+            int64_t sendAt = l[r].send_offset[q], recvAt = l[r].recv_offset[q], cols = 0, rows = 0;
+            const dtrBlock whole = dtrPackBlock(&g, &l[r], r, q);
+            for (int st = 0; st < n; st++) {
+              const dtrRange sp = dtrSendStage(&g, &l[r], r, q, n, st), rp = dtrRecvStage(&g, &l[r], r, q, n, st);
+              const dtrBlock k = dtrPackStage(&g, &l[r], r, q, n, st), u = dtrUnpackStage(&g, &l[r], r, q, n, st);
+              EXPECT(sp.start == sendAt && rp.start == recvAt, "shape %zu p=%d stages %d: piece %d of %d->%d not in order", s,
+                     p, n, st, r, q);
+              EXPECT(sp.count == dtrRecvStage(&g, &l[q], q, r, n, st).count,
+                     "shape %zu p=%d stages %d: stage %d sends %lld from %d to %d, which expects %lld", s, p, n, st,
+                     (long long)sp.count, r, q, (long long)dtrRecvStage(&g, &l[q], q, r, n, st).count);
+              EXPECT(k.rows * k.cols == sp.count && k.dst_offset == sp.start && k.rows == whole.rows &&
+                         k.src_offset == whole.src_offset + cols,
+                     "pack piece %d of %d->%d", st, r, q);
+              EXPECT(u.rows * u.cols == rp.count && u.src_offset == rp.start &&
+                         (u.rows == 0 || u.dst_offset == dtrUnpackBlock(&g, &l[r], r, q).dst_offset + rows * g.rows),
+                     "unpack piece %d of %d<-%d", st, r, q);
+              sendAt += sp.count;
+              recvAt += rp.count;
+              cols += k.cols;
+              rows += u.rows;
+            }
+            EXPECT(sendAt == l[r].send_offset[q] + l[r].send_count[q] && recvAt == l[r].recv_offset[q] + l[r].recv_count[q],
+                   "shape %zu p=%d stages %d: pieces of %d<->%d do not fill the segments", s, p, n, r, q);
+          }
+      }
+      EXPECT(total == g.rows * g.cols, "shape %zu p=%d: blocks cover %lld of %lld entries", s, p, (long long)total,
+             (long long)(g.rows * g.cols));
+      free(st);
+      free(l);
+    }
+  const dtrGeometry even = dtrGeometryMatrix(64, 10, 4, 4), odd = dtrGeometryMatrix(66, 10, 4, 4),
+                    wide = dtrGeometryMatrix(66, 10, 16, 4);
+  EXPECT(dtrPiecesAligned(&even, 16) && !dtrPiecesAligned(&odd, 16) && dtrPiecesAligned(&wide, 16), "piece alignment");
+  dtrGeometry batched = odd;
+  batched.batch = 2; /* 66 rows on 4 ranks: 17 or 16 rows, times 2 batches of 4 bytes: 136 or 128 bytes */
+  EXPECT(!dtrPiecesAligned(&batched, 16) && dtrPiecesAligned(&batched, 8), "batched piece alignment");
+  dtrGeometry padded = odd;
+  padded.segment_align = 16;
+  EXPECT(dtrPiecesAligned(&padded, 16) && !dtrPiecesAligned(&padded, 32), "padded segment rows");
+  dtrGeometry paddedBatch = batched;
+  paddedBatch.segment_align = 16;
+  EXPECT(dtrPiecesAligned(&paddedBatch, 16), "padded segment rows of a batch");
+  EXPECT(dtrGeometryOverflows(1, 1, 1, 16) == 0, "1x1 overflows");
+  EXPECT(dtrGeometryOverflows((int64_t)1 << 40, (int64_t)1 << 40, 1, 8) == 1, "2^80 entries accepted");
+  EXPECT(dtrGeometryOverflows((int64_t)1 << 31, (int64_t)1 << 31, 1, 16) == 1, "2^66 bytes accepted");
+  EXPECT(dtrGeometryOverflows((int64_t)1 << 30, (int64_t)1 << 30, (int64_t)1 << 10, 16) == 1, "2^74 bytes in a batch");
+  EXPECT(dtrGeometryOverflows(0, 5, 1, 4) == 1, "zero rows accepted");
+}
+
+/* The value of A's entry (k, i, j): its global index, so that B can be checked from the formula. */
+static int64_t emulatedEntry(const dtrGeometry* g, int64_t k, int64_t i, int64_t j) { return (k * g->rows + i) * g->cols + j; }
+
+/*
+ * Every rank's steps run on the host over slabs of global indices: packs into send segments, each
+ * stage's pieces moved from sender to receiver as the exchange would, unpacks and the self block;
+ * or, with stages = 0, the one-pass path (every rank's direct blocks into every rank's B). Then every
+ * entry of every B is compared with the formula of its layout. Returns wrong entries.
+ */
+static int64_t emulateTranspose(const dtrGeometry* g, int stages) {
+  const int p = g->nranks;
+  int64_t** a = calloc((size_t)p, sizeof *a);
+  int64_t** b = calloc((size_t)p, sizeof *b);
+  int64_t** send = calloc((size_t)p, sizeof *send);
+  int64_t** recv = calloc((size_t)p, sizeof *recv);
+  int64_t* st = calloc((size_t)4 * p * p, sizeof *st);
+  dtrExchangeLayout* l = calloc((size_t)p, sizeof *l);
+  const int64_t K = g->batch;
+  for (int r = 0; r < p; r++) {
+    l[r].send_count = st + 4 * p * r;
+    l[r].send_offset = st + 4 * p * r + p;
+    l[r].recv_count = st + 4 * p * r + 2 * p;
+    l[r].recv_offset = st + 4 * p * r + 3 * p;
+    dtrExchangeLayoutFill(g, r, &l[r]);
+    const dtrRange in = dtrInRows(g, r);
+    a[r] = malloc((size_t)(dtrInEntries(g, r) + 1) * sizeof **a);
+    b[r] = malloc((size_t)(dtrOutEntries(g, r) + 1) * sizeof **b);
+    send[r] = malloc((size_t)(l[r].send_total + 1) * sizeof **send);
+    recv[r] = malloc((size_t)(l[r].recv_total + 1) * sizeof **recv);
+    for (int64_t x = 0; x < dtrOutEntries(g, r); x++) b[r][x] = -1;
+    for (int64_t k = 0; k < K; k++)
+      for (int64_t i = 0; i < in.count; i++)
+        for (int64_t j = 0; j < g->cols; j++) {
+          const int64_t at = g->batch_layout == dtrBatchOuter ? (k * in.count + i) * g->cols + j : (i * K + k) * g->cols + j;
+          a[r][at] = emulatedEntry(g, k, in.start + i, j);
+        }
+  }
+  if (stages == 0)
+    for (int r = 0; r < p; r++)
+      for (int q = 0; q < p; q++) dtrHostBlock(a[r], b[q], dtrDirectBlock(g, r, q), 8);
+  else
+    for (int r = 0; r < p; r++) dtrHostBlock(a[r], b[r], dtrSelfBlock(g, r), 8);
+  for (int s = 0; s < stages; s++) {
+    for (int r = 0; r < p; r++)
+      for (int q = 0; q < p; q++) dtrHostBlock(a[r], send[r], dtrPackStage(g, &l[r], r, q, stages, s), 8);
+    for (int r = 0; r < p; r++)
+      for (int q = 0; q < p; q++) {
+        const dtrRange sp = dtrSendStage(g, &l[r], r, q, stages, s), rp = dtrRecvStage(g, &l[q], q, r, stages, s);
+        EXPECT(sp.count == rp.count, "stage %d: %d sends %lld to %d, which expects %lld", s, r, (long long)sp.count, q,
+               (long long)rp.count);
+        if (sp.count == rp.count) memcpy(recv[q] + rp.start, send[r] + sp.start, (size_t)sp.count * sizeof **send);
+      }
+    for (int r = 0; r < p; r++)
+      for (int q = 0; q < p; q++) dtrHostBlock(recv[r], b[r], dtrUnpackStage(g, &l[r], r, q, stages, s), 8);
+  }
+  int64_t wrong = 0;
+  for (int r = 0; r < p; r++) {
+    const dtrRange out = dtrOutRows(g, r);
+    for (int64_t k = 0; k < K; k++)
+      for (int64_t j = 0; j < out.count; j++)
+        for (int64_t i = 0; i < g->rows; i++) {
+          const int64_t at = g->batch_layout == dtrBatchOuter ? (j * K + k) * g->rows + i : (k * out.count + j) * g->rows + i;
+          wrong += b[r][at] != emulatedEntry(g, k, i, out.start + j);
+        }
+    free(a[r]);
+    free(b[r]);
+    free(send[r]);
+    free(recv[r]);
+  }
+  free(a);
+  free(b);
+  free(send);
+  free(recv);
+  free(st);
+  free(l);
+  return wrong;
+}
+
+static void testBatchedEmulation(void) {
+  const int64_t shapes[][2] = {{1, 1}, {2, 3}, {7, 5}, {3, 17}, {17, 3}, {12, 10}};
+  int cases = 0;
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+    for (int p = 1; p <= 5; p++)
+      for (int64_t k = 0; k <= 3; k++)
+        for (int layout = 0; layout < 2; layout++)
+          for (int gran = 0; gran < 3; gran++)
+            for (int stages = 0; stages <= 3; stages += 1 + (stages > 0)) { /* 0: one pass; 1, 3 */
+              dtrGeometry g = dtrGeometryMatrix(shapes[s][0], shapes[s][1], 8, p);
+              g.batch = k;
+              /* Segment rows padded to 16 or 256 bytes in turn, or not at all. */
+              g.segment_align = (size_t)1 << (4 * ((s + gran + stages) % 3));
+              g.batch_layout = (dtrBatchLayout)layout;
+              /* Granules: rows of A, or of B, split in planes of 3 (the shape scaled to fit). */
+              if (gran == 1) g.rows *= 3, g.row_granule = 3;
+              if (gran == 2) g.cols *= 3, g.col_granule = 3;
+              const int64_t wrong = emulateTranspose(&g, stages);
+              EXPECT(wrong == 0, "%lld x %lld batch %lld %s granules %lld/%lld align %zu on %d ranks, %d stages (0: one pass): %lld wrong",
+                     (long long)g.rows, (long long)g.cols, (long long)k, layout ? "middle" : "outer",
+                     (long long)g.row_granule, (long long)g.col_granule, g.segment_align, p, stages, (long long)wrong);
+              cases++;
+            }
+  EXPECT(cases > 1500, "only %d emulated cases", cases);
+}
+
+/* Pencil boxes tile the array once per pencil, and each transpose's geometry moves one box onto the
+ * other: the A slab of every rank is its from-box, the B slab its to-box. */
+static void testPencilGeometry(void) {
+  const int64_t shapes[][3] = {{17, 33, 65}, {2, 3, 5}, {1, 1, 1}, {8, 8, 8}, {4, 7, 3}};
+  const int grids[][2] = {{1, 1}, {1, 4}, {4, 1}, {2, 2}, {2, 3}, {3, 1}, {1, 3}, {3, 2}};
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+    for (size_t gi = 0; gi < sizeof grids / sizeof grids[0]; gi++) {
+      const int pr = grids[gi][0], pc = grids[gi][1];
+      const int64_t* n = shapes[s];
+      for (int pencil = 0; pencil < 3; pencil++) {
+        int64_t covered = 0;
+        for (int a = 0; a < pr; a++)
+          for (int b = 0; b < pc; b++) {
+            const dtrPencilExtent box = dtrPencilBoxOf(n, pr, pc, a, b, pencil);
+            EXPECT(box.order[0] == pencil && box.size[pencil] == n[pencil], "pencil %d: its own axis first and whole", pencil);
+            covered += box.size[0] * box.size[1] * box.size[2];
+          }
+        EXPECT(covered == n[0] * n[1] * n[2], "grid %dx%d pencil %d covers %lld", pr, pc, pencil, (long long)covered);
+      }
+      for (int from = 0; from < 3; from++)
+        for (int to = 0; to < 3; to++)
+          for (int a = 0; a < pr; a++)
+            for (int b = 0; b < pc; b++) {
+              dtrGeometry g;
+              dtrGridGroup group;
+              const int rc = dtrPencilTransposeGeometry(n, pr, pc, a, b, from, to, 8, &g, &group);
+              const int valid = from != to && (from + to != 2 || pr == 1);
+              EXPECT((rc == 0) == valid, "grid %dx%d %d->%d: valid %d, rc %d", pr, pc, from, to, valid, rc);
+              if (rc) continue;
+              const int me = group == dtrGridColumn ? a : b;
+              const dtrPencilExtent in = dtrPencilBoxOf(n, pr, pc, a, b, from), out = dtrPencilBoxOf(n, pr, pc, a, b, to);
+              EXPECT(dtrInEntries(&g, me) == in.size[0] * in.size[1] * in.size[2] &&
+                         dtrOutEntries(&g, me) == out.size[0] * out.size[1] * out.size[2],
+                     "grid %dx%d %d->%d at (%d,%d): slab sizes", pr, pc, from, to, a, b);
+              EXPECT(g.nranks == (group == dtrGridColumn ? pr : pc), "group size");
+            }
+    }
+}
+
+int main(void) {
+  testSplit();
+  testExchangeLayout();
+  testBatchedEmulation();
+  testPencilGeometry();
+  return dtrTestEnd("geometry");
+}
