@@ -125,6 +125,41 @@ def fft_times(run, iters, warmup, lib):
     return float(np.median(slowest) * 1e6)
 
 
+def local_pass(f, lib, a, two):
+    """One forward pass of the library's fft module over a's last axis (two: its last two)."""
+    if lib == "torch":
+        return (lambda: f.fft2(a, dim=(-2, -1))) if two else (lambda: f.fft(a, dim=-1))
+    return (lambda: f.fft2(a, axes=(-2, -1))) if two else (lambda: f.fft(a, axis=-1))
+
+
+def fft_stages(grid, shape, x, args):
+    """The forward transform's steps timed one by one, as examples/fft3d reports its stages: the
+    library's local passes (out of place, fresh results) and the transposes (into arrays made once)."""
+    lib = args.lib
+    if lib == "numpy":
+        import numpy.fft as f
+    elif lib == "cupy":
+        import cupy.fft as f
+    elif lib == "torch":
+        import torch.fft as f
+    else:
+        return []
+    path = ["x", "z"] if grid.pr == 1 else ["x", "y", "z"]
+    stages, a = [], x
+    for i, pencil in enumerate(path):
+        if i:
+            with dt.PencilPlan(grid, shape, path[i - 1], pencil, args.dtype) as plan:
+                out = make(lib, plan.out_shape, args.dtype)
+                t = fft_times(lambda: plan.execute(a, out=out), args.iters, args.warmup, lib)
+                stages.append({"stage": f"{path[i - 1].upper()}->{pencil.upper()} {plan.backend}",
+                               "forward_us": round(t, 1)})
+                a = out
+        two = grid.pr == 1 and i == 0  # slabs: the (y, x) planes first
+        t = fft_times(local_pass(f, lib, a, two), args.iters, args.warmup, lib)
+        stages.append({"stage": "fft yx" if two else f"fft {pencil}", "forward_us": round(t, 1)})
+    return stages
+
+
 def fft(args):
     shape = (args.shape,) * 3
     pr, pc = (int(v) for v in args.grid.split("x")) if args.grid else (0, 0)
@@ -139,13 +174,18 @@ def fft(args):
         back = dt.fft.ifftn(y, grid, shape)
         host = args.lib == "numpy"
         fwd = fft_times(lambda: dt.fft.fftn(x, grid, shape, out=y if host else None), args.iters, args.warmup, args.lib)
-        inv = fft_times(lambda: dt.fft.ifftn(y, grid, shape, out=back if host else None), args.iters, args.warmup,
-                        args.lib)
+        inv = fft_times(lambda: dt.fft.ifftn(y, grid, shape, norm=args.inverse_norm, out=back if host else None),
+                        args.iters, args.warmup, args.lib)
         row = {"impl": "disttranspose", "lib": args.lib, "shape": list(shape), "dtype": args.dtype, "grid": [pr, pc],
-               "ranks": COMM.Get_size(), "forward_us": round(fwd, 1), "inverse_us": round(inv, 1)}
+               "ranks": COMM.Get_size(), "forward_us": round(fwd, 1), "inverse_us": round(inv, 1),
+               "inverse_norm": args.inverse_norm}
+        if args.stages:
+            row["stages"] = fft_stages(grid, shape, x, args)
         rows.append(row)
         log(f"  disttranspose.fft ({args.lib}) {args.shape}^3 {args.dtype} on {pr} x {pc}: forward {fwd:.0f} us, "
             f"inverse {inv:.0f} us")
+        for st in row.get("stages", []):
+            log(f"    {st['stage']:10s} {st['forward_us']:9.1f} us")
     if args.compare == "mpi4py-fft":
         from mpi4py_fft import PFFT, newDistArray
         # The same decomposition: slabs (-1,) on 1 x P, else pencils (pr, pc).
@@ -181,6 +221,9 @@ def main():
     f.add_argument("--compare", default="")
     f.add_argument("--iters", type=int, default=10)
     f.add_argument("--warmup", type=int, default=2)
+    f.add_argument("--inverse-norm", default="backward",
+                   help="ifftn's norm: 'forward' scales nothing, as examples/fft3d's inverse (the like-for-like time)")
+    f.add_argument("--stages", action="store_true", help="also time the forward transform's steps one by one")
     for s in (o, f):
         s.add_argument("--json", default="")
     args = p.parse_args()

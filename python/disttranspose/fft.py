@@ -17,7 +17,10 @@ from .plan import PencilPlan
 
 class _NumPyFft:
     """numpy.fft writing into the buffers it is given (NumPy 2's out=), in place where they coincide:
-    fresh memory costs more than the transform on the host (page faults)."""
+    fresh memory costs more than the transform on the host (page faults). It scales within its own
+    passes: each pass takes the norm as it is."""
+
+    scales_once = False
 
     def __init__(self):
         import numpy
@@ -28,13 +31,18 @@ class _NumPyFft:
         return f(a, axis=-1, norm=norm, out=out)
 
     def two(self, a, out, inverse, norm):
-        f = self.np.fft.ifft2 if inverse else self.np.fft.fft2
+        # fftn/ifftn over two axes rather than fft2/ifft2: NumPy's ifft2 drops out= (2.4 at least).
+        f = self.np.fft.ifftn if inverse else self.np.fft.fftn
         return f(a, axes=(-2, -1), norm=norm, out=out)
 
 
 class _ModuleFft:
     """An array library's own fft module (CuPy, PyTorch, JAX): its results come from its allocator,
-    whose pools make them cheap on GPUs; out, where given, receives the last one."""
+    whose pools make them cheap on GPUs; out, where given, receives the last one. These libraries
+    scale a normalized transform in a pass of its own over the array, so the passes run unscaled and
+    the whole transform's factor is applied once, to the result (see scale)."""
+
+    scales_once = True
 
     def __init__(self, name):
         if name == "cupy":
@@ -57,6 +65,14 @@ class _ModuleFft:
             raise ValueError("JAX arrays are immutable: fftn takes no out for them")
         out[...] = fn(a, norm=norm, **kw)  # CuPy's fft has no out: a copy (a fresh result costs less)
         return out
+
+    def scale(self, a, factor):
+        if self.name == "jax":
+            return a * factor
+        if self.name == "torch":
+            return a.mul_(factor)
+        a *= factor
+        return a
 
     def one(self, a, out, inverse, norm):
         if _arrays._count(a.shape) == 0:  # a rank whose box is empty: cuFFT refuses a batch of none
@@ -114,6 +130,13 @@ class _Fft:
             plan._refuse(plan._live(), f"a local FFT failed on this rank: {e}")
 
     def run(self, x, inverse, norm, out):
+        factor = 1.0
+        if self.fft.scales_once:
+            norm, factor = _unscaled(norm, inverse, self.shape)
+        result = self.passes(x, inverse, norm, out)
+        return result if factor == 1.0 else self.fft.scale(result, factor)
+
+    def passes(self, x, inverse, norm, out):
         local = self.local
         one = lambda a, o, then=None: local(self.fft.one, a, o, inverse, norm, then)
         two = lambda a, o, then=None: local(self.fft.two, a, o, inverse, norm, then)
@@ -137,6 +160,20 @@ class _Fft:
         self.scratch.clear()
 
 
+_NORMS = ("backward", "ortho", "forward")
+
+
+def _unscaled(norm, inverse, shape):
+    """The norm under which a direction's passes scale nothing, and the factor of `norm` for the
+    whole transform (NumPy's meaning: "backward" scales the inverse by 1/n, "forward" the forward,
+    "ortho" both by 1/sqrt(n))."""
+    n = shape[0] * shape[1] * shape[2]
+    plain = "forward" if inverse else "backward"
+    if norm == plain:
+        return plain, 1.0
+    return plain, (n ** -0.5 if norm == "ortho" else 1.0 / n)
+
+
 def _run(x, grid, shape, inverse, norm, backend, out):
     src, dst = ("z", "x") if inverse else ("x", "z")
 
@@ -144,6 +181,8 @@ def _run(x, grid, shape, inverse, norm, backend, out):
         sh = tuple(_collective.integer(f"shape[{i}]", s, 1) for i, s in enumerate(shape))
         if len(sh) != 3:
             raise ValueError(f"shape = {shape!r}: expected (nx, ny, nz)")
+        if norm not in _NORMS:
+            raise ValueError(f"norm = {norm!r}: expected one of {', '.join(_NORMS)}")
         ad = _arrays.adapter(x)
         d = ad.describe(x, _arrays.PointerCache())
         name = ad.name_of(d.dtype)

@@ -111,6 +111,8 @@ def test_fft_bad_input():
                           RESULT_INVALID_ARGUMENT, "complex64 or complex128")
         raises_everywhere(lambda: dt.fft.fftn(np.zeros((1, 2, 3), np.complex64), grid, (7, 5, 4), backend="cpu"),
                           RESULT_INVALID_ARGUMENT, "X-pencil")
+        raises_everywhere(lambda: dt.fft.fftn(np.zeros(bx.shape, np.complex64), grid, shape, norm="unitary",
+                                              backend="cpu"), RESULT_INVALID_ARGUMENT, "norm = 'unitary'")
         # a type on one rank only: the plans' agreement names it
         bad = np.zeros(bx.shape, np.complex64 if R != LAST else np.complex128)
         if COMM.Get_size() > 1:

@@ -49,3 +49,50 @@ def test_fftn_against_numpy(lib, dtype, shape):
                 worst = max(worst, float(np.abs(back - local(data, grid.box(shape, "x", dtype))).max()))
     worst = COMM.allreduce(worst, op=__import__("mpi4py").MPI.MAX)
     assert everywhere(ok and worst < tol), worst
+
+
+@pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
+def test_fftn_norms(lib, norm):
+    """Each norm scales as numpy.fft's does (the GPU libraries' passes run unscaled and the whole
+    factor is applied once)."""
+    shape, dtype = (6, 5, 4), "complex128"
+    data = whole(shape, dtype)
+    reference = np.fft.fftn(data, norm=norm)
+    inverse = np.fft.ifftn(data, norm=norm)
+    ok, worst = True, 0.0
+    for pr, pc in grids():
+        with dt.Grid(COMM, pr, pc) as grid:
+            y = lib.get(dt.fft.fftn(lib.put(local(data, grid.box(shape, "x", dtype))), grid, shape, norm=norm,
+                                    backend=lib.backend))
+            # ifftn of the data laid out as Z-pencils: numpy's ifftn of the whole, as X-pencils
+            back = lib.get(dt.fft.ifftn(lib.put(local(data, grid.box(shape, "z", dtype))), grid, shape, norm=norm,
+                                        backend=lib.backend))
+            for got, want in ((y, local(reference, grid.box(shape, "z", dtype))),
+                              (back, local(inverse, grid.box(shape, "x", dtype)))):
+                ok &= got.shape == want.shape
+                if got.size:
+                    worst = max(worst, float(np.abs(got - want).max() / np.abs(want).max()))
+    worst = COMM.allreduce(worst, op=__import__("mpi4py").MPI.MAX)
+    assert everywhere(ok and worst < 1e-12), worst
+
+
+def test_fftn_into_out(lib):
+    """fftn and ifftn write their results into a given out (and return it), on every grid."""
+    if lib.name == "jax":
+        pytest.skip("JAX arrays are immutable: no out")
+    shape, dtype = (9, 6, 5), "complex128"
+    data = whole(shape, dtype)
+    reference = np.fft.fftn(data)
+    ok, worst = True, 0.0
+    for pr, pc in grids():
+        with dt.Grid(COMM, pr, pc) as grid:
+            bx, bz = grid.box(shape, "x", dtype), grid.box(shape, "z", dtype)
+            x = lib.put(local(data, bx))
+            y, back = lib.put(np.zeros(bz.shape, dtype)), lib.put(np.zeros(bx.shape, dtype))
+            ok &= dt.fft.fftn(x, grid, shape, out=y, backend=lib.backend) is y
+            ok &= dt.fft.ifftn(y, grid, shape, out=back, backend=lib.backend) is back
+            for got, want in ((lib.get(y), local(reference, bz)), (lib.get(back), local(data, bx))):
+                if got.size:
+                    worst = max(worst, float(np.abs(got - want).max() / np.abs(want).max()))
+    worst = COMM.allreduce(worst, op=__import__("mpi4py").MPI.MAX)
+    assert everywhere(ok and worst < 1e-12), worst

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Markdown tables of the Python binding's benchmarks (python/benchmarks/bench.py --json):
+
+  overhead FILE...   the cost per execute over the C call, per array library and size: the range
+                     over the files (runs)
+  fft FILE...        fftn / ifftn beside examples/fft3d (a file of fft3d's --json) at the same size:
+                     times and the ratio to fft3d, forward and inverse, and the forward's stages
+  compare FILE...    disttranspose.fft beside mpi4py-fft (bench.py fft --compare mpi4py-fft), in ms
+
+    scripts/python_table.py overhead docs/results/python/1xH100-overhead-*.json
+"""
+import json
+import sys
+
+LIBS = {"numpy": "NumPy (cpu backend)", "cupy": "CuPy", "torch": "PyTorch", "jax": "JAX"}
+
+
+def load(path):
+    with open(path) as f:
+        data = json.load(f)
+    return data if isinstance(data, list) else [data]
+
+
+def span(values, digits=1):
+    lo, hi = min(values), max(values)
+    return f"{lo:.{digits}f}" if round(lo, digits) == round(hi, digits) else f"{lo:.{digits}f} – {hi:.{digits}f}"
+
+
+def overhead(paths):
+    rows = [r for p in paths for r in load(p)]
+    print("| arrays | matrix | Python (µs) | C (µs) | overhead (µs) |")
+    print("|---|---|---|---|---|")
+    for lib in [l for l in LIBS if any(r["lib"] == l for r in rows)]:
+        for side in sorted({r["rows"] for r in rows if r["lib"] == lib}):
+            mine = [r for r in rows if r["lib"] == lib and r["rows"] == side]
+            print(f"| {LIBS[lib]} | {side}² {mine[0]['dtype']} | {span([r['python_us'] for r in mine])} | "
+                  f"{span([r['c_us'] for r in mine])} | {span([r['overhead_us'] for r in mine])} |")
+
+
+def fft(paths):
+    ref, rows = None, []
+    for p in paths:
+        for r in load(p):
+            if "layout" in r:  # examples/fft3d's JSON
+                ref = r
+            else:
+                rows.append(r)
+    print("| transform | forward (µs) | inverse (µs) | × fft3d forward | × fft3d inverse | forward stages (µs) |")
+    print("|---|---|---|---|---|---|")
+    if ref:
+        stages = ", ".join(f"{s['stage']} {s['forward_us']:.0f}" for s in ref["stages"])
+        print(f"| `examples/fft3d` (cuFFT in place) | {ref['forward_us']:.0f} | {ref['inverse_us']:.0f} | 1 | 1 | {stages} |")
+    for r in rows:
+        name = f"`fftn` / `ifftn` ({LIBS.get(r['lib'], r['lib'])}, inverse norm \"{r.get('inverse_norm', 'backward')}\")"
+        fwd = f"{r['forward_us'] / ref['forward_us']:.3f}" if ref else "–"
+        inv = f"{r['inverse_us'] / ref['inverse_us']:.3f}" if ref else "–"
+        stages = ", ".join(f"{s['stage']} {s['forward_us']:.0f}" for s in r.get("stages", [])) or "–"
+        print(f"| {name} | {r['forward_us']:.0f} | {r['inverse_us']:.0f} | {fwd} | {inv} | {stages} |")
+
+
+def compare(paths):
+    print("| array, grid | disttranspose.fft (ms) | mpi4py-fft (ms) | forward, inverse × mpi4py-fft |")
+    print("|---|---|---|---|")
+    for p in paths:
+        rows = {r["impl"]: r for r in load(p)}
+        d, m = rows["disttranspose"], rows["mpi4py-fft"]
+        pr, pc = d["grid"]
+        n = d["shape"][0]
+        where = f"{n}³ {d['dtype']}, {pr} × {pc} {'slabs' if pr == 1 else 'pencils'}"
+        print(f"| {where} | {d['forward_us'] / 1e3:.1f} / {d['inverse_us'] / 1e3:.1f} | "
+              f"{m['forward_us'] / 1e3:.1f} / {m['inverse_us'] / 1e3:.1f} | "
+              f"{d['forward_us'] / m['forward_us']:.2f}, {d['inverse_us'] / m['inverse_us']:.2f} |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3 or sys.argv[1] not in ("overhead", "fft", "compare"):
+        sys.exit(__doc__)
+    {"overhead": overhead, "fft": fft, "compare": compare}[sys.argv[1]](sys.argv[2:])
