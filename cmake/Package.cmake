@@ -1,10 +1,15 @@
 # The installed package: a CMake config (find_package(DistTranspose CONFIG), the imported target
-# DistTranspose::disttranspose with MPI, CUDA and, for a static library, NCCL behind it) and a
-# pkg-config file.
+# DistTranspose::disttranspose with MPI, CUDA and, for a static library, NCCL behind it; with the
+# component Fortran, DistTranspose::disttranspose_fortran) and pkg-config files (disttranspose,
+# disttranspose-fortran).
 include(CMakePackageConfigHelpers)
 set(DTR_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/DistTranspose)
 
 install(EXPORT DistTransposeTargets NAMESPACE DistTranspose:: DESTINATION ${DTR_CMAKE_DIR})
+if(TARGET disttranspose_fortran)
+  # The component Fortran: DistTranspose::disttranspose_fortran and the module.
+  install(EXPORT DistTransposeFortranTargets NAMESPACE DistTranspose:: DESTINATION ${DTR_CMAKE_DIR})
+endif()
 set(DTR_STATIC_PACKAGE OFF)
 if(NOT BUILD_SHARED_LIBS)
   set(DTR_STATIC_PACKAGE ON)
@@ -27,3 +32,8 @@ set(DTR_PC_PRIVATE "-L${DTR_PC_NCCL_LIBDIR} -lnccl -L${CUDAToolkit_LIBRARY_DIR} 
 file(RELATIVE_PATH DTR_PC_PREFIX "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/root")
 configure_file(cmake/disttranspose.pc.in ${CMAKE_CURRENT_BINARY_DIR}/disttranspose.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/disttranspose.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+if(TARGET disttranspose_fortran)
+  # Fortran: compile and link with mpifort (the same compiler as the module's).
+  configure_file(cmake/disttranspose-fortran.pc.in ${CMAKE_CURRENT_BINARY_DIR}/disttranspose-fortran.pc @ONLY)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/disttranspose-fortran.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()

@@ -37,9 +37,22 @@ dtr_install_test_tools() {
     echo "disttranspose: pkg-config could not be installed; the install test will fail"
 }
 
+# The Fortran module is built where gfortran and Open MPI's mpi_f08 module are found; gfortran is
+# installed where packages can be had (Debian's Open MPI ships mpi_f08 for it).
+dtr_install_fortran() {
+  command -v gfortran >/dev/null 2>&1 && return 0
+  command -v apt-get >/dev/null 2>&1 || return 0
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  echo "disttranspose: installing gfortran (for the Fortran module)"
+  { $sudo apt-get update -qq && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gfortran; } >/dev/null 2>&1 ||
+    echo "disttranspose: gfortran could not be installed; the Fortran module is not built"
+}
+
 dtr_install_missing() {
   dtr_install_fftw
   dtr_install_test_tools
+  dtr_install_fortran
   local pkgs=()
   command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 || pkgs+=(libopenmpi-dev openmpi-bin)
   dtr_have_cmake || pkgs+=(cmake)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing (Open MPI, CMake, and in a virtual environment numpy, mpi4py and pytest),
 # installs the Python package (pip install ./python), configures, builds and runs the test suite: C,
-# MPI and Python. Tests that need GPUs report "skipped" where there are none; then the unit and MPI
-# tests once more with the host code under ASan and UBSan. Extra arguments go to ctest (e.g. -L mpi).
+# MPI, Python and Fortran (gfortran installed where missing). Tests that need GPUs report "skipped"
+# where there are none; then the unit and MPI tests once more with the host code under ASan and UBSan.
+# Extra arguments go to ctest (e.g. -L mpi).
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 user_cmake_args=${DTR_CMAKE_ARGS:-}

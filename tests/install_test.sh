@@ -37,3 +37,17 @@ export PKG_CONFIG_PATH=$libdir/pkgconfig
 mpicc -o "$work/consumer-pc" "$src/tests/install/consumer.c" $(pkg-config --cflags --libs disttranspose)
 echo "pkg-config disttranspose $(pkg-config --modversion disttranspose): built"
 "$@" "$work/consumer-pc"
+
+# The Fortran component, where the package has it: find_package(... COMPONENTS Fortran) and
+# pkg-config's disttranspose-fortran with mpifort (the compiler the module was built with).
+if [ -n "$(find "$prefix" -name disttranspose.mod)" ]; then
+  cmake -S "$src/tests/install/fortran" -B "$work/cmake-fortran" -DCMAKE_PREFIX_PATH="$prefix" >"$work/configure-fortran.log" 2>&1 ||
+    { cat "$work/configure-fortran.log"; exit 1; }
+  cmake --build "$work/cmake-fortran" >"$work/build-fortran.log" 2>&1 || { cat "$work/build-fortran.log"; exit 1; }
+  echo "find_package(DistTranspose COMPONENTS Fortran): built"
+  "$@" "$work/cmake-fortran/consumer"
+  mpifort -o "$work/consumer-f-pc" "$src/tests/install/fortran/consumer.f90" $(pkg-config --cflags --libs disttranspose-fortran)
+  echo "pkg-config disttranspose-fortran $(pkg-config --modversion disttranspose-fortran): built"
+  "$@" "$work/consumer-f-pc"
+fi
+echo "install test: every consumer built and exact"

@@ -1,0 +1,414 @@
+! The Fortran interface of disttranspose (include/disttranspose.h), Fortran 2008 with iso_c_binding.
+!
+! Every call of the C library, with Fortran names (dtrPlanCreate -> dtr_plan_create) and the same
+! arguments in the same order. Differences, each for Fortran's sake:
+!   - communicators are Fortran handles: type(MPI_Comm) of mpi_f08, or the integer of `use mpi`
+!     (one generic name takes either); the library converts them with MPI_Comm_f2c;
+!   - plans and grids are derived types holding the C handle, null until created and after destroy;
+!   - buffers are type(c_ptr): c_loc(array) for host arrays (with the target attribute), the
+!     pointer cudaMalloc gave for device memory; streams are integer(c_intptr_t), 0 the default;
+!   - optional trailing arguments where C takes NULL or -1 (config, rank, stream, grid dimensions);
+!   - strings are character(len=:), allocatable.
+! Indices the library returns (in_row_start, box%start) count from 0, as in C.
+!
+! Column-major: a Fortran array a(cols, local_rows) is, in memory, the library's row-major slab of
+! local_rows rows of cols entries. A global Fortran array a(n1, n2) split along its last dimension
+! is therefore transposed by a plan of rows = n2, cols = n1; the result b(n2, n1), split along its
+! last dimension, holds b(j, i) = a(i, j). docs/fortran.md says more.
+module disttranspose
+  use, intrinsic :: iso_c_binding, only: c_associated, c_char, c_double, c_f_pointer, c_int, c_int64_t, c_intptr_t, &
+                                         c_loc, c_null_ptr, c_ptr, c_size_t
+  use mpi_f08, only: MPI_Comm
+  implicit none
+  private
+
+  integer, parameter, public :: DTR_VERSION_MAJOR = 0, DTR_VERSION_MINOR = 1, DTR_VERSION_PATCH = 0
+
+  ! Results (dtrResult_t). Every collective call returns the same one on every rank.
+  integer(c_int), parameter, public :: DTR_SUCCESS = 0, DTR_INVALID_ARGUMENT = 1, DTR_MISMATCH = 2, &
+                                       DTR_NO_DEVICE = 3, DTR_OUT_OF_MEMORY = 4, DTR_CUDA_ERROR = 5, &
+                                       DTR_NCCL_ERROR = 6, DTR_MPI_ERROR = 7, DTR_INTERNAL_ERROR = 8, &
+                                       DTR_REMOTE_ERROR = 9, DTR_TIMEOUT = 10
+  ! Element types (dtrDataType_t): integer(int8), two 16-bit floats Fortran has no kind for (their
+  ! bits in integer(int16) arrays), real(real32), real(real64), complex(real32), complex(real64).
+  integer(c_int), parameter, public :: DTR_INT8 = 0, DTR_FLOAT16 = 1, DTR_BFLOAT16 = 2, DTR_FLOAT32 = 3, &
+                                       DTR_FLOAT64 = 4, DTR_COMPLEX64 = 5, DTR_COMPLEX128 = 6
+  ! Backends, kernels, workspaces and pencils (dtrBackend_t, dtrKernel_t, dtrWorkspace_t, dtrPencil_t).
+  integer(c_int), parameter, public :: DTR_BACKEND_AUTO = 0, DTR_BACKEND_NCCL = 1, DTR_BACKEND_CPU = 2, &
+                                       DTR_BACKEND_P2P = 3
+  integer(c_int), parameter, public :: DTR_KERNEL_AUTO = 0, DTR_KERNEL_SIMT = 1, DTR_KERNEL_SIMT16 = 2, &
+                                       DTR_KERNEL_TMA = 3, DTR_KERNEL_TMA_MC2 = 4, DTR_KERNEL_TMA_MC4 = 5
+  integer(c_int), parameter, public :: DTR_WORKSPACE_OWN = 0, DTR_WORKSPACE_GRID = 1
+  integer(c_int), parameter, public :: DTR_PENCIL_X = 0, DTR_PENCIL_Y = 1, DTR_PENCIL_Z = 2
+
+  ! dtrConfig_t. The initial values are dtrConfigInit's (the test of the binding checks they agree).
+  type, bind(c), public :: dtr_config
+    integer(c_int) :: backend = DTR_BACKEND_AUTO
+    integer(c_int) :: kernel = DTR_KERNEL_AUTO
+    integer(c_int) :: device = -1     ! -1: the device current at plan creation
+    integer(c_int) :: stages = 0      ! 0: by size
+    integer(c_int) :: workspace = DTR_WORKSPACE_OWN
+    integer(c_int) :: inplace = 0
+    real(c_double) :: timeout = 0     ! 0: DTR_TIMEOUT's value
+  end type
+
+  ! dtrLocalSize_t: what a rank owns. Row starts count from 0.
+  type, bind(c), public :: dtr_local_size
+    integer(c_int64_t) :: in_rows, in_row_start, out_rows, out_row_start
+    integer(c_size_t) :: in_bytes, out_bytes, entry_bytes
+  end type
+
+  ! dtrBox_t: a rank's part of a 3-D array; start counts from 0; order(1) is the axis fastest in
+  ! memory (0 = x, 1 = y, 2 = z), so the box is the Fortran array (size(order(1)+1), ...).
+  type, bind(c), public :: dtr_box
+    integer(c_int64_t) :: start(3), size(3)
+    integer(c_int) :: order(3)
+    integer(c_size_t) :: entry_bytes, bytes
+  end type
+
+  type, public :: dtr_plan
+    type(c_ptr) :: handle = c_null_ptr
+  end type
+
+  type, public :: dtr_grid
+    type(c_ptr) :: handle = c_null_ptr
+  end type
+
+  public :: dtr_config_init, dtr_get_local_size, dtr_plan_create, dtr_execute, dtr_plan_destroy
+  public :: dtr_plan_get_backend, dtr_plan_get_kernel, dtr_plan_get_device, dtr_plan_get_stages, &
+            dtr_plan_get_workspace_size
+  public :: dtr_grid_create, dtr_grid_destroy, dtr_grid_get_dims, dtr_pencil_box, dtr_plan_create_pencil
+  public :: dtr_get_error_string, dtr_get_last_error, dtr_data_type_name, dtr_backend_name, dtr_kernel_name, &
+            dtr_pencil_name, dtr_data_type_size
+
+  ! One name for either kind of communicator handle.
+  interface dtr_get_local_size
+    module procedure local_size_f08, local_size_int
+  end interface
+  interface dtr_plan_create
+    module procedure plan_create_f08, plan_create_int
+  end interface
+  interface dtr_grid_create
+    module procedure grid_create_f08, grid_create_int
+  end interface
+
+  ! The C library. Communicators go through its *F entry points (MPI_Fint handles).
+  interface
+    subroutine c_config_init(config) bind(c, name="dtrConfigInit")
+      import :: dtr_config
+      type(dtr_config), intent(out) :: config
+    end subroutine
+    integer(c_int) function c_local_size(rows, cols, type, howmany, comm, rank, size) bind(c, name="dtrLocalSizeF")
+      import :: c_int, c_int64_t, dtr_local_size
+      integer(c_int64_t), value :: rows, cols, howmany
+      integer(c_int), value :: type, comm, rank
+      type(dtr_local_size), intent(out) :: size
+    end function
+    integer(c_int) function c_plan_create(plan, rows, cols, type, howmany, comm, config) bind(c, name="dtrPlanCreateF")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), intent(out) :: plan
+      integer(c_int64_t), value :: rows, cols, howmany
+      integer(c_int), value :: type, comm
+      type(c_ptr), value :: config
+    end function
+    integer(c_int) function c_execute(plan, in, out, stream) bind(c, name="dtrExecute")
+      import :: c_int, c_intptr_t, c_ptr
+      type(c_ptr), value :: plan, in, out
+      integer(c_intptr_t), value :: stream
+    end function
+    integer(c_int) function c_plan_destroy(plan) bind(c, name="dtrPlanDestroy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan
+    end function
+    integer(c_int) function c_plan_get_int(plan, value) bind(c)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan
+      integer(c_int), intent(out) :: value
+    end function
+    integer(c_int) function c_plan_get_workspace_size(plan, bytes) bind(c, name="dtrPlanGetWorkspaceSize")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: plan
+      integer(c_size_t), intent(out) :: bytes
+    end function
+    integer(c_int) function c_grid_create(grid, comm, pr, pc) bind(c, name="dtrGridCreateF")
+      import :: c_int, c_ptr
+      type(c_ptr), intent(out) :: grid
+      integer(c_int), value :: comm, pr, pc
+    end function
+    integer(c_int) function c_grid_destroy(grid) bind(c, name="dtrGridDestroy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: grid
+    end function
+    integer(c_int) function c_grid_get_dims(grid, pr, pc, a, b) bind(c, name="dtrGridGetDims")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: grid
+      integer(c_int), intent(out) :: pr, pc, a, b
+    end function
+    integer(c_int) function c_pencil_box(grid, shape, pencil, type, howmany, rank, box) bind(c, name="dtrPencilBox")
+      import :: c_int, c_int64_t, c_ptr, dtr_box
+      type(c_ptr), value :: grid
+      integer(c_int64_t), intent(in) :: shape(3)
+      integer(c_int), value :: pencil, type, rank
+      integer(c_int64_t), value :: howmany
+      type(dtr_box), intent(out) :: box
+    end function
+    integer(c_int) function c_plan_create_pencil(plan, grid, shape, from, to, type, howmany, config) &
+        bind(c, name="dtrPlanCreatePencil")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), intent(out) :: plan
+      type(c_ptr), value :: grid, config
+      integer(c_int64_t), intent(in) :: shape(3)
+      integer(c_int), value :: from, to, type
+      integer(c_int64_t), value :: howmany
+    end function
+    type(c_ptr) function c_error_string(result) bind(c, name="dtrGetErrorString")
+      import :: c_int, c_ptr
+      integer(c_int), value :: result
+    end function
+    type(c_ptr) function c_last_error() bind(c, name="dtrGetLastError")
+      import :: c_ptr
+    end function
+    type(c_ptr) function c_name_of(value) bind(c)
+      import :: c_int, c_ptr
+      integer(c_int), value :: value
+    end function
+    integer(c_size_t) function c_data_type_size(type) bind(c, name="dtrDataTypeSize")
+      import :: c_int, c_size_t
+      integer(c_int), value :: type
+    end function
+    integer(c_size_t) function c_strlen(s) bind(c, name="strlen")
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: s
+    end function
+  end interface
+
+  ! The getters and names share one C shape each; these give each its own C symbol.
+  procedure(c_plan_get_int), bind(c, name="dtrPlanGetBackend") :: c_plan_get_backend
+  procedure(c_plan_get_int), bind(c, name="dtrPlanGetKernel") :: c_plan_get_kernel
+  procedure(c_plan_get_int), bind(c, name="dtrPlanGetDevice") :: c_plan_get_device
+  procedure(c_plan_get_int), bind(c, name="dtrPlanGetStages") :: c_plan_get_stages
+  procedure(c_name_of), bind(c, name="dtrDataTypeName") :: c_data_type_name
+  procedure(c_name_of), bind(c, name="dtrBackendName") :: c_backend_name
+  procedure(c_name_of), bind(c, name="dtrKernelName") :: c_kernel_name
+  procedure(c_name_of), bind(c, name="dtrPencilName") :: c_pencil_name
+
+contains
+
+  subroutine dtr_config_init(config)
+    type(dtr_config), intent(out) :: config
+    call c_config_init(config)
+  end subroutine
+
+  ! Not collective: the share of rank `rank` (-1: the caller) of a rows x cols matrix.
+  integer(c_int) function local_size_f08(rows, cols, type, howmany, comm, rank, size) result(res)
+    integer(c_int64_t), intent(in) :: rows, cols, howmany
+    integer(c_int), intent(in) :: type, rank
+    type(MPI_Comm), intent(in) :: comm
+    type(dtr_local_size), intent(out) :: size
+    res = c_local_size(rows, cols, type, howmany, int(comm%MPI_VAL, c_int), rank, size)
+  end function
+
+  integer(c_int) function local_size_int(rows, cols, type, howmany, comm, rank, size) result(res)
+    integer(c_int64_t), intent(in) :: rows, cols, howmany
+    integer(c_int), intent(in) :: type, rank
+    integer, intent(in) :: comm
+    type(dtr_local_size), intent(out) :: size
+    res = c_local_size(rows, cols, type, howmany, int(comm, c_int), rank, size)
+  end function
+
+  ! Collective over comm.
+  integer(c_int) function plan_create_f08(plan, rows, cols, type, howmany, comm, config) result(res)
+    type(dtr_plan), intent(out) :: plan
+    integer(c_int64_t), intent(in) :: rows, cols, howmany
+    integer(c_int), intent(in) :: type
+    type(MPI_Comm), intent(in) :: comm
+    type(dtr_config), intent(in), optional, target :: config
+    res = c_plan_create(plan%handle, rows, cols, type, howmany, int(comm%MPI_VAL, c_int), config_ptr(config))
+  end function
+
+  integer(c_int) function plan_create_int(plan, rows, cols, type, howmany, comm, config) result(res)
+    type(dtr_plan), intent(out) :: plan
+    integer(c_int64_t), intent(in) :: rows, cols, howmany
+    integer(c_int), intent(in) :: type
+    integer, intent(in) :: comm
+    type(dtr_config), intent(in), optional, target :: config
+    res = c_plan_create(plan%handle, rows, cols, type, howmany, int(comm, c_int), config_ptr(config))
+  end function
+
+  ! Collective. Device pointers on the GPU backends (ordered on `stream`), host on the cpu backend.
+  integer(c_int) function dtr_execute(plan, in, out, stream) result(res)
+    type(dtr_plan), intent(in) :: plan
+    type(c_ptr), intent(in) :: in, out
+    integer(c_intptr_t), intent(in), optional :: stream
+    integer(c_intptr_t) :: s
+    s = 0
+    if (present(stream)) s = stream
+    res = c_execute(plan%handle, in, out, s)
+  end function
+
+  ! Collective. The handle is null afterwards.
+  integer(c_int) function dtr_plan_destroy(plan) result(res)
+    type(dtr_plan), intent(inout) :: plan
+    res = c_plan_destroy(plan%handle)
+    plan%handle = c_null_ptr
+  end function
+
+  integer(c_int) function dtr_plan_get_backend(plan, backend) result(res)
+    type(dtr_plan), intent(in) :: plan
+    integer(c_int), intent(out) :: backend
+    res = c_plan_get_backend(plan%handle, backend)
+  end function
+
+  integer(c_int) function dtr_plan_get_kernel(plan, kernel) result(res)
+    type(dtr_plan), intent(in) :: plan
+    integer(c_int), intent(out) :: kernel
+    res = c_plan_get_kernel(plan%handle, kernel)
+  end function
+
+  integer(c_int) function dtr_plan_get_device(plan, device) result(res)
+    type(dtr_plan), intent(in) :: plan
+    integer(c_int), intent(out) :: device
+    res = c_plan_get_device(plan%handle, device)
+  end function
+
+  integer(c_int) function dtr_plan_get_stages(plan, stages) result(res)
+    type(dtr_plan), intent(in) :: plan
+    integer(c_int), intent(out) :: stages
+    res = c_plan_get_stages(plan%handle, stages)
+  end function
+
+  integer(c_int) function dtr_plan_get_workspace_size(plan, bytes) result(res)
+    type(dtr_plan), intent(in) :: plan
+    integer(c_size_t), intent(out) :: bytes
+    res = c_plan_get_workspace_size(plan%handle, bytes)
+  end function
+
+  ! Collective over comm. pr = pc = 0 (or absent): the squarest grid.
+  integer(c_int) function grid_create_f08(grid, comm, pr, pc) result(res)
+    type(dtr_grid), intent(out) :: grid
+    type(MPI_Comm), intent(in) :: comm
+    integer(c_int), intent(in), optional :: pr, pc
+    res = c_grid_create(grid%handle, int(comm%MPI_VAL, c_int), optional_int(pr, 0), optional_int(pc, 0))
+  end function
+
+  integer(c_int) function grid_create_int(grid, comm, pr, pc) result(res)
+    type(dtr_grid), intent(out) :: grid
+    integer, intent(in) :: comm
+    integer(c_int), intent(in), optional :: pr, pc
+    res = c_grid_create(grid%handle, int(comm, c_int), optional_int(pr, 0), optional_int(pc, 0))
+  end function
+
+  ! Local. Plans made on the grid stay valid.
+  integer(c_int) function dtr_grid_destroy(grid) result(res)
+    type(dtr_grid), intent(inout) :: grid
+    res = c_grid_destroy(grid%handle)
+    grid%handle = c_null_ptr
+  end function
+
+  integer(c_int) function dtr_grid_get_dims(grid, pr, pc, a, b) result(res)
+    type(dtr_grid), intent(in) :: grid
+    integer(c_int), intent(out), optional :: pr, pc, a, b
+    integer(c_int) :: dims(4)
+    res = c_grid_get_dims(grid%handle, dims(1), dims(2), dims(3), dims(4))
+    if (present(pr)) pr = dims(1)
+    if (present(pc)) pc = dims(2)
+    if (present(a)) a = dims(3)
+    if (present(b)) b = dims(4)
+  end function
+
+  ! Not collective: the box of `pencil` held by grid rank `rank` (absent or -1: the caller).
+  integer(c_int) function dtr_pencil_box(grid, shape, pencil, type, howmany, box, rank) result(res)
+    type(dtr_grid), intent(in) :: grid
+    integer(c_int64_t), intent(in) :: shape(3), howmany
+    integer(c_int), intent(in) :: pencil, type
+    type(dtr_box), intent(out) :: box
+    integer(c_int), intent(in), optional :: rank
+    res = c_pencil_box(grid%handle, shape, pencil, type, howmany, optional_int(rank, -1), box)
+  end function
+
+  ! Collective over the grid: moves the array from `from` pencils to `to` pencils.
+  integer(c_int) function dtr_plan_create_pencil(plan, grid, shape, from, to, type, howmany, config) result(res)
+    type(dtr_plan), intent(out) :: plan
+    type(dtr_grid), intent(in) :: grid
+    integer(c_int64_t), intent(in) :: shape(3), howmany
+    integer(c_int), intent(in) :: from, to, type
+    type(dtr_config), intent(in), optional, target :: config
+    res = c_plan_create_pencil(plan%handle, grid%handle, shape, from, to, type, howmany, config_ptr(config))
+  end function
+
+  function dtr_get_error_string(result) result(s)
+    integer(c_int), intent(in) :: result
+    character(len=:), allocatable :: s
+    s = fortran_string(c_error_string(result))
+  end function
+
+  ! The message of the last failed call on this thread, naming the problem.
+  function dtr_get_last_error() result(s)
+    character(len=:), allocatable :: s
+    s = fortran_string(c_last_error())
+  end function
+
+  function dtr_data_type_name(type) result(s)
+    integer(c_int), intent(in) :: type
+    character(len=:), allocatable :: s
+    s = fortran_string(c_data_type_name(type))
+  end function
+
+  function dtr_backend_name(backend) result(s)
+    integer(c_int), intent(in) :: backend
+    character(len=:), allocatable :: s
+    s = fortran_string(c_backend_name(backend))
+  end function
+
+  function dtr_kernel_name(kernel) result(s)
+    integer(c_int), intent(in) :: kernel
+    character(len=:), allocatable :: s
+    s = fortran_string(c_kernel_name(kernel))
+  end function
+
+  function dtr_pencil_name(pencil) result(s)
+    integer(c_int), intent(in) :: pencil
+    character(len=:), allocatable :: s
+    s = fortran_string(c_pencil_name(pencil))
+  end function
+
+  ! Bytes of one element of `type` (0 for an unknown type).
+  integer(c_size_t) function dtr_data_type_size(type) result(bytes)
+    integer(c_int), intent(in) :: type
+    bytes = c_data_type_size(type)
+  end function
+
+  ! ---- helpers -------------------------------------------------------------------------------
+
+  type(c_ptr) function config_ptr(config)
+    type(dtr_config), intent(in), optional, target :: config
+    config_ptr = c_null_ptr
+    if (present(config)) config_ptr = c_loc(config)
+  end function
+
+  integer(c_int) function optional_int(value, default)
+    integer(c_int), intent(in), optional :: value
+    integer(c_int), intent(in) :: default
+    optional_int = default
+    if (present(value)) optional_int = value
+  end function
+
+  ! A C string (NULL: empty) as a Fortran string of its length.
+  function fortran_string(p) result(s)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: s
+    character(kind=c_char), pointer :: chars(:)
+    integer(c_size_t) :: n, i
+    if (.not. c_associated(p)) then
+      s = ''
+      return
+    end if
+    n = c_strlen(p)
+    call c_f_pointer(p, chars, [n])
+    allocate (character(len=n) :: s)
+    do i = 1, n
+      s(i:i) = chars(i)
+    end do
+  end function
+
+end module disttranspose
