@@ -59,15 +59,15 @@ def fft(paths):
 
 
 def compare(paths):
-    print("| array, grid | disttranspose.fft (ms) | mpi4py-fft (ms) | forward, inverse × mpi4py-fft |")
-    print("|---|---|---|---|")
+    print("| array, grid | disttranspose.fft (ms) | its local passes | mpi4py-fft (ms) | forward, inverse × mpi4py-fft |")
+    print("|---|---|---|---|---|")
     for p in paths:
         rows = {r["impl"]: r for r in load(p)}
         d, m = rows["disttranspose"], rows["mpi4py-fft"]
         pr, pc = d["grid"]
         n = d["shape"][0]
         where = f"{n}³ {d['dtype']}, {pr} × {pc} {'slabs' if pr == 1 else 'pencils'}"
-        print(f"| {where} | {d['forward_us'] / 1e3:.1f} / {d['inverse_us'] / 1e3:.1f} | "
+        print(f"| {where} | {d['forward_us'] / 1e3:.1f} / {d['inverse_us'] / 1e3:.1f} | {d.get('local', 'numpy.fft')} | "
               f"{m['forward_us'] / 1e3:.1f} / {m['inverse_us'] / 1e3:.1f} | "
               f"{d['forward_us'] / m['forward_us']:.2f}, {d['inverse_us'] / m['inverse_us']:.2f} |")
 

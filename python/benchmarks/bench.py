@@ -132,6 +132,17 @@ def local_pass(f, lib, a, two):
     return (lambda: f.fft2(a, axes=(-2, -1))) if two else (lambda: f.fft(a, axis=-1))
 
 
+def local_name(args):
+    """Who ran fftn's local passes (as disttranspose.fft chooses them)."""
+    if args.lib == "numpy" and args.local != "library":
+        try:
+            import pyfftw  # noqa: F401
+            return "fftw"
+        except ImportError:
+            pass
+    return f"{args.lib}.fft"
+
+
 def fft_stages(grid, shape, x, args):
     """The forward transform's steps timed one by one, as examples/fft3d reports its stages: the
     library's local passes (out of place, fresh results) and the transposes (into arrays made once)."""
@@ -170,19 +181,20 @@ def fft(args):
         x = make(args.lib, bx.shape, args.dtype)
         # NumPy: results into arrays made once, as mpi4py-fft's forward(u, u_hat) is timed below (fresh
         # host memory costs page faults). GPU libraries: fresh results, from their pools, cost nothing.
-        y = dt.fft.fftn(x, grid, shape)
-        back = dt.fft.ifftn(y, grid, shape)
+        y = dt.fft.fftn(x, grid, shape, local=args.local)
+        back = dt.fft.ifftn(y, grid, shape, local=args.local)
         host = args.lib == "numpy"
-        fwd = fft_times(lambda: dt.fft.fftn(x, grid, shape, out=y if host else None), args.iters, args.warmup, args.lib)
-        inv = fft_times(lambda: dt.fft.ifftn(y, grid, shape, norm=args.inverse_norm, out=back if host else None),
-                        args.iters, args.warmup, args.lib)
+        fwd = fft_times(lambda: dt.fft.fftn(x, grid, shape, out=y if host else None, local=args.local), args.iters,
+                        args.warmup, args.lib)
+        inv = fft_times(lambda: dt.fft.ifftn(y, grid, shape, norm=args.inverse_norm, out=back if host else None,
+                                             local=args.local), args.iters, args.warmup, args.lib)
         row = {"impl": "disttranspose", "lib": args.lib, "shape": list(shape), "dtype": args.dtype, "grid": [pr, pc],
                "ranks": COMM.Get_size(), "forward_us": round(fwd, 1), "inverse_us": round(inv, 1),
-               "inverse_norm": args.inverse_norm}
+               "inverse_norm": args.inverse_norm, "local": local_name(args)}
         if args.stages:
             row["stages"] = fft_stages(grid, shape, x, args)
         rows.append(row)
-        log(f"  disttranspose.fft ({args.lib}) {args.shape}^3 {args.dtype} on {pr} x {pc}: forward {fwd:.0f} us, "
+        log(f"  disttranspose.fft ({args.lib}, {row['local']}) {args.shape}^3 {args.dtype} on {pr} x {pc}: forward {fwd:.0f} us, "
             f"inverse {inv:.0f} us")
         for st in row.get("stages", []):
             log(f"    {st['stage']:10s} {st['forward_us']:9.1f} us")
@@ -223,6 +235,7 @@ def main():
     f.add_argument("--warmup", type=int, default=2)
     f.add_argument("--inverse-norm", default="backward",
                    help="ifftn's norm: 'forward' scales nothing, as examples/fft3d's inverse (the like-for-like time)")
+    f.add_argument("--local", default="auto", help="fftn's local passes: auto, fftw or library")
     f.add_argument("--stages", action="store_true", help="also time the forward transform's steps one by one")
     for s in (o, f):
         s.add_argument("--json", default="")

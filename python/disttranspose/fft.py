@@ -1,12 +1,12 @@
-"""The distributed complex 3-D FFT on a process grid: local 1-D (or 2-D) transforms by the array's
-own library along the axis each pencil holds whole (its fastest), the transposes between pencils by
-disttranspose.
+"""The distributed complex 3-D FFT on a process grid: local 1-D (or 2-D) transforms along the axis
+each pencil holds whole (its fastest), by the array's own library (by FFTW for NumPy arrays, where
+pyfftw is installed), the transposes between pencils by disttranspose.
 
     fftn:  X-pencils -> Z-pencils   (pr > 1: fft x, X->Y, fft y, Y->Z, fft z;  1 x P slabs: fft2 y,x, X->Z, fft z)
     ifftn: Z-pencils -> X-pencils   (the same backwards, with inverse transforms)
 
 x is this rank's box (Grid.box(shape, 'x' or 'z', dtype).shape), complex64 or complex128, of NumPy
-(numpy.fft), CuPy (cupy.fft), PyTorch (torch.fft) or JAX (jax.numpy.fft). The plans and a scratch
+(pyfftw or numpy.fft), CuPy (cupy.fft), PyTorch (torch.fft) or JAX (jax.numpy.fft). The plans and a scratch
 buffer per pencil are made on the first call and kept with the grid (freed by Grid.close): later
 calls allocate nothing but their result, and nothing at all when given `out`.
 """
@@ -85,9 +85,69 @@ class _ModuleFft:
         return self._call(self.f.ifft2 if inverse else self.f.fft2, a, out, self.kw2, norm)
 
 
-def _local(ad):
+class _FftwFft:
+    """FFTW (through pyfftw) for NumPy arrays: a plan per pass (FFTW_MEASURE, made on arrays of its
+    own on the first call, one thread: the ranks are the parallelism), run on each call's arrays.
+    FFTW scales nothing itself: the whole transform's factor is applied once, to the result."""
+
+    scales_once = True
+
+    def __init__(self, pyfftw):
+        import numpy
+        self.pyfftw, self.np, self.plans = pyfftw, numpy, {}
+
+    def _pass(self, a, out, inverse, axes):
+        if out is None:
+            out = self.np.empty(a.shape, a.dtype)
+        if a.size == 0:
+            return out
+        inplace = a is out
+        key = (a.shape, a.dtype, inverse, axes, inplace)
+        plan = self.plans.get(key)
+        if plan is None:
+            # Planning measures on (and writes over) arrays of its own; unaligned, so that any
+            # NumPy array can be run through it.
+            i = self.pyfftw.empty_aligned(a.shape, a.dtype)
+            o = i if inplace else self.pyfftw.empty_aligned(a.shape, a.dtype)
+            plan = self.plans[key] = self.pyfftw.FFTW(
+                i, o, axes=axes, direction="FFTW_BACKWARD" if inverse else "FFTW_FORWARD",
+                flags=("FFTW_MEASURE", "FFTW_UNALIGNED"), threads=1)
+        # Views with the canonical strides of C order (NumPy lets axes of length 1 keep any stride,
+        # and FFTW's plans take only the strides they were made for).
+        plan.update_arrays(a.reshape(-1).reshape(a.shape), out.reshape(-1).reshape(out.shape))
+        plan.execute()
+        return out
+
+    def one(self, a, out, inverse, norm):
+        return self._pass(a, out, inverse, (-1,))
+
+    def two(self, a, out, inverse, norm):
+        return self._pass(a, out, inverse, (-2, -1))
+
+    def scale(self, a, factor):
+        a *= factor
+        return a
+
+
+_LOCALS = ("auto", "fftw", "library")
+
+
+def _local(ad, local="auto"):
+    """The local passes: FFTW for NumPy arrays where pyfftw is installed (local="auto" or "fftw"),
+    else the array's own library."""
+    if local not in _LOCALS:
+        raise ValueError(f"local = {local!r}: expected one of {', '.join(_LOCALS)}")
     if ad.name == "numpy":
+        if local != "library":
+            try:
+                import pyfftw
+                return _FftwFft(pyfftw)
+            except ImportError:
+                if local == "fftw":
+                    raise ValueError("local = 'fftw' needs pyfftw (pip install pyfftw)") from None
         return _NumPyFft()
+    if local == "fftw":
+        raise ValueError(f"local = 'fftw' takes NumPy arrays; x is a {ad.name} array")
     if ad.name in ("cupy", "torch", "jax"):
         return _ModuleFft(ad.name)
     raise TypeError("fftn takes NumPy, CuPy, PyTorch or JAX arrays")
@@ -96,9 +156,9 @@ def _local(ad):
 class _Fft:
     """The transposes and scratch buffers of one array (shape, type) in one library on one device."""
 
-    def __init__(self, grid, shape, dtype, backend, ad, like):
+    def __init__(self, grid, shape, dtype, backend, ad, like, local):
         self.grid, self.shape, self.dtype, self.ad = grid, shape, dtype, ad
-        self.fft = _local(ad)
+        self.fft = _local(ad, local)
         self.plans = {}
         self.backend = backend
         # One scratch buffer per pencil, where the library's arrays can be written (not JAX's).
@@ -142,7 +202,7 @@ class _Fft:
         two = lambda a, o, then=None: local(self.fft.two, a, o, inverse, norm, then)
         # NumPy transforms into the scratch buffers; the GPU libraries into their pools' memory, which
         # costs nothing to take (and a copy into a buffer would).
-        s = self.scratch.get if isinstance(self.fft, _NumPyFft) else (lambda pencil: None)
+        s = self.scratch.get if self.ad.name == "numpy" else (lambda pencil: None)
         if self.grid.pr == 1:
             # Slabs: y and x are whole in the X-pencil, z in the Z-pencil; one exchange between them.
             if not inverse:
@@ -174,7 +234,7 @@ def _unscaled(norm, inverse, shape):
     return plain, (n ** -0.5 if norm == "ortho" else 1.0 / n)
 
 
-def _run(x, grid, shape, inverse, norm, backend, out):
+def _run(x, grid, shape, inverse, norm, backend, out, local):
     src, dst = ("z", "x") if inverse else ("x", "z")
 
     def convert():
@@ -191,28 +251,33 @@ def _run(x, grid, shape, inverse, norm, backend, out):
         want = grid.box(sh, src, name).shape
         if tuple(d.shape) != want:
             raise ValueError(f"x has shape {tuple(d.shape)}; this rank's {src.upper()}-pencil is {want}")
+        problem = _arrays.problem(ad, d, want, d.dtype, d.device, "x")
+        if problem:
+            raise ValueError(problem)
         if out is not None:
             o = _arrays.adapter(out).describe(out, _arrays.PointerCache())
             problem = _arrays.problem(ad, o, grid.box(sh, dst, name).shape, d.dtype, d.device, "out", writable=True)
             if problem:
                 raise ValueError(problem)
-        _local(ad)
+        _local(ad, local)
         return sh, name, ad, d.device
 
     shape, dtype, ad, device = _collective.checked(grid.comm, convert)
-    key = ("fft", shape, dtype, backend, ad.name, device)
+    key = ("fft", shape, dtype, backend, ad.name, device, local)
     f = grid._plans.get(key)
     if f is None:
-        f = grid._plans[key] = _Fft(grid, shape, dtype, backend, ad, x)
+        f = grid._plans[key] = _Fft(grid, shape, dtype, backend, ad, x, local)
     return f.run(x, inverse, norm, out)
 
 
-def fftn(x, grid, shape, *, norm="backward", backend="auto", out=None):
+def fftn(x, grid, shape, *, norm="backward", backend="auto", out=None, local="auto"):
     """Collective over the grid: the forward FFT of the array whose X-pencil this rank holds (x), as
-    this rank's Z-pencil of the result (Grid.box(shape, 'z', dtype).shape), in `out` where given."""
-    return _run(x, grid, shape, False, norm, backend, out)
+    this rank's Z-pencil of the result (Grid.box(shape, 'z', dtype).shape), in `out` where given.
+    local: who runs the local passes: "auto" (FFTW through pyfftw for NumPy arrays where it is
+    installed, else the array's own library), "fftw", or "library" (the array's own)."""
+    return _run(x, grid, shape, False, norm, backend, out, local)
 
 
-def ifftn(x, grid, shape, *, norm="backward", backend="auto", out=None):
+def ifftn(x, grid, shape, *, norm="backward", backend="auto", out=None, local="auto"):
     """Collective over the grid: the inverse of fftn, from this rank's Z-pencil to its X-pencil."""
-    return _run(x, grid, shape, True, norm, backend, out)
+    return _run(x, grid, shape, True, norm, backend, out, local)

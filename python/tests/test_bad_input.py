@@ -113,6 +113,12 @@ def test_fft_bad_input():
                           RESULT_INVALID_ARGUMENT, "X-pencil")
         raises_everywhere(lambda: dt.fft.fftn(np.zeros(bx.shape, np.complex64), grid, shape, norm="unitary",
                                               backend="cpu"), RESULT_INVALID_ARGUMENT, "norm = 'unitary'")
+        raises_everywhere(lambda: dt.fft.fftn(np.zeros(bx.shape, np.complex64), grid, shape, local="mkl",
+                                              backend="cpu"), RESULT_INVALID_ARGUMENT, "local = 'mkl'")
+        # x not contiguous: every second entry of a wider array
+        strided = np.zeros(bx.shape[:-1] + (2 * bx.shape[-1],), np.complex64)[..., ::2]
+        raises_everywhere(lambda: dt.fft.fftn(strided, grid, shape, backend="cpu"), RESULT_INVALID_ARGUMENT,
+                          "not C-contiguous")
         # a type on one rank only: the plans' agreement names it
         bad = np.zeros(bx.shape, np.complex64 if R != LAST else np.complex128)
         if COMM.Get_size() > 1:
