@@ -34,6 +34,38 @@ static void testPatternAndHostTranspose(void) {
   }
 }
 
+/* The host transpose over several tiles, at pitches wider than the matrix: every entry where it
+ * belongs, every padding byte of the destination untouched. Sides at and around the tiles (32-128
+ * entries) and the register blocks (2-8 entries); entries of the typed paths and of others. */
+static void testHostTransposeShapes(void) {
+  const size_t sizes[] = {1, 2, 3, 4, 8, 16};
+  const int64_t sides[] = {1, 7, 8, 9, 64, 129, 257};
+  const int ns = (int)(sizeof sides / sizeof sides[0]);
+  for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+    for (int i = 0; i < ns; i++)
+      for (int j = 0; j < ns; j++) {
+        const size_t e = sizes[si];
+        const int64_t rows = sides[i], cols = sides[j], lds = cols + 3, ldd = rows + 5;
+        uint8_t* a = malloc((size_t)(rows * lds) * e);
+        uint8_t* b = malloc((size_t)(cols * ldd) * e);
+        for (size_t x = 0; x < (size_t)(rows * lds) * e; x++) a[x] = (uint8_t)(x * 2654435761u >> 13);
+        memset(b, 0xA5, (size_t)(cols * ldd) * e);
+        dtrHostTranspose(a, lds, b, ldd, rows, cols, e);
+        int64_t wrong = 0, touched = 0;
+        for (int64_t c = 0; c < cols; c++)
+          for (int64_t r = 0; r < ldd; r++) {
+            const uint8_t* got = b + (size_t)(c * ldd + r) * e;
+            if (r < rows) wrong += memcmp(got, a + (size_t)(r * lds + c) * e, e) != 0;
+            else
+              for (size_t y = 0; y < e; y++) touched += got[y] != 0xA5;
+          }
+        EXPECT(wrong == 0 && touched == 0, "e=%zu %lldx%lld: %lld wrong entries, %lld padding bytes written", e,
+               (long long)rows, (long long)cols, (long long)wrong, (long long)touched);
+        free(a);
+        free(b);
+      }
+}
+
 /* One execute of two rounds as the NCCL backend records it: first packs 0..100, round 0's messages
  * 105..500 beside round 1's packs and the own block, round 1's 505..900 beside round 0's unpacks,
  * round 1's unpacks 900..990, the end at `end`. */
@@ -119,6 +151,7 @@ static void testTimelineSummary(void) {
 
 int main(void) {
   testPatternAndHostTranspose();
+  testHostTransposeShapes();
   testTimelineSummary();
   return dtrTestEnd("host");
 }
