@@ -109,20 +109,49 @@ def overhead(args):
     return rows
 
 
-def fft_times(run, iters, warmup, lib):
+def events(lib):
+    """A pair of timing events on the library's current stream (None on the host): record, record,
+    elapsed milliseconds, as examples/fft3d times its stages with CUDA events."""
+    if lib == "cupy":
+        import cupy
+        a, b = cupy.cuda.Event(), cupy.cuda.Event()
+        return a.record, b.record, lambda: (b.synchronize(), cupy.cuda.get_elapsed_time(a, b))[1]
+    if lib == "torch":
+        import torch
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        return a.record, b.record, lambda: (b.synchronize(), a.elapsed_time(b))[1]
+    return None
+
+
+def fft_times(run, iters, warmup, lib, gpu_too=False):
+    """Median over iterations of the slowest rank's wall time (from a barrier to the result's end), in
+    us; with gpu_too also the median of the GPU time between events around the call (None on the host)."""
     for _ in range(warmup):
         run()
     sync(lib)
-    ts = []
+    ev = events(lib)
+    ts, gs = [], []
     for _ in range(iters):
         COMM.Barrier()
         t0 = time.perf_counter()
+        if ev:
+            ev[0]()
         run()
+        if ev:
+            ev[1]()
         sync(lib)
         ts.append(time.perf_counter() - t0)
+        if ev:
+            gs.append(ev[2]() * 1e-3)
     slowest = np.empty(len(ts))
     COMM.Allreduce(np.array(ts), slowest, op=MPI.MAX)
-    return float(np.median(slowest) * 1e6)
+    wall = float(np.median(slowest) * 1e6)
+    if not gpu_too:
+        return wall
+    if not ev:
+        return wall, None
+    COMM.Allreduce(np.array(gs), slowest, op=MPI.MAX)
+    return wall, float(np.median(slowest) * 1e6)
 
 
 def local_pass(f, lib, a, two):
@@ -148,6 +177,8 @@ def fft_stages(grid, shape, x, args):
     library's local passes (out of place, fresh results) and the transposes (into arrays made once)."""
     lib = args.lib
     if lib == "numpy":
+        if local_name(args) == "fftw":
+            return []  # fftn's passes are FFTW's here, not numpy.fft's
         import numpy.fft as f
     elif lib == "cupy":
         import cupy.fft as f
@@ -184,18 +215,22 @@ def fft(args):
         y = dt.fft.fftn(x, grid, shape, local=args.local)
         back = dt.fft.ifftn(y, grid, shape, local=args.local)
         host = args.lib == "numpy"
-        fwd = fft_times(lambda: dt.fft.fftn(x, grid, shape, out=y if host else None, local=args.local), args.iters,
-                        args.warmup, args.lib)
-        inv = fft_times(lambda: dt.fft.ifftn(y, grid, shape, norm=args.inverse_norm, out=back if host else None,
-                                             local=args.local), args.iters, args.warmup, args.lib)
+        fwd, fwd_gpu = fft_times(lambda: dt.fft.fftn(x, grid, shape, out=y if host else None, local=args.local),
+                                 args.iters, args.warmup, args.lib, gpu_too=True)
+        inv, inv_gpu = fft_times(lambda: dt.fft.ifftn(y, grid, shape, norm=args.inverse_norm,
+                                                      out=back if host else None, local=args.local),
+                                 args.iters, args.warmup, args.lib, gpu_too=True)
         row = {"impl": "disttranspose", "lib": args.lib, "shape": list(shape), "dtype": args.dtype, "grid": [pr, pc],
                "ranks": COMM.Get_size(), "forward_us": round(fwd, 1), "inverse_us": round(inv, 1),
                "inverse_norm": args.inverse_norm, "local": local_name(args)}
+        if fwd_gpu is not None:
+            row.update(forward_gpu_us=round(fwd_gpu, 1), inverse_gpu_us=round(inv_gpu, 1))
         if args.stages:
             row["stages"] = fft_stages(grid, shape, x, args)
         rows.append(row)
+        gpu = f" (GPU events: {fwd_gpu:.0f} us, {inv_gpu:.0f} us)" if fwd_gpu is not None else ""
         log(f"  disttranspose.fft ({args.lib}, {row['local']}) {args.shape}^3 {args.dtype} on {pr} x {pc}: forward {fwd:.0f} us, "
-            f"inverse {inv:.0f} us")
+            f"inverse {inv:.0f} us{gpu}")
         for st in row.get("stages", []):
             log(f"    {st['stage']:10s} {st['forward_us']:9.1f} us")
     if args.compare == "mpi4py-fft":
