@@ -3,6 +3,7 @@
 !   - 2-D transposes of odd shapes (1, primes, R /= C, fewer rows than ranks), howmany 1 and 3, out
 !     of place and in place, compared bit for bit, outputs poisoned, inputs checked untouched;
 !   - pencil round trips X -> Y -> Z -> Y -> X on the grid the ranks make;
+!   - a sub-communicator (the ranks split by parity, in reverse order) for 2-D and pencil cases;
 !   - the integer communicator handle of `use mpi` beside mpi_f08's, the getters, the names, the
 !     config defaults against dtrConfigInit;
 !   - bad input: the same error on every rank, and a message naming the problem.
@@ -20,6 +21,8 @@ module test_harness
   integer :: failures = 0, cases = 0
   logical :: on_device = .false.
   type(dtr_config) :: test_config
+  ! The communicator of the 2-D cases: the world, then a split of it whose ranks are in reverse order.
+  type(MPI_Comm) :: case_comm
 
 contains
 
@@ -228,6 +231,7 @@ program test_fortran
   integer(int64), parameter :: boxes(3, 3) = reshape([5, 7, 3, 1, 4, 6, 8, 6, 4], [3, 3])
   integer(int64) :: howmany(2) = [1, 3]
   type(dtr_grid) :: grid
+  type(MPI_Comm) :: sub
   integer :: rank, ranks, s, h, total, all_cases
   character(len=16) :: mode = 'host', backend = 'auto'
 
@@ -249,6 +253,7 @@ program test_fortran
     call MPI_Abort(MPI_COMM_WORLD, 2)
   end select
 
+  case_comm = MPI_COMM_WORLD
   call check_defaults_and_names()
   call check_plan_facts()
   call check_bad_input()
@@ -266,8 +271,18 @@ program test_fortran
     end do
     call expect_result(dtr_grid_destroy(grid), DTR_SUCCESS, 'grid destroy')
   end if
+  ! The same on a sub-communicator: even and odd ranks apart, each part's ranks in reverse order.
+  call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), ranks - rank, sub)
+  case_comm = sub
+  call case_2d_every_type(shapes(1, 6), shapes(2, 6), 3_int64, .false.)
+  case_comm = MPI_COMM_WORLD
+  if (expect_success(dtr_grid_create(grid, sub), 'grid create on a sub-communicator')) then
+    call case_pencils_every_type(grid, boxes(:, 1), 2_int64)
+    call expect_result(dtr_grid_destroy(grid), DTR_SUCCESS, 'grid destroy')
+  end if
+  call MPI_Comm_free(sub)
 
-  call expect(cases == 7 * size(howmany) * (size(shapes, 2) + 2) + 7 * 2 * size(boxes, 2), 'not every case ran')
+  call expect(cases == 7 * size(howmany) * (size(shapes, 2) + 2) + 7 * 2 * size(boxes, 2) + 14, 'not every case ran')
   call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   call MPI_Allreduce(cases, all_cases, 1, MPI_INTEGER, MPI_MIN, MPI_COMM_WORLD)
   if (rank == 0) print '(a, i0, 5a, i0, a, i0, a)', 'test_fortran: ', ranks, ' ranks, ', trim(mode), ' (', &
