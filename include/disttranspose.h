@@ -221,6 +221,95 @@ dtrResult_t dtrPencilBox(dtrGrid_t grid, const int64_t shape[3], dtrPencil_t pen
 dtrResult_t dtrPlanCreatePencil(dtrPlan_t* plan, dtrGrid_t grid, const int64_t shape[3], dtrPencil_t from,
                                 dtrPencil_t to, dtrDataType_t type, int64_t howmany, const dtrConfig_t* config);
 
+/* ---- Distributed 3-D FFTs on process grids ------------------------------------------------- */
+
+/*
+ * The FFT of a global nx x ny x nz array on a grid. Forward: from this rank's X-pencil of the input
+ * to its Z-pencil of the transform (the transposed output, as cuFFTMp's and mpi4py-fft's); inverse:
+ * back. On pencils (pr > 1): passes along x, X->Y, along y, Y->Z, along z; on slabs (1 x P): 2-D
+ * passes over the (y, x) planes, X->Z, along z. Local passes by cuFFT on the GPU backends, by FFTW
+ * on the cpu backend. Real-to-complex halves x first: every later pass and exchange moves the
+ * (nx/2 + 1) x ny x nz complex array. The sign is FFTW's: forward exp(-2 pi i ...), unscaled unless
+ * the config's norm says otherwise.
+ *
+ * Overlap: the planes (the pencil's slowest axis) are cut into chunks; chunk k's local pass runs on
+ * the caller's stream while chunk k - 1 is exchanged on the plan's own stream (p2p: the one-pass
+ * kernel of that chunk; nccl: its packs, messages and unpacks; cpu: one after the other), ordered
+ * by events, so that the time approaches max(passes, exchanges). An execute agrees across the ranks
+ * once (its checks, the p2p backend's out pointers); every chunk after that is stream-ordered work,
+ * and on GPUs the whole execute can be captured into a CUDA graph.
+ */
+typedef struct dtrFftPlan* dtrFftPlan_t;
+
+typedef enum {
+  dtrFftC2C = 0, /* complex to complex: type dtrComplex64 or dtrComplex128 */
+  dtrFftR2C = 1, /* real to complex forward, complex to real inverse: type dtrFloat32 or dtrFloat64 (the
+                    real side; the complex side is c64 or c128) */
+  dtrNumFftKinds
+} dtrFftKind_t;
+
+typedef enum { dtrFftForward = -1, dtrFftInverse = 1 } dtrFftDirection_t;
+
+typedef enum {
+  dtrFftNormNone = 0,    /* no direction scales: a round trip multiplies by N = nx ny nz (FFTW, cuFFT) */
+  dtrFftNormInverse = 1, /* the inverse scales by 1/N: a round trip gives the input back (NumPy's default) */
+  dtrFftNormOrtho = 2,   /* both directions scale by 1/sqrt(N) */
+  dtrNumFftNorms
+} dtrFftNorm_t;
+
+/* The two sides of a plan, named after the forward transform. */
+typedef enum {
+  dtrFftInputSide = 0,  /* the X-pencil of the real (R2C) or complex (C2C) array */
+  dtrFftOutputSide = 1, /* the Z-pencil of the complex transform, (nx/2 + 1) x ny x nz for R2C */
+  dtrNumFftSides
+} dtrFftSide_t;
+
+/* Most chunks an FFT plan cuts its planes into (dtrFftConfig_t.chunks). */
+#define DTR_FFT_MAX_CHUNKS 64
+
+typedef struct {
+  dtrConfig_t transpose; /* the exchanges' settings (backend, kernel, device, stages, timeout); its
+                            workspace and inplace fields are the FFT's own business and must stay at
+                            their defaults */
+  int chunks;            /* 0 (default): by the rule measured on the GPUs (DTR_FFT_CHUNKS overrides 0);
+                            1: every pass and exchange one after the other; n: n chunks (at most
+                            DTR_FFT_MAX_CHUNKS; chunks beyond a rank's planes are empty) */
+  dtrFftNorm_t norm;     /* default dtrFftNormNone */
+} dtrFftConfig_t;
+
+void dtrFftConfigInit(dtrFftConfig_t* config);
+
+/*
+ * Collective over the grid. shape = {nx, ny, nz} of the real (R2C) or complex (C2C) array; config may
+ * be NULL for the defaults. The plan holds the pencil plans it needs, the local FFT plans and its
+ * workspace (dtrFftGetWorkspaceSize); it stays valid after the grid is destroyed.
+ */
+dtrResult_t dtrFftPlanCreate(dtrFftPlan_t* plan, dtrGrid_t grid, const int64_t shape[3], dtrFftKind_t kind,
+                             dtrDataType_t type, const dtrFftConfig_t* config);
+
+/*
+ * Collective. Forward: in is this rank's input box, out its output box; inverse the other way round
+ * (dtrFftGetBox). GPU backends: device pointers, ordered on `stream`, no host synchronisation, CUDA
+ * graph capturable (p2p: once the buffers have been through one execute outside the capture); cpu
+ * backend: host pointers, returns when done. Out of place, `in` is left unchanged; in place (in ==
+ * out, C2C only) the buffer must hold the larger of the two boxes.
+ */
+dtrResult_t dtrFftExecute(dtrFftPlan_t plan, const void* in, void* out, dtrFftDirection_t direction, cudaStream_t stream);
+
+/* Not collective: this rank's box of one side (entry_bytes: the real or complex element). */
+dtrResult_t dtrFftGetBox(dtrFftPlan_t plan, dtrFftSide_t side, dtrBox_t* box);
+
+/* Bytes the plan holds besides the caller's buffers: its intermediate arrays, the exchanges'
+ * workspace and the local FFT plans' work area (device memory on GPUs, host memory on the cpu backend). */
+dtrResult_t dtrFftGetWorkspaceSize(dtrFftPlan_t plan, size_t* bytes);
+
+/* What the plan resolved: the chunks, and the backend of its exchanges. */
+dtrResult_t dtrFftGetChunks(dtrFftPlan_t plan, int* chunks);
+dtrResult_t dtrFftGetBackend(dtrFftPlan_t plan, dtrBackend_t* backend);
+
+/* Collective. Waits for nothing: destroy after the last execute's stream work has finished. */
+dtrResult_t dtrFftPlanDestroy(dtrFftPlan_t plan);
+
 /* The same calls with the communicator as a Fortran handle (MPI_Comm_c2f's value: an mpi_f08
  * communicator's MPI_VAL, mpi4py's comm.py2f()), for the Fortran and Python bindings. */
 dtrResult_t dtrLocalSizeF(int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany, MPI_Fint comm, int rank,

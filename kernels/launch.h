@@ -114,6 +114,10 @@ typedef enum { dtrCopy2dAuto = 0, dtrCopy2dWords = 1, dtrCopy2dShifted = 2 } dtr
 cudaError_t dtrCopy2dLaunchWith(dtrCopy2dMethod method, void* dst, size_t dpitch, const void* src, size_t spitch,
                                 size_t width, size_t height, cudaStream_t stream);
 
+/* x[i] *= factor for i < count real numbers (a complex array is twice as many), float (dbl 0) or
+ * double: the FFT's normalization, on one chunk at a time. */
+cudaError_t dtrScaleLaunch(void* x, size_t count, int dbl, double factor, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

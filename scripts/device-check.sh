@@ -6,8 +6,9 @@
 # it (the GPU time-slices them: exact, not fast); shared runs the CLI so on any machine (all on GPU 0).
 # pencils: every pencil transpose of DTR_PENCIL_CASES (default 1024:c64 512:c64 512:c128) on the grids
 # DTR_GRIDS (default 2x2 1x4 with 4 GPUs), and the 2-D transposes of the same bytes per rank on each
-# grid's group size (DTR_MATRIX_CASES, "ranks:rows:cols:type"). fft: examples/fft3d on the same (its
-# --json beside the log: scripts/fft3d_table.py makes the README's table of them).
+# grid's group size (DTR_MATRIX_CASES, "ranks:rows:cols:type"). fft: the library FFT through
+# examples/fft3d (DTR_FFT_CASES and sweeps of its chunks; the JSON beside each log makes the tables of
+# docs/performance.md).
 # Knobs: DTR_NP_LIST (rank counts of the sweeps; default 1, 2 and all GPUs), DTR_MINBYTES,
 # DTR_MAXBYTES, DTR_STEP (the sweep), DTR_DIST_TYPES (types besides fp32), DTR_DIST_BACKENDS (default
 # auto; e.g. "nccl p2p"), DTR_BENCH_ARGS
@@ -198,13 +199,26 @@ for stage in $stages; do
       done
       ;;
     fft)
-      while read -r grid np n dt; do
-        tag="fft3d-$grid-$n-$dt"
-        timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" "$DTR_BUILD/examples/fft3d" --shape "$n" --grid "$grid" --dtype "$dt" --iters ${DTR_FFT_ITERS:-10} \
-          --json "$logs/$tag.json" >"$logs/$tag.txt" 2>&1 </dev/null || status=1
-        note "## mpirun -np $np fft3d --shape $n --grid $grid --dtype $dt"
-        grep -vE "^#  Rank" "$logs/$tag.txt" | tail -n 14 | tee -a "$summary" >/dev/null
-      done < <(gridCases)
+      # The library FFT through examples/fft3d, beside its parts (passes alone, exchanges alone, one
+      # chunk): each case of DTR_FFT_CASES ("grid:n:dtype[:r2c]"; by default the rows the FFT is judged
+      # on with 2 GPUs), with the chunks of each of DTR_FFT_CHUNK_LIST (0: the library's rule) and the
+      # p2p blocks per peer of each of DTR_FFT_CTAS_LIST (0: the rule's); checked against one GPU's FFT
+      # where DTR_FFT_REFERENCE is 1 (default) and it fits.
+      for case in ${DTR_FFT_CASES:-1x2:512:c64 1x2:1024:c64 1x2:512:c128 2x1:512:c64 2x1:1024:c64 1x2:1024:c64:r2c}; do
+        IFS=: read -r grid n dt kind <<<"$case"
+        np=$(( ${grid%x*} * ${grid#*x} ))
+        [ "$np" -le "$gpus" ] || continue
+        for chunks in ${DTR_FFT_CHUNK_LIST:-0}; do
+          for ctas in ${DTR_FFT_CTAS_LIST:-0}; do
+            tag="fft3d-$grid-$n-$dt${kind:+-$kind}-c$chunks-k$ctas"
+            timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" -x DTR_FFT_CTAS="$ctas" "$DTR_BUILD/examples/fft3d" --shape "$n" \
+              --grid "$grid" --dtype "$dt" ${kind:+--r2c} --chunks "$chunks" --iters ${DTR_FFT_ITERS:-10} \
+              --reference ${DTR_FFT_REFERENCE:-1} --json "$logs/$tag.json" >"$logs/$tag.txt" 2>&1 </dev/null || status=1
+            note "## mpirun -np $np fft3d --shape $n --grid $grid --dtype $dt ${kind:+--r2c }--chunks $chunks (DTR_FFT_CTAS=$ctas)"
+            grep -E "^  |^# forward|FAILED|PASSED|rror" "$logs/$tag.txt" | tee -a "$summary" >/dev/null
+          done
+        done
+      done
       ;;
   esac
 done

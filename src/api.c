@@ -9,6 +9,7 @@
 
 #include "arguments.h"
 #include "core/checks.h"
+#include "core/device_guard.h"
 #include "core/params.h"
 #include "core/timeout.h"
 #include "grid.h"
@@ -28,30 +29,6 @@ void dtrConfigInit(dtrConfig_t* config) {
 
 /* The same on every rank, or the ranks would wait for each other differently. */
 static int64_t timeoutMs(const dtrConfig_t* cfg) { return (int64_t)llround(dtrConfigTimeout(cfg) * 1000); }
-
-/*
- * The caller's current device, restored on the way out of every entry point that may switch it
- * (NCCL's and cuFFT's rule): a plan works on its own device, the caller's code on its own.
- */
-typedef struct {
-  int device, valid;
-} DeviceGuard;
-
-static DeviceGuard deviceSave(void) {
-  DeviceGuard g = {0, 0};
-  if (cudaGetDevice(&g.device) == cudaSuccess) g.valid = 1;
-  else (void)cudaGetLastError(); /* no driver or no device: nothing to restore */
-  return g;
-}
-
-static dtrResult_t deviceRestore(DeviceGuard g, dtrResult_t res) {
-  int now;
-  if (g.valid && cudaGetDevice(&now) == cudaSuccess && now != g.device && cudaSetDevice(g.device) != cudaSuccess) {
-    (void)cudaGetLastError();
-    if (res == dtrSuccess) res = dtrSetError(dtrCudaError, "cannot make device %d current again", g.device);
-  }
-  return res;
-}
 
 dtrResult_t dtrLocalSize(int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany, MPI_Comm comm, int rank,
                          dtrLocalSize_t* size) {
@@ -79,10 +56,10 @@ dtrResult_t dtrLocalSize(int64_t rows, int64_t cols, dtrDataType_t type, int64_t
 
 static dtrResult_t planCreate(dtrPlan_t* out, int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany,
                               MPI_Comm comm, const dtrConfig_t* cfg) {
-  const DeviceGuard guard = deviceSave();
+  const dtrDeviceGuard guard = dtrDeviceSave();
   dtrPlan_t plan = NULL;
   dtrResult_t res = dtrPlanNew(comm, &plan);
-  if (res != dtrSuccess) return deviceRestore(guard, res);
+  if (res != dtrSuccess) return dtrDeviceRestore(guard, res);
 
   DTRCHECKGOTO(dtrAgreeTimeout(plan->comm.comm, timeoutMs(cfg)), res, fail);
   /* Local checks first, then one agreement, so that a bad argument anywhere stops every rank. */
@@ -98,10 +75,10 @@ static dtrResult_t planCreate(dtrPlan_t* out, int64_t rows, int64_t cols, dtrDat
   DTRCHECKGOTO(dtrAgreeCall(plan->comm.comm, args, 4, cfg), res, fail);
 
   const dtrGeometry geo = dtrGeometryMatrix(rows, cols, e, plan->comm.nranks);
-  return deviceRestore(guard, dtrPlanFinish(plan, NULL, &geo, type, howmany, cfg, out));
+  return dtrDeviceRestore(guard, dtrPlanFinish(plan, NULL, &geo, type, howmany, cfg, out));
 fail:
   dtrPlanFree(plan);
-  return deviceRestore(guard, res);
+  return dtrDeviceRestore(guard, res);
 }
 
 dtrResult_t dtrPlanCreate(dtrPlan_t* out, int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany,
@@ -118,16 +95,16 @@ dtrResult_t dtrPlanCreate(dtrPlan_t* out, int64_t rows, int64_t cols, dtrDataTyp
 
 static dtrResult_t planCreatePencil(dtrPlan_t* out, dtrGrid_t grid, const int64_t shape[3], dtrPencil_t from,
                                     dtrPencil_t to, dtrDataType_t type, int64_t howmany, const dtrConfig_t* cfg) {
-  const DeviceGuard guard = deviceSave();
+  const dtrDeviceGuard guard = dtrDeviceSave();
   /* Agreed over the whole grid: a difference between two groups would otherwise go unseen. */
   dtrResult_t res = dtrAgreeTimeout(grid->comm, timeoutMs(cfg));
-  if (res != dtrSuccess) return deviceRestore(guard, res);
+  if (res != dtrSuccess) return dtrDeviceRestore(guard, res);
   size_t e = 0;
   res = !out ? dtrSetError(dtrInvalidArgument, "plan is NULL")
                          : dtrCheckPencilArgs(grid, shape, from, to, type, howmany, &e);
   if (res == dtrSuccess) res = dtrCheckConfig(cfg);
   res = dtrAgree(grid->comm, res);
-  if (res != dtrSuccess) return deviceRestore(guard, res);
+  if (res != dtrSuccess) return dtrDeviceRestore(guard, res);
   const dtrAgreedValue args[] = {{"shape[0] (nx)", shape[0], dtrValueNumber},
                                  {"shape[1] (ny)", shape[1], dtrValueNumber},
                                  {"shape[2] (nz)", shape[2], dtrValueNumber},
@@ -136,16 +113,16 @@ static dtrResult_t planCreatePencil(dtrPlan_t* out, dtrGrid_t grid, const int64_
                                  {"type", (int64_t)type, dtrValueType},
                                  {"howmany", howmany, dtrValueNumber}};
   res = dtrAgreeCall(grid->comm, args, 7, cfg);
-  if (res != dtrSuccess) return deviceRestore(guard, res);
+  if (res != dtrSuccess) return dtrDeviceRestore(guard, res);
 
   dtrGeometry geo;
   dtrGridGroup group;
   if (dtrPencilTransposeGeometry(shape, grid->pr, grid->pc, grid->a, grid->b, from, to, e, &geo, &group))
-    return deviceRestore(guard, dtrSetError(dtrInternalError, "no geometry for %s -> %s", dtrPencilName(from), dtrPencilName(to)));
+    return dtrDeviceRestore(guard, dtrSetError(dtrInternalError, "no geometry for %s -> %s", dtrPencilName(from), dtrPencilName(to)));
   dtrPlan_t plan = NULL;
   res = dtrPlanNew(group == dtrGridColumn ? grid->column : grid->row, &plan);
-  if (res != dtrSuccess) return deviceRestore(guard, res);
-  return deviceRestore(guard, dtrPlanFinish(plan, grid, &geo, type, howmany, cfg, out));
+  if (res != dtrSuccess) return dtrDeviceRestore(guard, res);
+  return dtrDeviceRestore(guard, dtrPlanFinish(plan, grid, &geo, type, howmany, cfg, out));
 }
 
 dtrResult_t dtrPlanCreatePencil(dtrPlan_t* out, dtrGrid_t grid, const int64_t shape[3], dtrPencil_t from,
@@ -185,17 +162,17 @@ dtrResult_t dtrExecute(dtrPlan_t plan, const void* in, void* out, cudaStream_t s
   DTRCHECK(checkNotBroken(plan));
   const dtrDeadline saved = dtrDeadlineEnter(plan->timeout);
   if (plan->device < 0) return finishCall(plan, saved, execute(plan, dtrSuccess, in, out, stream));
-  const DeviceGuard guard = deviceSave();
-  return finishCall(plan, saved, deviceRestore(guard, execute(plan, dtrSuccess, in, out, stream)));
+  const dtrDeviceGuard guard = dtrDeviceSave();
+  return finishCall(plan, saved, dtrDeviceRestore(guard, execute(plan, dtrSuccess, in, out, stream)));
 }
 
 dtrResult_t dtrExecuteRefuse(dtrPlan_t plan, const char* problem) {
   if (!plan) return dtrSetError(dtrInvalidArgument, "plan is NULL");
   DTRCHECK(checkNotBroken(plan));
   const dtrDeadline saved = dtrDeadlineEnter(plan->timeout);
-  const DeviceGuard guard = deviceSave();
+  const dtrDeviceGuard guard = dtrDeviceSave();
   const dtrResult_t refused = dtrSetError(dtrInvalidArgument, "%s", problem && *problem ? problem : "the caller refused its arrays");
-  return finishCall(plan, saved, deviceRestore(guard, execute(plan, refused, NULL, NULL, NULL)));
+  return finishCall(plan, saved, dtrDeviceRestore(guard, execute(plan, refused, NULL, NULL, NULL)));
 }
 
 /* Communicators as Fortran handles, for the bindings (MPI_Comm_f2c is the MPI library's own, so no
@@ -212,11 +189,11 @@ dtrResult_t dtrPlanCreateF(dtrPlan_t* plan, int64_t rows, int64_t cols, dtrDataT
 
 dtrResult_t dtrPlanDestroy(dtrPlan_t plan) {
   if (!plan) return dtrSetError(dtrInvalidArgument, "plan is NULL");
-  const DeviceGuard guard = deviceSave();
+  const dtrDeviceGuard guard = dtrDeviceSave();
   const dtrDeadline saved = dtrDeadlineEnter(plan->timeout);
   dtrPlanFree(plan);
   dtrDeadlineLeave(saved);
-  return deviceRestore(guard, dtrSuccess);
+  return dtrDeviceRestore(guard, dtrSuccess);
 }
 
 dtrResult_t dtrPlanGetWorkspaceSize(dtrPlan_t plan, size_t* bytes) {
@@ -252,7 +229,7 @@ dtrResult_t dtrPlanGetDevice(dtrPlan_t plan, int* d) {
 dtrResult_t dtrPlanAlltoall(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer, cudaStream_t stream) {
   if (!plan) return dtrSetError(dtrInvalidArgument, "plan is NULL");
   DTRCHECK(checkNotBroken(plan));
-  const DeviceGuard guard = deviceSave();
+  const dtrDeviceGuard guard = dtrDeviceSave();
   const dtrDeadline saved = dtrDeadlineEnter(plan->timeout);
-  return finishCall(plan, saved, deviceRestore(guard, dtrPlanRunAlltoall(plan, send, recv, bytes_per_peer, stream)));
+  return finishCall(plan, saved, dtrDeviceRestore(guard, dtrPlanRunAlltoall(plan, send, recv, bytes_per_peer, stream)));
 }

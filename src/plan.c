@@ -220,6 +220,38 @@ dtrResult_t dtrPlanRun(dtrPlan_t plan, dtrResult_t checked, const void* in, void
   return dtrSuccess;
 }
 
+dtrResult_t dtrPlanChunksBegin(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out) {
+  if (plan->broken) return dtrSetError(dtrTimeout, "this plan timed out (or its transport failed) in an earlier call");
+  if (checked == dtrSuccess) checked = plan->ops->checkBuffers(plan, in, out);
+  if (!plan->ops->agrees_on_checks) DTRCHECK(dtrAgree(plan->comm.comm, checked));
+  plan->chunks_by = plan;
+  DTRCHECK(plan->ops->chunksBegin(plan, checked, in, out));
+  if (plan->hand_over) {
+    /* Every rank hands over together: the backend decided on agreed facts. */
+    plan->hand_over = 0;
+    if (!plan->fallback) {
+      INFO("%s: a rank's buffer cannot be served; these chunks and the like go through NCCL", plan->ops->name);
+      DTRCHECK(planLike(plan, dtrBackendNccl, &plan->fallback));
+    }
+    plan->chunks_by = plan->fallback;
+    DTRCHECK(plan->fallback->ops->chunksBegin(plan->fallback, dtrSuccess, in, out));
+  }
+  plan->chunks_by->chunk_in = in;
+  plan->chunks_by->chunk_out = out;
+  return dtrSuccess;
+}
+
+dtrResult_t dtrPlanChunkRun(dtrPlan_t plan, int chunks, int k, int ctas, cudaStream_t stream) {
+  dtrPlan_t by = plan->chunks_by;
+  if (!by) return dtrSetError(dtrInternalError, "a chunk run without dtrPlanChunksBegin");
+  return by->ops->chunkRun(by, chunks, k, ctas, stream);
+}
+
+dtrResult_t dtrPlanChunksEnd(dtrPlan_t plan, cudaStream_t stream) {
+  if (plan->timeout > 0 && plan->device >= 0) DTRCHECK(waitForStream(plan, stream, "the FFT's exchanges on the GPU"));
+  return dtrSuccess;
+}
+
 dtrResult_t dtrPlanRunAlltoall(dtrPlan_t plan, const void* send, void* recv, size_t bytes_per_peer, cudaStream_t stream) {
   DTRCHECK(plan->ops->alltoall(plan, send, recv, bytes_per_peer, stream));
   if (plan->timeout > 0 && plan->device >= 0) DTRCHECK(waitForStream(plan, stream, "the bare all-to-all on the GPU"));

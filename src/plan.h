@@ -25,6 +25,19 @@ dtrResult_t dtrPlanFinish(dtrPlan_t plan, dtrGrid_t grid, const dtrGeometry* geo
  * backend), run and, under a deadline, waited for. */
 dtrResult_t dtrPlanRun(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out, cudaStream_t stream);
 
+/*
+ * Executes in chunks (geometry.h's dtrChunk*), for the FFT layer's overlap of its local passes with the
+ * exchange. Begin: collective, once per execute of in -> out: this rank's checks of the buffers
+ * (`checked`, and the backend's own), agreed, and what the backend needs of the other ranks (p2p:
+ * their out pointers; where auto's p2p plan cannot map them, its NCCL fallback serves the chunks).
+ * Run: chunk k of `chunks`, stream-ordered on the GPU backends (collective on the host on the cpu
+ * backend); `ctas` blocks per peer of a one-pass kernel (0: the backend's default). End: under a
+ * deadline, waits for `stream` (the last chunk's), as dtrExecute does.
+ */
+dtrResult_t dtrPlanChunksBegin(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out);
+dtrResult_t dtrPlanChunkRun(dtrPlan_t plan, int chunks, int k, int ctas, cudaStream_t stream);
+dtrResult_t dtrPlanChunksEnd(dtrPlan_t plan, cudaStream_t stream);
+
 /* Collective (local once the plan timed out): frees the plan and its backend's state. */
 void dtrPlanFree(dtrPlan_t plan);
 

@@ -1,18 +1,20 @@
 /*
- * fft3d: a distributed complex 3-D FFT built on disttranspose, the way an FFT code uses it.
+ * fft3d: the library's distributed 3-D FFT (dtrFftPlanCreate / dtrFftExecute), driven and checked the
+ * way an FFT code uses it, and timed beside its parts.
  *
- *   mpirun -np 4 fft3d --shape 1024x1024x1024 --grid 2x2 --dtype c64
+ *   mpirun -np 2 fft3d --shape 1024 --grid 1x2 --dtype c64          # complex, slabs
+ *   mpirun -np 4 fft3d --shape 512 --grid 2x2 --dtype c64 --r2c      # real to complex, pencils
  *
- * Pencils (pr x pc grid, pr > 1): 1-D transforms along x in X-pencils, X->Y, along y, Y->Z, along
- * z; the result is in Z-pencils. Slabs (1 x P): 2-D transforms of the (y, x) planes of each z-slab,
- * X->Z, along z. The inverse runs the same steps backwards. Local transforms: cuFFT on GPUs (NCCL
- * backend), FFTW on the host (CPU backend).
+ * Each iteration times, runs alternated: the FFT forward and inverse; the same with one chunk (no
+ * overlap of the local passes with the exchanges); the local passes alone (cuFFT or FFTW plans of the
+ * same transforms, made here); the exchanges alone (the library's pencil transposes between the same
+ * pencils). The overlap works where the FFT's time approaches max(passes, exchanges) rather than their sum.
  *
- * Checks: the round trip (forward, inverse, 1/N) against the input, relative L2 error within 1e-5
- * (c64) or 1e-12 (c128); and, where the whole array fits one GPU (or on the host), the forward result
- * against a single-process 3-D FFT of the same data (cuFFT, or FFTW), within the same bounds.
- * Reports each stage's time (median of the slowest rank), the total, and GFLOP/s = 5 N log2 N / t;
- * with --json FILE the same as one JSON object (the README's FFT table is generated from those).
+ * Checks: the round trip (forward, inverse, 1/N) against the input, relative L2 error within 1e-5 (c64)
+ * or 1e-12 (c128); and, where the whole array fits one GPU (or on the host), the forward result against
+ * a single-process 3-D FFT of the same data (cuFFT, or FFTW), within the same bounds. Times are medians
+ * of the slowest rank; GFLOP/s = 5 N log2 N / t (2.5 N log2 N for real input). --json FILE writes the
+ * results as one JSON object (docs/performance.md's FFT table is generated from those).
  */
 #include <math.h>
 #include <stdint.h>
@@ -26,26 +28,30 @@
 
 #include "local_fft.h"
 
-#define MAX_STAGES 5
 #define MAX_ITERS 1000
+#define MAX_STEPS 3
 
 typedef struct {
   long long shape[3];
   int pr, pc;
-  int dbl;     /* c128 */
-  int gpu;     /* a GPU backend and cuFFT; else the CPU backend and FFTW */
-  dtrBackend_t backend; /* of the transposes: auto (p2p on one host, else NCCL), nccl, p2p or cpu */
+  int dbl;              /* double precision */
+  int real;             /* --r2c */
+  int gpu;              /* a GPU backend and cuFFT; else the CPU backend and FFTW */
+  dtrBackend_t backend; /* of the exchanges: auto (p2p on one host, else NCCL), nccl, p2p or cpu */
+  int chunks;           /* 0: the library's rule */
   int iters, warmup, reference;
-  const char* json; /* --json: where rank 0 writes the results, or NULL */
+  const char* json;
 } Options;
 
 static int rank, nranks;
 
 static void usage(void) {
   if (rank) return;
-  printf("Usage: mpirun -np N fft3d [--shape NXxNYxNZ | N] [--grid PRxPC] [--dtype c64|c128] [--backend auto|nccl|p2p|cpu]\n"
-         "                     [--iters N] [--warmup N] [--reference 0|1] [--json FILE]\n"
-         "A forward and inverse complex 3-D FFT on slabs (1xP) or pencils, checked and timed per stage.\n");
+  printf("Usage: mpirun -np N fft3d [--shape NXxNYxNZ | N] [--grid PRxPC] [--dtype c64|c128] [--r2c]\n"
+         "                     [--backend auto|nccl|p2p|cpu] [--chunks N] [--iters N] [--warmup N] [--reference 0|1]\n"
+         "                     [--json FILE]\n"
+         "The library's 3-D FFT on slabs (1xP) or pencils, forward and inverse, checked and timed beside its parts.\n"
+         "--r2c: real input (fp32 for --dtype c64, fp64 for c128). --chunks: 0 (default) the library's rule.\n");
 }
 
 static int parseDims(const char* s, int n, long long* out) {
@@ -71,11 +77,15 @@ static int parse(int argc, char** argv, Options* o) {
   (void)cudaGetLastError();
   int any = gpus > 0, all = 0;
   MPI_Allreduce(&any, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  *o = (Options){{64, 64, 64}, 0, 0, 0, all, all ? dtrBackendAuto : dtrBackendCpu, 10, 3, 1, NULL};
+  *o = (Options){{64, 64, 64}, 0, 0, 0, 0, all, all ? dtrBackendAuto : dtrBackendCpu, 0, 10, 3, 1, NULL};
   for (int i = 1; i < argc; i++) {
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
     long long g[2];
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return 1;
+    if (!strcmp(argv[i], "--r2c")) {
+      o->real = 1;
+      continue;
+    }
     if (!v) goto bad;
     if (!strcmp(argv[i], "--shape")) {
       if (parseDims(v, 3, o->shape)) goto bad;
@@ -94,12 +104,16 @@ static int parse(int argc, char** argv, Options* o) {
       o->gpu = o->backend != dtrBackendCpu;
     } else if (!strcmp(argv[i], "--json")) {
       o->json = v;
-    } else if (!strcmp(argv[i], "--iters") || !strcmp(argv[i], "--warmup") || !strcmp(argv[i], "--reference")) {
+    } else if (!strcmp(argv[i], "--iters") || !strcmp(argv[i], "--warmup") || !strcmp(argv[i], "--reference") ||
+               !strcmp(argv[i], "--chunks")) {
       char* end;
       long n = strtol(v, &end, 10);
-      if (*end || n < 0 || n > MAX_ITERS || (!strcmp(argv[i], "--iters") && n < 1)) goto bad;
+      if (*end || n < 0 || n > MAX_ITERS || (!strcmp(argv[i], "--iters") && n < 1) ||
+          (!strcmp(argv[i], "--chunks") && n > DTR_FFT_MAX_CHUNKS))
+        goto bad;
       if (!strcmp(argv[i], "--iters")) o->iters = (int)n;
       else if (!strcmp(argv[i], "--warmup")) o->warmup = (int)n;
+      else if (!strcmp(argv[i], "--chunks")) o->chunks = (int)n;
       else o->reference = n != 0;
     } else {
       goto bad;
@@ -120,95 +134,219 @@ static double inputValue(uint64_t index, int part) {
   return (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
 }
 
-/* Element u (memory order) of a box: its global index x + nx (y + ny z). */
-static uint64_t boxIndex(const dtrBox_t* b, const long long n[3], size_t u) {
+/* Element u (memory order) of a box: its coordinates c, returned as the index x + n0 (y + ny z). */
+static uint64_t boxIndex(const dtrBox_t* b, long long n0, long long ny, size_t u) {
   long long c[3];
   for (int d = 0; d < 3; d++) {
     const int axis = b->order[d];
     c[axis] = b->start[axis] + (long long)(u % (size_t)b->size[axis]);
     u /= (size_t)b->size[axis];
   }
-  return (uint64_t)(c[0] + n[0] * (c[1] + n[1] * c[2]));
+  return (uint64_t)(c[0] + n0 * (c[1] + ny * c[2]));
 }
 
 static size_t boxCount(const dtrBox_t* b) { return (size_t)(b->size[0] * b->size[1] * b->size[2]); }
 
-static double get(const void* h, int dbl, size_t i, int part) {
-  return dbl ? ((const double*)h)[2 * i + part] : ((const float*)h)[2 * i + part];
-}
-static void set(void* h, int dbl, size_t i, int part, double v) {
-  if (dbl) ((double*)h)[2 * i + part] = v;
-  else ((float*)h)[2 * i + part] = (float)v;
+static double get(const void* h, int dbl, size_t i) { return dbl ? ((const double*)h)[i] : ((const float*)h)[i]; }
+static void set(void* h, int dbl, size_t i, double v) {
+  if (dbl) ((double*)h)[i] = v;
+  else ((float*)h)[i] = (float)v;
 }
 
-/* Host copies of device data (or the data itself on the host). */
-static void* toHost(const Options* o, const void* data, size_t bytes) {
-  if (!o->gpu || !bytes) return (void*)data;
-  void* h = malloc(bytes);
-  if (h && cudaMemcpy(h, data, bytes, cudaMemcpyDeviceToHost) != cudaSuccess) {
-    free(h);
-    return NULL;
-  }
-  return h;
+static void* allocate(const Options* o, size_t bytes) {
+  void* p = NULL;
+  if (!bytes) bytes = 16;
+  if (o->gpu) return cudaMalloc(&p, bytes) == cudaSuccess ? p : NULL;
+  return malloc(bytes);
 }
-static void freeHost(const Options* o, void* h) {
-  if (o->gpu) free(h);
+static void release(const Options* o, void* p) {
+  if (o->gpu) cudaFree(p);
+  else free(p);
+}
+static void copyTo(const Options* o, void* dst, const void* src, size_t bytes, enum cudaMemcpyKind kind) {
+  if (o->gpu) cudaMemcpy(dst, src, bytes, kind);
+  else memcpy(dst, src, bytes);
 }
 
-/* Relative L2 error over all ranks of (scale * got - want), want given by `ref` (or the input). */
+/* The relative L2 error over all ranks from this rank's sums of squared differences and of references. */
 static double relError(double diff2, double ref2) {
   double in[2] = {diff2, ref2}, out[2];
   MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   return out[1] > 0 ? sqrt(out[0] / out[1]) : sqrt(out[0]);
 }
 
+/* A part timed apart from the FFT: a local pass or an exchange, forward and inverse. */
 typedef struct {
-  const char* name;
-  LocalFft* fft; /* a local pass, or */
-  dtrPlan_t plan; /* a transpose from buffer `in` to `out` */
-  int in, out;
-} Stage;
+  char name[32];
+  LocalFft* pass;
+  dtrPlan_t forward, inverse; /* the exchange, from buffer a to b and back */
+  void *a, *b;
+} Step;
 
 typedef struct {
   Options o;
   dtrGrid_t grid;
-  dtrBox_t box[3];
-  void* buf[3];          /* one buffer per pencil */
-  void* pristine;        /* the input, X-pencil */
+  dtrFftPlan_t fft, oneChunk; /* oneChunk: NULL where the FFT has one chunk already */
+  dtrBox_t input, output, pencil[3]; /* the sides, and the complex pencils along the path */
+  int npencils;
+  void *in, *out, *back;             /* the FFT's buffers */
+  void *partIn, *buf[3];             /* the parts': the input side (the first pass's real side for R2C), a pencil each */
   cudaStream_t stream;
-  Stage fwd[MAX_STAGES], inv[MAX_STAGES];
-  int nstages;
+  cudaEvent_t ev[2];
+  Step passes[MAX_STEPS], exchanges[MAX_STEPS];
+  int npasses, nexchanges;
+  int chunks;
+  char backend[16];
 } Fft;
 
-static int runStage(Fft* f, Stage* s, int sign) {
-  if (s->fft) return localFftExecute(s->fft, sign);
-  return dtrExecute(s->plan, f->buf[s->in], f->buf[s->out], f->stream) != dtrSuccess;
+static int setup(Fft* f, char* err, size_t errlen) {
+  Options* o = &f->o;
+  const dtrDataType_t type = o->real ? (o->dbl ? dtrFloat64 : dtrFloat32) : (o->dbl ? dtrComplex128 : dtrComplex64);
+  const dtrDataType_t ctype = o->dbl ? dtrComplex128 : dtrComplex64;
+  const int64_t shape[3] = {o->shape[0], o->shape[1], o->shape[2]};
+  const int64_t cshape[3] = {o->real ? o->shape[0] / 2 + 1 : o->shape[0], o->shape[1], o->shape[2]};
+  if (dtrGridCreate(&f->grid, MPI_COMM_WORLD, o->pr, o->pc) != dtrSuccess) {
+    snprintf(err, errlen, "grid: %s", dtrGetLastError());
+    return -1;
+  }
+  dtrGridGetDims(f->grid, &o->pr, &o->pc, NULL, NULL);
+  if (o->gpu) cudaStreamCreateWithFlags(&f->stream, cudaStreamNonBlocking);
+  dtrFftConfig_t cfg;
+  dtrFftConfigInit(&cfg);
+  cfg.transpose.backend = o->gpu ? o->backend : dtrBackendCpu;
+  cfg.chunks = o->chunks;
+  if (dtrFftPlanCreate(&f->fft, f->grid, shape, o->real ? dtrFftR2C : dtrFftC2C, type, &cfg) != dtrSuccess) {
+    snprintf(err, errlen, "FFT plan: %s", dtrGetLastError());
+    return -1;
+  }
+  dtrBackend_t b = dtrBackendAuto;
+  dtrFftGetChunks(f->fft, &f->chunks);
+  dtrFftGetBackend(f->fft, &b);
+  snprintf(f->backend, sizeof f->backend, "%s", dtrBackendName(b));
+  cfg.chunks = 1;
+  if (f->chunks > 1 && dtrFftPlanCreate(&f->oneChunk, f->grid, shape, o->real ? dtrFftR2C : dtrFftC2C, type, &cfg) != dtrSuccess) {
+    snprintf(err, errlen, "FFT plan of one chunk: %s", dtrGetLastError());
+    return -1;
+  }
+  dtrFftGetBox(f->fft, dtrFftInputSide, &f->input);
+  dtrFftGetBox(f->fft, dtrFftOutputSide, &f->output);
+  if (!(f->in = allocate(o, f->input.bytes)) || !(f->out = allocate(o, f->output.bytes)) || !(f->back = allocate(o, f->input.bytes)) ||
+      !(f->partIn = allocate(o, f->input.bytes))) {
+    snprintf(err, errlen, "cannot allocate the FFT's buffers");
+    return -1;
+  }
+
+  /* The parts: the same pencils, transposes and transforms as the FFT runs, timed one by one. */
+  const int slabs = o->pr == 1;
+  f->npencils = slabs ? 2 : 3;
+  const dtrPencil_t path[3] = {dtrPencilX, slabs ? dtrPencilZ : dtrPencilY, dtrPencilZ};
+  for (int i = 0; i < f->npencils; i++) {
+    dtrPencilBox(f->grid, cshape, path[i], ctype, 1, -1, &f->pencil[i]);
+    if (!(f->buf[i] = allocate(o, f->pencil[i].bytes))) {
+      snprintf(err, errlen, "cannot allocate the %s-pencil", dtrPencilName(path[i]));
+      return -1;
+    }
+  }
+  dtrConfig_t xc;
+  dtrConfigInit(&xc);
+  xc.backend = cfg.transpose.backend;
+  xc.workspace = dtrWorkspaceGrid;
+  for (int i = 0; i + 1 < f->npencils; i++) {
+    Step* s = &f->exchanges[f->nexchanges++];
+    if (dtrPlanCreatePencil(&s->forward, f->grid, cshape, path[i], path[i + 1], ctype, 1, &xc) != dtrSuccess ||
+        dtrPlanCreatePencil(&s->inverse, f->grid, cshape, path[i + 1], path[i], ctype, 1, &xc) != dtrSuccess) {
+      snprintf(err, errlen, "pencil plan: %s", dtrGetLastError());
+      return -1;
+    }
+    dtrPlanGetBackend(s->forward, &b);
+    snprintf(s->name, sizeof s->name, "%s->%s %s", dtrPencilName(path[i]), dtrPencilName(path[i + 1]), dtrBackendName(b));
+    s->a = f->buf[i], s->b = f->buf[i + 1];
+  }
+  static const char* const axis[3] = {"fft x", "fft y", "fft z"};
+  for (int i = 0; i < f->npencils; i++) {
+    const int p = path[i];
+    const dtrBox_t* bx = &f->pencil[i];
+    int n[2] = {(int)o->shape[p], 0}, dims = 1;
+    long long batch = bx->size[p] ? (long long)(boxCount(bx) / (size_t)bx->size[p]) : 0;
+    if (slabs && p == dtrPencilX) n[0] = (int)o->shape[1], n[1] = (int)o->shape[0], batch = bx->size[2], dims = 2;
+    /* The first pass reads an input of its own (real for R2C, whose inverse writes it) into the X-pencil;
+     * the others run in place. */
+    const int first = i == 0;
+    Step* s = &f->passes[f->npasses++];
+    snprintf(s->name, sizeof s->name, "%s", slabs && first ? "fft yx" : axis[p]);
+    if (!(s->pass = localFftCreate(o->gpu, o->dbl, first && o->real, dims, n, boxCount(bx) ? batch : 0,
+                                   first ? f->partIn : f->buf[i], f->buf[i], f->stream, err, errlen)))
+      return -1;
+  }
+  cudaEventCreate(&f->ev[0]);
+  cudaEventCreate(&f->ev[1]);
+  return 0;
 }
 
-static double now(void) { return MPI_Wtime(); }
-
-/* Runs the stages once, timing each: CUDA events on GPUs, the host clock (after each stage) else. */
-static int runTimed(Fft* f, Stage* st, int sign, double* t, cudaEvent_t* ev) {
+static void teardown(Fft* f) {
+  for (int i = 0; i < f->npasses; i++) localFftDestroy(f->passes[i].pass);
+  for (int i = 0; i < f->nexchanges; i++) {
+    if (f->exchanges[i].forward) dtrPlanDestroy(f->exchanges[i].forward);
+    if (f->exchanges[i].inverse) dtrPlanDestroy(f->exchanges[i].inverse);
+  }
+  if (f->fft) dtrFftPlanDestroy(f->fft);
+  if (f->oneChunk) dtrFftPlanDestroy(f->oneChunk);
+  for (int i = 0; i < 3; i++)
+    if (f->buf[i]) release(&f->o, f->buf[i]);
+  if (f->in) release(&f->o, f->in);
+  if (f->out) release(&f->o, f->out);
+  if (f->back) release(&f->o, f->back);
+  if (f->partIn) release(&f->o, f->partIn);
   if (f->o.gpu) {
-    cudaEventRecord(ev[0], f->stream);
-    for (int i = 0; i < f->nstages; i++) {
-      if (runStage(f, &st[i], sign)) return -1;
-      cudaEventRecord(ev[i + 1], f->stream);
-    }
-    if (cudaEventSynchronize(ev[f->nstages]) != cudaSuccess) return -1;
-    for (int i = 0; i < f->nstages; i++) {
-      float ms;
-      cudaEventElapsedTime(&ms, ev[i], ev[i + 1]);
-      t[i] = ms * 1e-3;
-    }
-    return 0;
+    cudaEventDestroy(f->ev[0]);
+    cudaEventDestroy(f->ev[1]);
+    if (f->stream) cudaStreamDestroy(f->stream);
   }
-  for (int i = 0; i < f->nstages; i++) {
-    const double t0 = now();
-    if (runStage(f, &st[i], sign)) return -1;
-    t[i] = now() - t0;
+  if (f->grid) dtrGridDestroy(f->grid);
+}
+
+/* What one timed run does: the FFT (or its one-chunk twin) one way, or a part. */
+typedef enum { runFft, runOneChunk, runPasses, runExchanges, nRuns } RunKind;
+static const char* const runNames[nRuns] = {"FFT", "FFT, 1 chunk", "local passes alone", "exchanges alone"};
+
+/* Step i of a part (forward order), in direction `sign`; 0 on success. */
+static int runStep(Fft* f, RunKind kind, int i, int sign) {
+  if (kind == runPasses) return localFftExecute(f->passes[i].pass, sign);
+  const Step* s = &f->exchanges[i];
+  return sign < 0 ? dtrExecute(s->forward, s->a, s->b, f->stream) != dtrSuccess
+                  : dtrExecute(s->inverse, s->b, s->a, f->stream) != dtrSuccess;
+}
+
+/* One run, timed by events on GPUs and the host clock on the CPU backend; the time, or -1 on failure. */
+static double timed(Fft* f, RunKind kind, int sign, double* steps) {
+  const int gpu = f->o.gpu;
+  if (gpu) cudaStreamSynchronize(f->stream);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double t0 = MPI_Wtime();
+  if (gpu) cudaEventRecord(f->ev[0], f->stream);
+  int bad = 0;
+  if (kind == runFft || kind == runOneChunk) {
+    dtrFftPlan_t p = kind == runFft ? f->fft : f->oneChunk;
+    bad = sign < 0 ? dtrFftExecute(p, f->in, f->out, dtrFftForward, f->stream) != dtrSuccess
+                   : dtrFftExecute(p, f->out, f->back, dtrFftInverse, f->stream) != dtrSuccess;
+  } else {
+    const int n = kind == runPasses ? f->npasses : f->nexchanges;
+    for (int j = 0; j < n && !bad; j++) {
+      const int i = sign < 0 ? j : n - 1 - j;
+      double s0 = MPI_Wtime();
+      bad = runStep(f, kind, i, sign);
+      /* Steps apart on the host clock only where nothing is asynchronous (the CPU backend). */
+      if (!gpu) steps[i] = MPI_Wtime() - s0;
+    }
   }
-  return 0;
+  if (gpu) {
+    cudaEventRecord(f->ev[1], f->stream);
+    if (cudaEventSynchronize(f->ev[1]) != cudaSuccess) bad = 1;
+    float ms = 0;
+    cudaEventElapsedTime(&ms, f->ev[0], f->ev[1]);
+    return bad ? -1 : ms * 1e-3;
+  }
+  return bad ? -1 : MPI_Wtime() - t0;
 }
 
 static int cmpDouble(const void* a, const void* b) {
@@ -216,106 +354,38 @@ static int cmpDouble(const void* a, const void* b) {
   return (x > y) - (x < y);
 }
 
-/* The median over iterations of the slowest rank, per stage and for the sum. */
-static void summarize(int iters, int nstages, double (*t)[MAX_STAGES + 1], double* med) {
-  double* col = malloc((size_t)iters * sizeof *col);
-  for (int s = 0; s <= nstages; s++) {
-    for (int i = 0; i < iters; i++) col[i] = t[i][s];
-    MPI_Allreduce(MPI_IN_PLACE, col, iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    qsort(col, (size_t)iters, sizeof *col, cmpDouble);
-    med[s] = iters % 2 ? col[iters / 2] : 0.5 * (col[iters / 2 - 1] + col[iters / 2]);
-  }
-  free(col);
+/* The median over iterations of the slowest rank. */
+static double median(int iters, double* t) {
+  MPI_Allreduce(MPI_IN_PLACE, t, iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  qsort(t, (size_t)iters, sizeof *t, cmpDouble);
+  return iters % 2 ? t[iters / 2] : 0.5 * (t[iters / 2 - 1] + t[iters / 2]);
 }
 
-static int setup(Fft* f, char* err, size_t errlen) {
-  const Options* o = &f->o;
-  const dtrDataType_t type = o->dbl ? dtrComplex128 : dtrComplex64;
-  const int64_t shape[3] = {o->shape[0], o->shape[1], o->shape[2]};
-  if (dtrGridCreate(&f->grid, MPI_COMM_WORLD, o->pr, o->pc) != dtrSuccess) {
-    snprintf(err, errlen, "grid: %s", dtrGetLastError());
-    return -1;
-  }
-  dtrGridGetDims(f->grid, &f->o.pr, &f->o.pc, NULL, NULL);
-  const int slabs = f->o.pr == 1;
-  for (int p = 0; p < 3; p++) {
-    dtrPencilBox(f->grid, shape, (dtrPencil_t)p, type, 1, -1, &f->box[p]);
-    const size_t bytes = f->box[p].bytes ? f->box[p].bytes : 16;
-    if (o->gpu ? cudaMalloc(&f->buf[p], bytes) != cudaSuccess : !(f->buf[p] = malloc(bytes))) {
-      snprintf(err, errlen, "cannot allocate %zu bytes for the %s-pencil", bytes, dtrPencilName((dtrPencil_t)p));
-      return -1;
+/* On GPUs the parts' steps are timed one by one in runs of their own after the main loop. */
+static double timeStep(Fft* f, RunKind kind, int i, int sign, int iters) {
+  double* t = calloc((size_t)iters, sizeof *t);
+  for (int it = -1; it < iters; it++) {
+    if (f->o.gpu) cudaStreamSynchronize(f->stream);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double dt = 0;
+    if (f->o.gpu) {
+      cudaEventRecord(f->ev[0], f->stream);
+      runStep(f, kind, i, sign);
+      cudaEventRecord(f->ev[1], f->stream);
+      cudaEventSynchronize(f->ev[1]);
+      float ms = 0;
+      cudaEventElapsedTime(&ms, f->ev[0], f->ev[1]);
+      dt = ms * 1e-3;
     }
+    if (it >= 0) t[it] = dt;
   }
-  const size_t xb = f->box[0].bytes ? f->box[0].bytes : 16;
-  if (o->gpu ? cudaMalloc(&f->pristine, xb) != cudaSuccess : !(f->pristine = malloc(xb))) {
-    snprintf(err, errlen, "cannot allocate the input copy");
-    return -1;
-  }
-  if (o->gpu) cudaStreamCreateWithFlags(&f->stream, cudaStreamNonBlocking);
-
-  /* The transposes: one workspace for all of them (they run one after the other on one stream). */
-  dtrConfig_t cfg;
-  dtrConfigInit(&cfg);
-  cfg.backend = o->gpu ? o->backend : dtrBackendCpu;
-  cfg.workspace = dtrWorkspaceGrid;
-  const dtrPencil_t path[3] = {dtrPencilX, slabs ? dtrPencilZ : dtrPencilY, dtrPencilZ};
-  dtrPlan_t plans[4] = {NULL};
-  const int ntrans = slabs ? 1 : 2;
-  for (int i = 0; i < ntrans; i++) {
-    if (dtrPlanCreatePencil(&plans[2 * i], f->grid, shape, path[i], path[i + 1], type, 1, &cfg) != dtrSuccess ||
-        dtrPlanCreatePencil(&plans[2 * i + 1], f->grid, shape, path[i + 1], path[i], type, 1, &cfg) != dtrSuccess) {
-      snprintf(err, errlen, "plan: %s", dtrGetLastError());
-      return -1;
-    }
-  }
-  /* The local passes along each pencil's own axis (the (y, x) planes on slabs). */
-  LocalFft* pass[3] = {NULL};
-  const dtrBox_t* b = f->box;
-  for (int i = 0; i <= ntrans; i++) {
-    const int p = path[i];
-    int n[2] = {(int)o->shape[p], 0};
-    long long batch = (long long)(boxCount(&b[p]) / (size_t)o->shape[p]);
-    int dims = 1;
-    if (slabs && p == dtrPencilX) n[0] = (int)o->shape[1], n[1] = (int)o->shape[0], batch = b[p].size[2], dims = 2;
-    if (!(pass[i] = localFftCreate(o->gpu, o->dbl, dims, n, boxCount(&b[p]) ? batch : 0, f->buf[p], f->stream, err, errlen)))
-      return -1;
-  }
-  static const char* const axisName[3] = {"fft x", "fft y", "fft z"};
-  f->nstages = 2 * ntrans + 1;
-  for (int i = 0; i <= ntrans; i++) {
-    f->fwd[2 * i] = (Stage){slabs && i == 0 ? "fft yx" : axisName[path[i]], pass[i], NULL, 0, 0};
-    f->inv[f->nstages - 1 - 2 * i] = f->fwd[2 * i];
-    if (i == ntrans) break;
-    f->fwd[2 * i + 1] = (Stage){NULL, NULL, plans[2 * i], path[i], path[i + 1]};
-    f->inv[f->nstages - 2 - 2 * i] = (Stage){NULL, NULL, plans[2 * i + 1], path[i + 1], path[i]};
-  }
-  return 0;
+  const double m = median(iters, t);
+  free(t);
+  return m;
 }
 
-static void teardown(Fft* f) {
-  /* Each pass and each plan appears once in the forward stages and once in the inverse ones. */
-  for (int i = 0; i < f->nstages; i++) {
-    if (f->fwd[i].fft) localFftDestroy(f->fwd[i].fft);
-    if (f->fwd[i].plan) dtrPlanDestroy(f->fwd[i].plan);
-    if (f->inv[i].plan) dtrPlanDestroy(f->inv[i].plan);
-  }
-  for (int p = 0; p < 3; p++) f->o.gpu ? (void)cudaFree(f->buf[p]) : free(f->buf[p]);
-  f->o.gpu ? (void)cudaFree(f->pristine) : free(f->pristine);
-  if (f->stream) cudaStreamDestroy(f->stream);
-  if (f->grid) dtrGridDestroy(f->grid);
-}
-
-/* The results as one JSON object (rank 0); an error not measured (or not finite) is null. */
-static int writeJson(const Options* o, const Fft* f, const double* medF, const double* medI, double flops, double roundTrip,
+static int writeJson(const Fft* f, double med[nRuns][2], double stepMed[2][MAX_STEPS][2], double flops, double roundTrip,
                      double tol, double refError, int compared, int status);
-
-static const char* stageName(const Stage* s, char* buf, size_t len) {
-  if (s->name) return s->name;
-  dtrBackend_t b = dtrBackendAuto;
-  dtrPlanGetBackend(s->plan, &b);
-  snprintf(buf, len, "%s->%s %s", dtrPencilName((dtrPencil_t)s->in), dtrPencilName((dtrPencil_t)s->out), dtrBackendName(b));
-  return buf;
-}
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -331,7 +401,7 @@ int main(int argc, char** argv) {
   }
   Options* o = &f.o;
   if (!o->gpu && !localFftHaveHost()) {
-    if (rank == 0) fprintf(stderr, "fft3d: no GPUs and no FFTW in this build: nothing to run the local transforms\n");
+    if (rank == 0) fprintf(stderr, "fft3d: no GPUs and no FFTW in this build: nothing to time the local passes with\n");
     MPI_Finalize();
     return 2;
   }
@@ -353,131 +423,155 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 1;
   }
-  const size_t e = o->dbl ? 16 : 8;
-  const dtrBox_t* bx = &f.box[0];
-  const dtrBox_t* bz = &f.box[2];
+  const int dbl = o->dbl, parts = o->real ? 1 : 2;
   const double N = (double)o->shape[0] * (double)o->shape[1] * (double)o->shape[2];
-  const double tol = o->dbl ? 1e-12 : 1e-5;
+  const double tol = dbl ? 1e-12 : 1e-5;
 
-  /* The input, made on the host from the formula, kept as the pristine copy. */
-  void* h = malloc(bx->bytes + 16);
-  for (size_t u = 0; u < boxCount(bx); u++)
-    for (int part = 0; part < 2; part++) set(h, o->dbl, u, part, inputValue(boxIndex(bx, o->shape, u), part));
-  if (o->gpu) cudaMemcpy(f.pristine, h, bx->bytes, cudaMemcpyHostToDevice);
-  else memcpy(f.pristine, h, bx->bytes);
+  /* The input, made on the host from the formula. */
+  const size_t inputCount = boxCount(&f.input) * (size_t)parts;
+  void* h = malloc(f.input.bytes + 16);
+  for (size_t u = 0; u < boxCount(&f.input); u++)
+    for (int part = 0; part < parts; part++)
+      set(h, dbl, u * (size_t)parts + (size_t)part, inputValue(boxIndex(&f.input, o->shape[0], o->shape[1], u), part));
+  copyTo(o, f.in, h, f.input.bytes, cudaMemcpyHostToDevice);
+  copyTo(o, f.partIn, h, f.input.bytes, cudaMemcpyHostToDevice);
 
-  /* Timed: forward and inverse, the input restored before each forward. */
+  /* Timed, runs alternated: FFT, one chunk, passes, exchanges; forward then inverse each. */
   const int iters = o->iters;
-  double (*tf)[MAX_STAGES + 1] = calloc((size_t)iters, sizeof *tf), (*ti)[MAX_STAGES + 1] = calloc((size_t)iters, sizeof *ti);
-  cudaEvent_t ev[MAX_STAGES + 1];
-  if (o->gpu)
-    for (int i = 0; i <= f.nstages; i++) cudaEventCreate(&ev[i]);
+  double* t[nRuns][2];
+  for (int k = 0; k < nRuns; k++)
+    for (int s = 0; s < 2; s++) t[k][s] = calloc((size_t)iters, sizeof(double));
+  double stepT[2][MAX_STEPS][2] = {{{0}}}; /* [passes/exchanges][step][direction]: sums on the CPU backend */
   int failed = 0;
-  for (int it = -o->warmup; it < iters && !failed; it++) {
-    if (o->gpu) cudaMemcpyAsync(f.buf[0], f.pristine, bx->bytes, cudaMemcpyDeviceToDevice, f.stream);
-    else memcpy(f.buf[0], f.pristine, bx->bytes);
-    if (o->gpu) cudaStreamSynchronize(f.stream);
-    MPI_Barrier(MPI_COMM_WORLD);
-    double tmp[2][MAX_STAGES + 1] = {{0}};
-    failed |= runTimed(&f, f.fwd, -1, tmp[0], ev);
-    if (o->gpu) cudaStreamSynchronize(f.stream);
-    MPI_Barrier(MPI_COMM_WORLD);
-    failed |= runTimed(&f, f.inv, +1, tmp[1], ev);
-    if (it < 0) continue;
-    for (int s = 0; s < f.nstages; s++) {
-      tf[it][s] = tmp[0][s], ti[it][s] = tmp[1][s];
-      tf[it][f.nstages] += tmp[0][s], ti[it][f.nstages] += tmp[1][s];
+  for (int it = -o->warmup; it < iters && !failed; it++)
+    for (int k = 0; k < nRuns && !failed; k++) {
+      if (k == runOneChunk && !f.oneChunk) continue;
+      for (int s = 0; s < 2 && !failed; s++) {
+        double steps[MAX_STEPS] = {0};
+        const double dt = timed(&f, (RunKind)k, s ? +1 : -1, steps);
+        failed |= dt < 0;
+        if (it < 0) continue;
+        t[k][s][it] = dt;
+        if (k >= runPasses)
+          for (int i = 0; i < MAX_STEPS; i++) stepT[k - runPasses][i][s] += steps[i] / iters;
+      }
     }
-  }
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (failed) {
-    if (rank == 0) fprintf(stderr, "fft3d: a stage failed: %s\n", dtrGetLastError());
+    if (rank == 0) fprintf(stderr, "fft3d: a run failed: %s\n", dtrGetLastError());
     MPI_Finalize();
     return 1;
   }
-  double medF[MAX_STAGES + 1], medI[MAX_STAGES + 1];
-  summarize(iters, f.nstages, tf, medF);
-  summarize(iters, f.nstages, ti, medI);
+  double med[nRuns][2];
+  for (int k = 0; k < nRuns; k++)
+    for (int s = 0; s < 2; s++) med[k][s] = k == runOneChunk && !f.oneChunk ? med[runFft][s] : median(iters, t[k][s]);
+  double stepMed[2][MAX_STEPS][2];
+  for (int w = 0; w < 2; w++)
+    for (int i = 0; i < (w ? f.nexchanges : f.npasses); i++)
+      for (int s = 0; s < 2; s++)
+        stepMed[w][i][s] = o->gpu ? timeStep(&f, runPasses + w, i, s ? +1 : -1, iters) : stepT[w][i][s];
 
-  /* Round trip: the last inverse, scaled by 1/N, against the input. */
-  void* back = toHost(o, f.buf[0], bx->bytes);
+  /* Round trip: the FFT's last inverse, scaled by 1/N, against the input (the FFT left its input as it was). */
+  void* got = malloc(f.input.bytes + 16);
+  copyTo(o, got, f.back, f.input.bytes, cudaMemcpyDeviceToHost);
   double d2 = 0, r2 = 0;
-  for (size_t u = 0; back && u < boxCount(bx); u++)
-    for (int part = 0; part < 2; part++) {
-      const double want = get(h, o->dbl, u, part), got = get(back, o->dbl, u, part) / N;
-      d2 += (got - want) * (got - want);
-      r2 += want * want;
-    }
-  freeHost(o, back);
+  for (size_t i = 0; i < inputCount; i++) {
+    const double want = get(h, dbl, i), v = get(got, dbl, i) / N;
+    d2 += (v - want) * (v - want);
+    r2 += want * want;
+  }
+  copyTo(o, got, f.in, f.input.bytes, cudaMemcpyDeviceToHost);
+  int untouched = memcmp(got, h, f.input.bytes) == 0, allUntouched = 0;
+  MPI_Allreduce(&untouched, &allUntouched, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  free(got);
   const double roundTrip = relError(d2, r2);
 
   /* The forward result against a single-process 3-D FFT of the whole array, where it fits. */
-  if (o->gpu) cudaMemcpyAsync(f.buf[0], f.pristine, bx->bytes, cudaMemcpyDeviceToDevice, f.stream);
-  else memcpy(f.buf[0], f.pristine, bx->bytes);
-  for (int s = 0; s < f.nstages; s++) failed |= runStage(&f, &f.fwd[s], -1);
+  failed = dtrFftExecute(f.fft, f.in, f.out, dtrFftForward, f.stream) != dtrSuccess;
   if (o->gpu && cudaStreamSynchronize(f.stream) != cudaSuccess) failed = 1;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   double refError = -1;
   int refStatus = 2; /* 0 done, 1 does not fit, 2 not asked, -1 failed */
-  if (o->reference) {
-    const size_t all = (size_t)N * e;
-    void* full = NULL;
+  const long long nxc = o->real ? o->shape[0] / 2 + 1 : o->shape[0];
+  if (o->reference && !failed) {
+    const size_t e = dbl ? 8 : 4;
+    const size_t inAll = (size_t)N * e * (size_t)parts, outAll = (size_t)nxc * (size_t)(o->shape[1] * o->shape[2]) * 2 * e;
+    void *full = NULL, *fullOut = NULL;
     if (o->gpu) {
       size_t freeMem = 0, total = 0;
       cudaMemGetInfo(&freeMem, &total);
-      /* The array and cuFFT's work area, about as large again. */
-      refStatus = freeMem > 2 * all + ((size_t)1 << 30) && cudaMalloc(&full, all) == cudaSuccess ? 0 : 1;
+      /* The arrays and cuFFT's work area, about as large again. */
+      refStatus = freeMem > 2 * (inAll + outAll) + ((size_t)1 << 30) && cudaMalloc(&full, inAll) == cudaSuccess &&
+                          (!o->real || cudaMalloc(&fullOut, outAll) == cudaSuccess)
+                      ? 0
+                      : 1;
     } else {
-      refStatus = (full = malloc(all)) ? 0 : 1;
+      refStatus = (full = malloc(inAll)) && (!o->real || (fullOut = malloc(outAll))) ? 0 : 1;
     }
-    void* hf = refStatus == 0 ? malloc(all) : NULL;
+    void* hf = refStatus == 0 ? malloc(inAll > outAll ? inAll : outAll) : NULL;
     if (refStatus == 0 && !hf) refStatus = 1;
     if (refStatus == 0) {
       for (size_t u = 0; u < (size_t)N; u++)
-        for (int part = 0; part < 2; part++) set(hf, o->dbl, u, part, inputValue(u, part));
-      if (o->gpu) cudaMemcpy(full, hf, all, cudaMemcpyHostToDevice);
-      else memcpy(full, hf, all);
-      refStatus = referenceFft3d(o->gpu, o->dbl, o->shape, full, f.stream);
-      if (refStatus == 0 && o->gpu) cudaMemcpy(hf, full, all, cudaMemcpyDeviceToHost);
-      else if (refStatus == 0) memcpy(hf, full, all);
+        for (int part = 0; part < parts; part++) set(hf, dbl, u * (size_t)parts + (size_t)part, inputValue(u, part));
+      copyTo(o, full, hf, inAll, cudaMemcpyHostToDevice);
+      refStatus = referenceFft3d(o->gpu, dbl, o->real, o->shape, full, fullOut, f.stream);
+      if (refStatus == 0) copyTo(o, hf, o->real ? fullOut : full, o->real ? outAll : inAll, cudaMemcpyDeviceToHost);
     }
     int worst = refStatus, best = refStatus;
     MPI_Allreduce(&refStatus, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Allreduce(&refStatus, &best, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     refStatus = best < 0 ? -1 : worst;
     if (refStatus == 0) {
-      void* got = toHost(o, f.buf[2], bz->bytes);
+      void* res = malloc(f.output.bytes + 16);
+      copyTo(o, res, f.out, f.output.bytes, cudaMemcpyDeviceToHost);
       d2 = r2 = 0;
-      for (size_t u = 0; got && u < boxCount(bz); u++) {
-        const size_t at = (size_t)boxIndex(bz, o->shape, u);
+      for (size_t u = 0; u < boxCount(&f.output); u++) {
+        const size_t at = (size_t)boxIndex(&f.output, nxc, o->shape[1], u);
         for (int part = 0; part < 2; part++) {
-          const double want = get(hf, o->dbl, at, part), v = get(got, o->dbl, u, part);
+          const double want = get(hf, dbl, 2 * at + (size_t)part), v = get(res, dbl, 2 * u + (size_t)part);
           d2 += (v - want) * (v - want);
           r2 += want * want;
         }
       }
-      freeHost(o, got);
+      free(res);
       refError = relError(d2, r2);
     }
     free(hf);
-    if (o->gpu) cudaFree(full);
-    else free(full);
+    if (o->gpu) {
+      cudaFree(full);
+      cudaFree(fullOut);
+    } else {
+      free(full);
+      free(fullOut);
+    }
   }
 
-  const double flops = 5.0 * N * log2(N);
-  int status = !failed && roundTrip <= tol && (refStatus != 0 || refError <= tol) && refStatus >= 0 ? 0 : 1;
+  const double flops = (o->real ? 2.5 : 5.0) * N * log2(N);
+  const double passes = med[runPasses][0], exchanges = med[runExchanges][0];
+  int status = !failed && allUntouched && roundTrip <= tol && (refStatus != 0 || refError <= tol) && refStatus >= 0 ? 0 : 1;
   if (rank == 0) {
-    char name[32];
-    printf("# fft3d: %lld x %lld x %lld %s on a %d x %d grid (%s), %d ranks, %s; iters %d, warmup %d\n", o->shape[0],
-           o->shape[1], o->shape[2], o->dbl ? "c128" : "c64", o->pr, o->pc, o->pr == 1 ? "slabs" : "pencils", nranks,
-           o->gpu ? "GPUs, cuFFT" : "CPU backend, FFTW", iters, o->warmup);
-    printf("# %-10s %12s %12s\n", "stage", "forward(us)", "inverse(us)");
-    for (int s = 0; s < f.nstages; s++)
-      printf("  %-10s %12.1f %12.1f\n", stageName(&f.fwd[s], name, sizeof name), medF[s] * 1e6,
-             medI[f.nstages - 1 - s] * 1e6);
-    printf("  %-10s %12.1f %12.1f\n", "total", medF[f.nstages] * 1e6, medI[f.nstages] * 1e6);
-    printf("# forward: %.1f GFLOP/s (5 N log2 N / time); inverse: %.1f GFLOP/s\n", flops / medF[f.nstages] * 1e-9,
-           flops / medI[f.nstages] * 1e-9);
+    printf("# fft3d: %lld x %lld x %lld %s %s on a %d x %d grid (%s), %d ranks, %s; %s exchanges, %d chunks; iters %d, "
+           "warmup %d\n",
+           o->shape[0], o->shape[1], o->shape[2], o->real ? (dbl ? "fp64" : "fp32") : (dbl ? "c128" : "c64"),
+           o->real ? "R2C" : "C2C", o->pr, o->pc, o->pr == 1 ? "slabs" : "pencils", nranks,
+           o->gpu ? "GPUs, cuFFT" : "CPU backend, FFTW", f.backend, f.chunks, iters, o->warmup);
+    printf("# %-22s %12s %12s\n", "run", "forward(us)", "inverse(us)");
+    for (int k = 0; k < nRuns; k++) {
+      if (k == runOneChunk && !f.oneChunk) continue;
+      char label[48];
+      snprintf(label, sizeof label, "%s", k == runFft ? "FFT" : runNames[k]);
+      if (k == runFft) snprintf(label, sizeof label, "FFT, %d chunk%s", f.chunks, f.chunks == 1 ? "" : "s");
+      printf("  %-22s %12.1f %12.1f\n", label, med[k][0] * 1e6, med[k][1] * 1e6);
+      if (k >= runPasses)
+        for (int i = 0; i < (k == runPasses ? f.npasses : f.nexchanges); i++)
+          printf("    %-20s %12.1f %12.1f\n", k == runPasses ? f.passes[i].name : f.exchanges[i].name,
+                 stepMed[k - runPasses][i][0] * 1e6, stepMed[k - runPasses][i][1] * 1e6);
+    }
+    const double larger = passes > exchanges ? passes : exchanges;
+    printf("# forward: %.1f GFLOP/s; FFT / max(passes, exchanges) = %.3f, / their sum = %.3f, / one chunk = %.3f\n",
+           flops / med[runFft][0] * 1e-9, med[runFft][0] / larger, med[runFft][0] / (passes + exchanges),
+           med[runFft][0] / med[runOneChunk][0]);
+    printf("# input unchanged by the forward: %s\n", allUntouched ? "yes" : "NO");
     printf("# round trip: relative L2 error %.3g (bound %.0e) %s\n", roundTrip, tol, roundTrip <= tol ? "OK" : "FAILED");
     if (refStatus == 0)
       printf("# against %s: relative L2 error %.3g (bound %.0e) %s\n", o->gpu ? "cuFFT's single-GPU 3-D FFT" : "FFTW's 3-D FFT",
@@ -487,16 +581,14 @@ int main(int argc, char** argv) {
     else if (refStatus < 0)
       printf("# reference: the single-process FFT failed\n");
     printf("# %s\n", status ? "FAILED" : "PASSED");
-    if (o->json && writeJson(o, &f, medF, medI, flops, roundTrip, tol, refError, refStatus == 0, status)) {
+    if (o->json && writeJson(&f, med, stepMed, flops, roundTrip, tol, refError, refStatus == 0, status)) {
       fprintf(stderr, "fft3d: cannot write %s\n", o->json);
       status = 1;
     }
   }
   free(h);
-  free(tf);
-  free(ti);
-  if (o->gpu)
-    for (int i = 0; i <= f.nstages; i++) cudaEventDestroy(ev[i]);
+  for (int k = 0; k < nRuns; k++)
+    for (int s = 0; s < 2; s++) free(t[k][s]);
   teardown(&f);
   MPI_Finalize();
   return status;
@@ -507,20 +599,35 @@ static void jsonNumber(FILE* out, double v) {
   else fprintf(out, "null");
 }
 
-static int writeJson(const Options* o, const Fft* f, const double* medF, const double* medI, double flops, double roundTrip,
+static void jsonSteps(FILE* out, const Step* steps, int n, double med[MAX_STEPS][2]) {
+  fprintf(out, "[");
+  for (int i = 0; i < n; i++)
+    fprintf(out, "%s{\"stage\": \"%s\", \"forward_us\": %.3f, \"inverse_us\": %.3f}", i ? ", " : "", steps[i].name,
+            med[i][0] * 1e6, med[i][1] * 1e6);
+  fprintf(out, "]");
+}
+
+static int writeJson(const Fft* f, double med[nRuns][2], double stepMed[2][MAX_STEPS][2], double flops, double roundTrip,
                      double tol, double refError, int compared, int status) {
+  const Options* o = &f->o;
   FILE* out = fopen(o->json, "w");
   if (!out) return -1;
-  char name[32];
-  fprintf(out, "{\"shape\": [%lld, %lld, %lld], \"dtype\": \"%s\", \"grid\": [%d, %d], \"layout\": \"%s\", \"ranks\": %d,\n",
-          o->shape[0], o->shape[1], o->shape[2], o->dbl ? "c128" : "c64", o->pr, o->pc, o->pr == 1 ? "slabs" : "pencils", nranks);
-  fprintf(out, " \"local\": \"%s\", \"iters\": %d, \"warmup\": %d,\n \"stages\": [", o->gpu ? "cuFFT" : "FFTW", o->iters, o->warmup);
-  for (int s = 0; s < f->nstages; s++)
-    fprintf(out, "%s\n  {\"stage\": \"%s\", \"forward_us\": %.3f, \"inverse_us\": %.3f}", s ? "," : "",
-            stageName(&f->fwd[s], name, sizeof name), medF[s] * 1e6, medI[f->nstages - 1 - s] * 1e6);
-  fprintf(out, "],\n \"forward_us\": %.3f, \"inverse_us\": %.3f, \"forward_gflops\": %.1f, \"inverse_gflops\": %.1f,\n",
-          medF[f->nstages] * 1e6, medI[f->nstages] * 1e6, flops / medF[f->nstages] * 1e-9, flops / medI[f->nstages] * 1e-9);
-  fprintf(out, " \"round_trip_error\": ");
+  fprintf(out, "{\"shape\": [%lld, %lld, %lld], \"dtype\": \"%s\", \"kind\": \"%s\", \"grid\": [%d, %d], \"layout\": \"%s\", "
+          "\"ranks\": %d,\n", o->shape[0], o->shape[1], o->shape[2], o->dbl ? "c128" : "c64", o->real ? "R2C" : "C2C", o->pr,
+          o->pc, o->pr == 1 ? "slabs" : "pencils", nranks);
+  fprintf(out, " \"local\": \"%s\", \"backend\": \"%s\", \"chunks\": %d, \"iters\": %d, \"warmup\": %d,\n",
+          o->gpu ? "cuFFT" : "FFTW", f->backend, f->chunks, o->iters, o->warmup);
+  fprintf(out, " \"forward_us\": %.3f, \"inverse_us\": %.3f, \"forward_gflops\": %.1f,\n", med[runFft][0] * 1e6,
+          med[runFft][1] * 1e6, flops / med[runFft][0] * 1e-9);
+  fprintf(out, " \"one_chunk\": {\"forward_us\": %.3f, \"inverse_us\": %.3f},\n", med[runOneChunk][0] * 1e6,
+          med[runOneChunk][1] * 1e6);
+  fprintf(out, " \"passes\": {\"forward_us\": %.3f, \"inverse_us\": %.3f, \"steps\": ", med[runPasses][0] * 1e6,
+          med[runPasses][1] * 1e6);
+  jsonSteps(out, f->passes, f->npasses, stepMed[0]);
+  fprintf(out, "},\n \"exchanges\": {\"forward_us\": %.3f, \"inverse_us\": %.3f, \"steps\": ", med[runExchanges][0] * 1e6,
+          med[runExchanges][1] * 1e6);
+  jsonSteps(out, f->exchanges, f->nexchanges, stepMed[1]);
+  fprintf(out, "},\n \"round_trip_error\": ");
   jsonNumber(out, roundTrip);
   fprintf(out, ", \"error_bound\": %.0e, \"reference_error\": ", tol);
   jsonNumber(out, compared ? refError : NAN);

@@ -46,6 +46,10 @@ struct dtrPlan {
   int hand_over;         /* set by a backend's execute that could not serve its buffers (p2p: memory
                             CUDA IPC cannot share): the plan layer runs the execute on `fallback` */
   dtrPlan_t fallback;    /* that plan (NCCL, on the same ranks), made at the first hand-over */
+  dtrPlan_t chunks_by;   /* the plan that serves the chunks of the execute begun: this one, or its
+                            fallback where the p2p backend handed the buffers over */
+  const char* chunk_in;  /* that execute's buffers */
+  char* chunk_out;
 };
 
 /* A backend: one table of functions (cuDecomp's and NCCL's way of keeping transports apart). */
@@ -71,6 +75,14 @@ struct dtrBackendOps {
   /* Local, after a timeout: makes this plan's work on the device that waits for other ranks return,
    * so that the stream drains and the plan can be destroyed (NULL: nothing waits on the device). */
   void (*abort)(dtrPlan_t plan);
+  /* An execute in chunks (geometry.h's dtrChunk*: the FFT's overlap of its local passes with the
+   * exchange). Collective, on the host, once before the chunks: what every chunk needs of the other
+   * ranks (p2p: their out pointers), `checked` as in execute. Returns an agreed result. */
+  dtrResult_t (*chunksBegin)(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out);
+  /* Chunk k of `chunks` of the execute begun: stream-ordered work only on the GPU backends (the cpu
+   * backend's runs on the host, collectively). Every rank runs every chunk in order, empty ones too.
+   * `ctas`: blocks per peer of a one-pass kernel (0: the backend's default). */
+  dtrResult_t (*chunkRun)(dtrPlan_t plan, int chunks, int k, int ctas, cudaStream_t stream);
 };
 
 /* Workspace bytes for setting the own block aside in in-place executes (the NCCL and CPU backends;

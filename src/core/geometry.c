@@ -177,6 +177,64 @@ int64_t dtrStashEntries(const dtrGeometry* g, int r) {
   return k.rows * k.cols * k.batch;
 }
 
+/* Chunks cut the batch where it is A's outermost axis (and more than one matrix), else A's rows. */
+static int chunksCutBatch(const dtrGeometry* g) { return g->batch_layout == dtrBatchOuter && g->batch > 1; }
+
+/* Chunk k of r's A along the cut axis: batch indices, or rows (whole granules). */
+static dtrRange chunkRange(const dtrGeometry* g, int r, int chunks, int k) {
+  if (chunksCutBatch(g)) return dtrSplit(g->batch, chunks, k);
+  /* Rows counted from r's first (its slab of A starts there). */
+  return dtrSplitGranules(dtrInRows(g, r).count, g->row_granule, chunks, k);
+}
+
+dtrRange dtrChunkEntries(const dtrGeometry* g, int r, int chunks, int k) {
+  const dtrRange c = chunkRange(g, r, chunks, k);
+  /* A batch of A is in.count rows of cols; a row of A in the middle layout holds the whole batch. */
+  const int64_t unit = chunksCutBatch(g) ? dtrInRows(g, r).count * g->cols : g->batch * g->cols;
+  const dtrRange e = {c.start * unit, c.count * unit};
+  return e;
+}
+
+dtrBlock dtrChunkDirectBlock(const dtrGeometry* g, int r, int p, int chunks, int k) {
+  dtrBlock b = dtrDirectBlock(g, r, p);
+  const dtrRange c = chunkRange(g, r, chunks, k);
+  if (chunksCutBatch(g)) {
+    b.src_offset += c.start * b.src_stride;
+    b.dst_offset += c.start * b.dst_stride;
+    b.batch = c.count;
+  } else {
+    /* A's rows are the transpose's rows: B's columns from the chunk's first row on. */
+    b.src_offset += c.start * b.src_ld;
+    b.dst_offset += c.start;
+    b.rows = c.count;
+  }
+  if (!b.rows || !b.cols || !b.batch) b.rows = b.cols = b.batch = 0;
+  return b;
+}
+
+dtrBlock dtrChunkPackBlock(const dtrGeometry* g, int r, int p, int chunks, int k) {
+  dtrBlock b = dtrChunkDirectBlock(g, r, p, chunks, k);
+  b.dst_offset = 0;
+  b.dst_ld = b.rows;
+  b.dst_stride = b.rows * b.cols;
+  return b;
+}
+
+dtrBlock dtrChunkUnpackBlock(const dtrGeometry* g, int r, int p, int chunks, int k) {
+  const dtrBlock d = dtrChunkDirectBlock(g, r, p, chunks, k);
+  /* Each of the block's B rows (its columns) is one compact row of the chunk's A rows. */
+  dtrBlock b = block(0, d.rows, d.dst_offset, d.dst_ld, d.cols, d.rows, 0);
+  b.batch = d.batch;
+  b.src_stride = d.rows * d.cols;
+  b.dst_stride = d.dst_stride;
+  return foldBatch(b);
+}
+
+int64_t dtrChunkSegmentEntries(const dtrGeometry* g, int r, int p, int chunks, int k) {
+  const dtrBlock d = dtrChunkDirectBlock(g, r, p, chunks, k);
+  return d.rows * d.cols * d.batch;
+}
+
 /* Restricts a block of whole segment rows (packRows, unpackRows) to the segment rows of `piece`: the
  * columns of a transpose that writes the segment, else its rows (a transpose that reads the segment
  * starts its result rows further in, a copy its rows). */

@@ -141,6 +141,25 @@ dtrBlock dtrUnpackStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r,
 dtrRange dtrSendStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int p, int stages, int s);
 dtrRange dtrRecvStage(const dtrGeometry* g, const dtrExchangeLayout* l, int r, int q, int stages, int s);
 
+/*
+ * Chunks: an exchange cut along the slowest axis of A, so that the local FFT pass over one chunk of a
+ * pencil can run while another chunk is exchanged. Chunk k of `chunks` is a contiguous range of rank
+ * r's A: a range of the batch where the batch is outermost and holds more than one matrix (A[k][i][j]:
+ * the pencil transposes X->Y and Y->Z), else a range of A's rows in whole granules (slabs, and the
+ * middle layout A[i][k][j] of the inverses). Every rank cuts its own A the same way (dtrSplit), so
+ * the pieces of a chunk that reach a rank are known to it from the sender's rank alone.
+ */
+/* The entries of r's A in chunk k (a contiguous range). */
+dtrRange dtrChunkEntries(const dtrGeometry* g, int r, int chunks, int k);
+/* r's block for p restricted to chunk k of r's A, straight into p's B (dtrDirectBlock's offsets). */
+dtrBlock dtrChunkDirectBlock(const dtrGeometry* g, int r, int p, int chunks, int k);
+/* The same block through a message: packed by r into a compact segment at offset 0 (its B rows one
+ * after another, each of the chunk's A rows; batch after batch), and unpacked by p from that segment
+ * into its B. Their entries: dtrChunkSegmentEntries. */
+dtrBlock dtrChunkPackBlock(const dtrGeometry* g, int r, int p, int chunks, int k);
+dtrBlock dtrChunkUnpackBlock(const dtrGeometry* g, int r, int p, int chunks, int k);
+int64_t dtrChunkSegmentEntries(const dtrGeometry* g, int r, int p, int chunks, int k);
+
 /* Whether every segment and every stage piece starts on a multiple of `align` bytes in the send and
  * receive buffers: they are sums of multiples of one segment row, whose length is a rank's A rows
  * (outer layout) or B rows (middle layout) times the batch and the entry size. */

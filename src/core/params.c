@@ -85,6 +85,8 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   readInt("DTR_EXECUTE_AGREE", 0, 1, &params.execute_agree);
   readInt("DTR_NCCL_REGISTER", 0, 1, &params.nccl_register);
   readInt("DTR_PERF_REPORT", 0, 1, &params.perf_report);
+  readInt("DTR_FFT_CHUNKS", 0, DTR_FFT_MAX_CHUNKS, &params.fft_chunks);
+  readInt("DTR_FFT_CTAS", 0, 1 << 16, &params.fft_ctas);
   readSeconds("DTR_TIMEOUT", &params.timeout);
   if ((v = get("DTR_HOST_MEMORY"))) {
     if (dtrParseSize(v, 1, (uint64_t)1 << 50, &params.host_memory, why, sizeof why)) bad("DTR_HOST_MEMORY", v, why);
@@ -109,6 +111,8 @@ int dtrEnvParamsAgreed(const dtrEnvParams* p, dtrAgreedValue out[DTR_ENV_AGREED]
       {"DTR_EXECUTE_AGREE", p->execute_agree, dtrValueNumber},
       {"DTR_NCCL_REGISTER", p->nccl_register, dtrValueNumber},
       {"DTR_PERF_REPORT", p->perf_report, dtrValueNumber},
+      {"DTR_FFT_CHUNKS", p->fft_chunks, dtrValueNumber},
+      {"DTR_FFT_CTAS", p->fft_ctas, dtrValueNumber},
   };
   const int n = (int)(sizeof list / sizeof list[0]);
   _Static_assert(sizeof list / sizeof list[0] <= DTR_ENV_AGREED, "DTR_ENV_AGREED holds them all");

@@ -37,6 +37,10 @@
  *                    than what the kernel and the cgroup report available (default: what they report)
  *   DTR_PERF_REPORT  1: the GPU backends record every execute's phases (CUDA events, timeline.h) and
  *                    each rank prints their medians when the plan is destroyed (default 0)
+ *   DTR_FFT_CHUNKS   chunks an FFT plan cuts its planes into, for config.chunks 0 (default 0: by the
+ *                    rule of src/fft/chunk_rule.c)
+ *   DTR_FFT_CTAS     blocks per peer of the p2p backend's one-pass kernel in an FFT's chunks (default
+ *                    0: the rule's; the passes of the next chunk need the rest of the GPU)
  *   DTR_TIMEOUT      seconds a rank waits for the others in a collective call before it gives up with
  *                    dtrTimeout, for plans whose config.timeout is 0 (default 0: off; see timeout.h)
  * For DTR_TMA_BOXES, DTR_TILE_GROUP, DTR_STREAMING and DTR_TILES_PER_CTA, 0 (the default) leaves
@@ -65,6 +69,8 @@ typedef struct {
   int execute_agree;
   int nccl_register;
   int perf_report;
+  int fft_chunks;
+  int fft_ctas;
   uint64_t host_memory;  /* 0: no cap of its own */
   double timeout;        /* seconds; 0: off */
   int bad;               /* a variable was set to a value it cannot take */
@@ -79,7 +85,8 @@ const dtrEnvParams* dtrEnvParamsGet(void);
 /* The variables above that reach a plan, for its ranks to agree on before anything is exchanged (a
  * rank that saw another value would exchange otherwise, or wait elsewhere: DTR_STAGES cuts the
  * messages, DTR_EXECUTE_AGREE adds a collective, DTR_P2P_FUSED_BARRIERS and DTR_PERF_REPORT change
- * the barriers; the kernel knobs are agreed too, so that every rank runs what was asked). Not among
+ * the barriers; the kernel knobs are agreed too, so that every rank runs what was asked; DTR_FFT_CHUNKS
+ * and DTR_FFT_CTAS cut an FFT's exchanges). Not among
  * them: DTR_DEBUG (logging), DTR_HOST_MEMORY (the memory check takes the least of a host's ranks)
  * and DTR_TIMEOUT (agreed with config.timeout as the plan's deadline). Returns how many. */
 #define DTR_ENV_AGREED 16

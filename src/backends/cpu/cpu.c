@@ -142,6 +142,45 @@ static dtrResult_t cpuExecute(dtrPlan_t plan, dtrResult_t checked, const void* i
   return dtrSuccess;
 }
 
+static dtrResult_t cpuChunksBegin(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out) {
+  (void)plan, (void)checked, (void)in, (void)out; /* agreed by the plan layer; nothing to learn of the others */
+  return dtrSuccess;
+}
+
+/* Chunk k: its pieces of A packed into compact segments, exchanged, unpacked; its own block straight. */
+static dtrResult_t cpuChunkRun(dtrPlan_t plan, int chunks, int k, int ctas, cudaStream_t stream) {
+  (void)ctas, (void)stream;
+  CpuState* s = plan->state;
+  const dtrGeometry* g = &plan->geo;
+  const dtrExchangeLayout* l = &plan->layout;
+  const int r = plan->comm.rank, p = plan->comm.nranks;
+  const size_t e = g->entry_bytes;
+  for (int q = 0; q < p; q++) {
+    s->scount[q] = s->rcount[q] = 0;
+    s->sdispl[q] = (int)l->send_offset[q];
+    s->rdispl[q] = (int)l->recv_offset[q];
+    if (q == r) continue;
+    /* A chunk's segment is a part of the whole exchange's (create checked those fit in int). */
+    dtrHostBlock(plan->chunk_in, s->send + (size_t)l->send_offset[q] * e, dtrChunkPackBlock(g, r, q, chunks, k), e);
+    s->scount[q] = (int)dtrChunkSegmentEntries(g, r, q, chunks, k);
+    s->rcount[q] = (int)dtrChunkSegmentEntries(g, q, r, chunks, k);
+  }
+  if (!dtrDeadlineSet()) {
+    MPICHECK(MPI_Alltoallv(s->send, s->scount, s->sdispl, s->entry, s->recv, s->rcount, s->rdispl, s->entry,
+                           plan->comm.comm));
+  } else {
+    MPI_Request req;
+    MPICHECK(MPI_Ialltoallv(s->send, s->scount, s->sdispl, s->entry, s->recv, s->rcount, s->rdispl, s->entry,
+                            plan->comm.comm, &req));
+    DTRCHECK(dtrWait(&req, "a chunk's exchange (MPI_Ialltoallv)"));
+  }
+  dtrHostBlock(plan->chunk_in, plan->chunk_out, dtrChunkDirectBlock(g, r, r, chunks, k), e);
+  for (int q = 0; q < p; q++)
+    if (q != r)
+      dtrHostBlock(s->recv + (size_t)l->recv_offset[q] * e, plan->chunk_out, dtrChunkUnpackBlock(g, q, r, chunks, k), e);
+  return dtrSuccess;
+}
+
 static void cpuDestroy(dtrPlan_t plan) {
   cpuFree(plan->state);
   plan->state = NULL;
@@ -162,4 +201,5 @@ static dtrResult_t cpuAlltoall(dtrPlan_t plan, const void* send, void* recv, siz
 }
 
 /* Its exchange runs on the host (under a deadline, polled by dtrWait): nothing waits on a device. */
-const dtrBackendOps dtrCpuBackend = {"cpu", cpuCreate, cpuCheckBuffers, cpuExecute, cpuDestroy, cpuAlltoall, 0, NULL, NULL};
+const dtrBackendOps dtrCpuBackend = {"cpu", cpuCreate, cpuCheckBuffers, cpuExecute, cpuDestroy, cpuAlltoall, 0, NULL, NULL,
+                                     cpuChunksBegin, cpuChunkRun};

@@ -49,6 +49,8 @@ typedef struct {
                                           packed[0] also forks the side stream */
   cudaEvent_t arrived[DTR_MAX_STAGES]; /* round s's messages are done (on the communication stream) */
   dtrTimeline* timeline;               /* DTR_PERF_REPORT, else NULL */
+  dtrRange* pieces;                    /* [2 nranks]: one group's sends to and receives from each rank
+                                          (entries into the send and receive buffers) */
 } NcclState;
 
 /* From this many ranks up, a one-stage execute transposes the self block after the unpacks rather
@@ -69,6 +71,7 @@ static void ncclStateFree(NcclState* s) {
     if (s->arrived[i]) cudaEventDestroy(s->arrived[i]);
   }
   if (s->comm) cudaStreamDestroy(s->comm);
+  free(s->pieces);
   free(s);
 }
 
@@ -101,6 +104,10 @@ static dtrResult_t registerWorkspace(dtrPlan_t plan, NcclState* s) {
 
 static dtrResult_t ncclCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   NcclState* s = calloc(1, sizeof *s);
+  if (s && !(s->pieces = calloc(2 * (size_t)plan->comm.nranks, sizeof *s->pieces))) {
+    free(s);
+    s = NULL;
+  }
   dtrResult_t res = s ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate the NCCL backend state");
   if (res == dtrSuccess) res = dtrSelectDevice(plan, config, "NCCL", 1, &plan->device);
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, res), res, fail);
@@ -137,17 +144,15 @@ static dtrResult_t runBlock(dtrPlan_t plan, const char* src, char* dst, dtrBlock
   return dtrSuccess;
 }
 
-/* Round st's messages: one NCCL group of every non-empty piece to and from each peer. */
-static dtrResult_t exchangeStage(dtrPlan_t plan, int st, cudaStream_t comm) {
+/* One NCCL group of the non-empty pieces of s->pieces: [q] sent to rank q, [nranks + q] received from it. */
+static dtrResult_t sendAndReceive(dtrPlan_t plan, cudaStream_t comm, const char* what) {
   NcclState* s = plan->state;
-  const dtrGeometry* g = &plan->geo;
-  const dtrExchangeLayout* l = &plan->layout;
-  const int r = plan->comm.rank, n = plan->stages;
-  const size_t e = g->entry_bytes;
+  const int p = plan->comm.nranks;
+  const size_t e = plan->geo.entry_bytes;
   dtrResult_t res = dtrSuccess;
   NCCLCHECK(ncclGroupStart());
-  for (int q = 0; q < plan->comm.nranks; q++) {
-    const dtrRange sp = dtrSendStage(g, l, r, q, n, st), rp = dtrRecvStage(g, l, r, q, n, st);
+  for (int q = 0; q < p; q++) {
+    const dtrRange sp = s->pieces[q], rp = s->pieces[p + q];
     if (sp.count)
       NCCLCHECKGOTO(ncclSend(s->send + (size_t)sp.start * e, (size_t)sp.count * e, ncclUint8, q, s->nccl, comm), res,
                     group);
@@ -160,7 +165,18 @@ group:
     (void)ncclGroupEnd();
     return res;
   }
-  return dtrNcclGroupEnd(s->nccl, "the exchange's group of sends and receives");
+  return dtrNcclGroupEnd(s->nccl, what);
+}
+
+/* Round st's messages. */
+static dtrResult_t exchangeStage(dtrPlan_t plan, int st, cudaStream_t comm) {
+  NcclState* s = plan->state;
+  const int r = plan->comm.rank, n = plan->stages, p = plan->comm.nranks;
+  for (int q = 0; q < p; q++) {
+    s->pieces[q] = dtrSendStage(&plan->geo, &plan->layout, r, q, n, st);
+    s->pieces[p + q] = dtrRecvStage(&plan->geo, &plan->layout, r, q, n, st);
+  }
+  return sendAndReceive(plan, comm, "the exchange's group of sends and receives");
 }
 
 /* Round st's received pieces into B, on the caller's stream once they have arrived. */
@@ -269,6 +285,42 @@ static dtrResult_t ncclExecute(dtrPlan_t plan, dtrResult_t checked, const void* 
   return res;
 }
 
+static dtrResult_t ncclChunksBegin(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out) {
+  (void)checked, (void)in, (void)out; /* agreed by the plan layer; every rank knows every chunk's sizes */
+  NcclState* s = plan->state;
+  return dtrNcclCommUsable(s->nccl);
+}
+
+/* Chunk k, all on `stream` (the FFT's exchange stream, beside its local passes): the chunk's pieces
+ * of A packed into compact segments, one NCCL group of their messages, the own block, the unpacks. */
+static dtrResult_t ncclChunkRun(dtrPlan_t plan, int chunks, int k, int ctas, cudaStream_t stream) {
+  (void)ctas;
+  NcclState* s = plan->state;
+  const dtrGeometry* g = &plan->geo;
+  const dtrExchangeLayout* l = &plan->layout;
+  const int r = plan->comm.rank, p = plan->comm.nranks;
+  const size_t e = g->entry_bytes;
+  CUDACHECK(cudaSetDevice(plan->device));
+  for (int q = 0; q < p; q++)
+    if (q != r)
+      DTRCHECK(runBlock(plan, plan->chunk_in, s->send + (size_t)l->send_offset[q] * e, dtrChunkPackBlock(g, r, q, chunks, k),
+                        stream));
+  for (int q = 0; q < p; q++) {
+    /* A chunk's segments are parts of the whole exchange's. */
+    const dtrRange out = {l->send_offset[q], q == r ? 0 : dtrChunkSegmentEntries(g, r, q, chunks, k)};
+    const dtrRange in = {l->recv_offset[q], q == r ? 0 : dtrChunkSegmentEntries(g, q, r, chunks, k)};
+    s->pieces[q] = out;
+    s->pieces[p + q] = in;
+  }
+  if (p > 1) DTRCHECK(sendAndReceive(plan, stream, "a chunk's group of sends and receives"));
+  DTRCHECK(runBlock(plan, plan->chunk_in, plan->chunk_out, dtrChunkDirectBlock(g, r, r, chunks, k), stream));
+  for (int q = 0; q < p; q++)
+    if (q != r)
+      DTRCHECK(runBlock(plan, s->recv + (size_t)l->recv_offset[q] * e, plan->chunk_out, dtrChunkUnpackBlock(g, q, r, chunks, k),
+                        stream));
+  return dtrSuccess;
+}
+
 static void ncclDestroy(dtrPlan_t plan) {
   NcclState* s = plan->state;
   if (s && plan->device >= 0) cudaSetDevice(plan->device);
@@ -296,4 +348,4 @@ static void ncclAbort(dtrPlan_t plan) {
 }
 
 const dtrBackendOps dtrNcclBackend = {"nccl",  ncclCreate, dtrCheckDeviceBuffers, ncclExecute, ncclDestroy, ncclAlltoall, 0,
-                                      ncclAsyncError, ncclAbort};
+                                      ncclAsyncError, ncclAbort, ncclChunksBegin, ncclChunkRun};

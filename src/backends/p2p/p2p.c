@@ -46,6 +46,7 @@ typedef struct {
   int fused;                      /* the barriers inside the pass kernel */
   char* stash;                    /* a copy of A for in-place executes (config.inplace) */
   unsigned* abort;                /* pinned host word the barriers watch (flags.abort): set after a timeout */
+  char* chunk_outs[DTR_GROUP_MAX]; /* every rank's B as mapped here, for the chunks of an execute begun */
   ncclComm_t nccl;                /* only for the benchmark's bare all-to-all, made on first use */
   dtrTimeline* timeline;          /* DTR_PERF_REPORT, else NULL */
 } P2pState;
@@ -250,57 +251,97 @@ fail:
   return res;
 }
 
-static dtrResult_t p2pExecute(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out, cudaStream_t stream) {
+/* Collective: every rank's B (out) mapped here into outs[]; where auto cannot map a rank's, the plan
+ * is marked for the hand-over to NCCL instead (*handed). */
+static dtrResult_t mapOuts(dtrPlan_t plan, dtrResult_t checked, void* out, char** outs, int* handed) {
   P2pState* s = plan->state;
-  const dtrGeometry* g = &plan->geo;
-  const int r = plan->comm.rank, p = plan->comm.nranks;
-  const size_t e = g->entry_bytes;
-  CUDACHECK(cudaSetDevice(plan->device));
+  const int r = plan->comm.rank;
   /* A rank that owns no B still takes part: it has nothing to map, so it stands in its flags. */
-  void* mine = dtrOutEntries(g, r) > 0 ? out : (void*)s->flags.peer[r];
-  char* outs[DTR_GROUP_MAX];
+  void* mine = dtrOutEntries(&plan->geo, r) > 0 ? out : (void*)s->flags.peer[r];
   int mappings[DTR_GROUP_MAX];
   uint64_t id = 0;
   int unshareable = 0;
   /* Auto may hand buffers it cannot map to NCCL, except where ranks share a GPU (NCCL refuses that). */
   const int mayHandOver = plan->automatic && !plan->gpu.shared;
   DTRCHECK(exchangePointers(plan, s, checked, mine, -1, outs, mappings, &id, mayHandOver ? &unshareable : NULL));
+  *handed = unshareable;
   if (unshareable) {
     /* Auto chose p2p: buffers it cannot map (a stream-ordered pool's) go to NCCL, by the plan layer. */
     plan->hand_over = 1;
     return dtrSuccess;
   }
-  DTRCHECK(keepMappings(plan, s, mappings, id, s->records[r].has_handle));
-  /* In place, the peers store into this rank's A: the kernel reads a copy of it, made before this
-   * rank arrives at the barrier that lets them start. */
-  const char* a = in;
-  dtrTimelineBegin(s->timeline, stream);
-  if (dtrExecuteInPlace(plan, in, out)) {
-    CUDACHECK(cudaMemcpyAsync(s->stash, in, (size_t)dtrInEntries(g, r) * e, cudaMemcpyDeviceToDevice, stream));
-    a = s->stash;
-  }
+  return keepMappings(plan, s, mappings, id, s->records[r].has_handle);
+}
 
+/* The one pass over `blocks` ([q]: r's block for rank q, into outs[q]), between the two barriers;
+ * marked on `marks` (an execute's timeline, or NULL). */
+static dtrResult_t launchPass(dtrPlan_t plan, const char* a, char** outs, const dtrBlock* blocks, int ctas,
+                              dtrTimeline* marks, cudaStream_t stream) {
+  P2pState* s = plan->state;
+  const int r = plan->comm.rank, p = plan->comm.nranks;
+  const size_t e = plan->geo.entry_bytes;
   dtrTransposeArgs members[DTR_GROUP_MAX];
   int n = 0;
   for (int i = 1; i <= p; i++) {
     /* Peers in a staggered order (rank r starts with r + 1), its own block last. */
     const int q = (r + i) % p;
-    const dtrBlock k = dtrDirectBlock(g, r, q);
+    const dtrBlock k = blocks[q];
     if (!k.rows || !k.cols || !k.batch) continue;
     members[n++] = (dtrTransposeArgs){a + k.src_offset * e, k.src_ld, outs[q] + k.dst_offset * e,
                                       k.dst_ld, k.rows, k.cols, e, k.batch, k.src_stride, k.dst_stride};
   }
   if (s->fused) {
-    CUDACHECK(dtrTransposeGroupLaunch(plan->kernel, members, n, s->ctas, &s->flags, stream));
+    CUDACHECK(dtrTransposeGroupLaunch(plan->kernel, members, n, ctas, &s->flags, stream));
   } else {
     CUDACHECK(dtrPeerBarrierLaunch(&s->flags, dtrPeerArrive, stream));
-    dtrTimelineMark(s->timeline, dtrMarkPeersReady, 0, stream);
-    CUDACHECK(dtrTransposeGroupLaunch(plan->kernel, members, n, s->ctas, NULL, stream));
-    dtrTimelineMark(s->timeline, dtrMarkPassEnd, 0, stream);
+    dtrTimelineMark(marks, dtrMarkPeersReady, 0, stream);
+    CUDACHECK(dtrTransposeGroupLaunch(plan->kernel, members, n, ctas, NULL, stream));
+    dtrTimelineMark(marks, dtrMarkPassEnd, 0, stream);
     CUDACHECK(dtrPeerBarrierLaunch(&s->flags, dtrPeerFinish, stream));
   }
+  return dtrSuccess;
+}
+
+static dtrResult_t p2pExecute(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out, cudaStream_t stream) {
+  P2pState* s = plan->state;
+  const dtrGeometry* g = &plan->geo;
+  const int r = plan->comm.rank, p = plan->comm.nranks;
+  CUDACHECK(cudaSetDevice(plan->device));
+  char* outs[DTR_GROUP_MAX];
+  int handed = 0;
+  DTRCHECK(mapOuts(plan, checked, out, outs, &handed));
+  if (handed) return dtrSuccess;
+  /* In place, the peers store into this rank's A: the kernel reads a copy of it, made before this
+   * rank arrives at the barrier that lets them start. */
+  const char* a = in;
+  dtrTimelineBegin(s->timeline, stream);
+  if (dtrExecuteInPlace(plan, in, out)) {
+    CUDACHECK(cudaMemcpyAsync(s->stash, in, (size_t)dtrInEntries(g, r) * g->entry_bytes, cudaMemcpyDeviceToDevice, stream));
+    a = s->stash;
+  }
+  dtrBlock blocks[DTR_GROUP_MAX];
+  for (int q = 0; q < p; q++) blocks[q] = dtrDirectBlock(g, r, q);
+  DTRCHECK(launchPass(plan, a, outs, blocks, s->ctas, s->timeline, stream));
   dtrTimelineEnd(s->timeline, stream);
   return dtrSuccess;
+}
+
+static dtrResult_t p2pChunksBegin(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out) {
+  (void)in;
+  P2pState* s = plan->state;
+  CUDACHECK(cudaSetDevice(plan->device));
+  int handed = 0;
+  return mapOuts(plan, checked, out, s->chunk_outs, &handed);
+}
+
+/* Chunk k: one pass over the chunk's blocks, with its own two barriers (an epoch per chunk). */
+static dtrResult_t p2pChunkRun(dtrPlan_t plan, int chunks, int k, int ctas, cudaStream_t stream) {
+  P2pState* s = plan->state;
+  const int r = plan->comm.rank, p = plan->comm.nranks;
+  CUDACHECK(cudaSetDevice(plan->device));
+  dtrBlock blocks[DTR_GROUP_MAX];
+  for (int q = 0; q < p; q++) blocks[q] = dtrChunkDirectBlock(&plan->geo, r, q, chunks, k);
+  return launchPass(plan, plan->chunk_in, s->chunk_outs, blocks, ctas > 0 ? ctas : s->ctas, NULL, stream);
 }
 
 static void p2pDestroy(dtrPlan_t plan) {
@@ -329,4 +370,4 @@ static void p2pAbort(dtrPlan_t plan) {
 }
 
 const dtrBackendOps dtrP2pBackend = {"p2p", p2pCreate, dtrCheckDeviceBuffers, p2pExecute, p2pDestroy, p2pAlltoall, 1,
-                                     NULL, p2pAbort};
+                                     NULL, p2pAbort, p2pChunksBegin, p2pChunkRun};

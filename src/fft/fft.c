@@ -1,0 +1,332 @@
+/*
+ * The FFT's door: dtrFftPlanCreate, dtrFftExecute and the getters. Arguments are checked locally and
+ * agreed across the grid before anything is built or exchanged, as the transposes' door does; the
+ * plan is built from pencil plans (through their public calls), local passes (local_fft.h) and one
+ * workspace; the execute's pipeline is pipeline.c's.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arguments.h"
+#include "backends/backend.h"
+#include "backends/gpu/device.h"
+#include "core/checks.h"
+#include "core/device_guard.h"
+#include "core/params.h"
+#include "core/timeout.h"
+#include "fft_plan.h"
+#include "grid.h"
+#include "plan.h"
+
+void dtrFftConfigInit(dtrFftConfig_t* config) {
+  if (!config) return;
+  dtrConfigInit(&config->transpose);
+  config->chunks = 0;
+  config->norm = dtrFftNormNone;
+}
+
+/* Local: the arguments of a plan; sets the complex type. */
+static dtrResult_t checkArgs(dtrFftPlan_t* out, dtrGrid_t grid, const int64_t shape[3], dtrFftKind_t kind,
+                             dtrDataType_t type, const dtrFftConfig_t* cfg, dtrDataType_t* ctype) {
+  if (!out) return dtrSetError(dtrInvalidArgument, "plan is NULL");
+  if (!shape) return dtrSetError(dtrInvalidArgument, "shape is NULL");
+  static const char axis[3] = {'x', 'y', 'z'};
+  for (int d = 0; d < 3; d++)
+    if (shape[d] < 1)
+      return dtrSetError(dtrInvalidArgument, "shape[%d] (n%c) = %lld: must be at least 1", d, axis[d], (long long)shape[d]);
+  if ((int)kind < 0 || kind >= dtrNumFftKinds)
+    return dtrSetError(dtrInvalidArgument, "kind = %d: expected dtrFftC2C (0) or dtrFftR2C (1)", (int)kind);
+  if (kind == dtrFftC2C && type != dtrComplex64 && type != dtrComplex128)
+    return dtrSetError(dtrInvalidArgument, "a C2C FFT takes type c64 or c128, not %s",
+                       (int)type >= 0 && type < dtrNumTypes ? dtrDataTypeName(type) : "an unknown type");
+  if (kind == dtrFftR2C && type != dtrFloat32 && type != dtrFloat64)
+    return dtrSetError(dtrInvalidArgument, "an R2C FFT takes the real side's type, fp32 or fp64, not %s",
+                       (int)type >= 0 && type < dtrNumTypes ? dtrDataTypeName(type) : "an unknown type");
+  *ctype = type == dtrFloat32 || type == dtrComplex64 ? dtrComplex64 : dtrComplex128;
+  if (cfg->chunks < 0 || cfg->chunks > DTR_FFT_MAX_CHUNKS)
+    return dtrSetError(dtrInvalidArgument, "config.chunks = %d: must be 0 (by the rule) or 1..%d", cfg->chunks,
+                       DTR_FFT_MAX_CHUNKS);
+  if ((int)cfg->norm < 0 || cfg->norm >= dtrNumFftNorms)
+    return dtrSetError(dtrInvalidArgument, "config.norm = %d: expected 0 (none), 1 (1/N on the inverse) or 2 (orthonormal)",
+                       (int)cfg->norm);
+  if (cfg->transpose.workspace != dtrWorkspaceOwn || cfg->transpose.inplace != 0)
+    return dtrSetError(dtrInvalidArgument,
+                       "config.transpose.workspace and .inplace are the FFT's own business: leave them at their defaults");
+  DTRCHECK(dtrCheckConfig(&cfg->transpose));
+  size_t e = 0;
+  return dtrCheckPencilArgs(grid, shape, dtrPencilX, dtrPencilY, *ctype, 1, &e);
+}
+
+static void freePlan(dtrFftPlan_t f) {
+  if (!f) return;
+  if (f->gpu && f->device >= 0) cudaSetDevice(f->device);
+  for (int i = 0; i < 3; i++) dtrLocalFftDestroy(f->pass[i]);
+  for (int i = 0; i < 2; i++) {
+    if (f->forward[i]) dtrPlanDestroy(f->forward[i]);
+    if (f->inverse[i]) dtrPlanDestroy(f->inverse[i]);
+  }
+  if (f->gpu) {
+    if (f->work) cudaFree(f->work);
+    if (f->exchange) cudaStreamDestroy(f->exchange);
+    if (f->start) cudaEventDestroy(f->start);
+    if (f->passed) cudaEventDestroy(f->passed);
+    if (f->exchanged) cudaEventDestroy(f->exchanged);
+  } else {
+    free(f->work);
+  }
+  if (f->grid) dtrGridRelease(f->grid);
+  free(f);
+}
+
+/* The pencil plans between the pencils of the path, both ways, sharing the grid's exchange workspace
+ * (the FFT runs them one after another on one stream). */
+static dtrResult_t makeExchanges(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
+  dtrConfig_t c = cfg->transpose;
+  c.workspace = dtrWorkspaceGrid;
+  for (int i = 0; i + 1 < f->npencils; i++) {
+    DTRCHECK(dtrPlanCreatePencil(&f->forward[i], f->grid, f->cshape, f->path[i], f->path[i + 1], f->ctype, 1, &c));
+    DTRCHECK(dtrPlanCreatePencil(&f->inverse[i], f->grid, f->cshape, f->path[i + 1], f->path[i], f->ctype, 1, &c));
+  }
+  /* Every exchange on the same side of the host/GPU line, on one device. */
+  dtrResult_t res = dtrSuccess;
+  f->gpu = f->forward[0]->backend != dtrBackendCpu;
+  f->device = f->forward[0]->device;
+  for (int i = 0; i + 1 < f->npencils && res == dtrSuccess; i++)
+    for (int w = 0; w < 2; w++) {
+      const dtrPlan_t x = w ? f->inverse[i] : f->forward[i];
+      if ((x->backend != dtrBackendCpu) != f->gpu || (f->gpu && x->device != f->device))
+        res = dtrSetError(dtrInvalidArgument,
+                          "the FFT's exchanges resolved to different backends or devices on this rank (%s, %s): ask "
+                          "for one backend in config.transpose.backend",
+                          dtrBackendName(f->forward[0]->backend), dtrBackendName(x->backend));
+    }
+  return dtrAgree(f->grid->comm, res);
+}
+
+/* The local pass on each pencil of the path, with plans for every batch its chunks take. */
+static dtrResult_t makePasses(dtrFftPlan_t f) {
+  const int E = f->npencils - 1;
+  for (int i = 0; i <= E; i++) {
+    dtrLocalFftShape s = {1, {f->shape[f->path[i]], 0}, 0, f->ctype == dtrComplex128};
+    if (i == 0 && f->npencils == 2) s.dims = 2, s.n[0] = f->shape[1], s.n[1] = f->shape[0];
+    s.real = i == 0 && f->kind == dtrFftR2C;
+    f->length[i] = dtrLocalFftComplexLength(&s);
+    const dtrBox_t* b = &f->box[i];
+    f->transforms[i] = (b->size[0] * b->size[1] * b->size[2]) / f->length[i];
+    /* The batches its chunks take: of the exchange after it (forward) and before it (inverse). */
+    int64_t batches[2 * DTR_FFT_MAX_CHUNKS + 1];
+    int n = 0;
+    batches[n++] = f->transforms[i];
+    for (int k = 0; k < f->chunks; k++) {
+      if (i < E) batches[n++] = dtrFftChunkOf(f, f->forward[i], i, f->chunks, k).count;
+      if (i > 0) batches[n++] = dtrFftChunkOf(f, f->inverse[i - 1], i, f->chunks, k).count;
+    }
+    DTRCHECK(dtrLocalFftCreate(&s, f->gpu, batches, n, &f->pass[i]));
+  }
+  return dtrSuccess;
+}
+
+/* The intermediate arrays (each as large as the largest complex box) and the passes' work area. */
+static dtrResult_t makeWorkspace(dtrFftPlan_t f) {
+  size_t largest = 0;
+  for (int i = 0; i < f->npencils; i++)
+    if (f->box[i].bytes > largest) largest = f->box[i].bytes;
+  f->half = (largest + 255) / 256 * 256;
+  /* The second array: pencils route through both; slabs only for C2R's last pass. */
+  const size_t arrays = f->npencils == 3 || f->kind == dtrFftR2C ? 2 : 1;
+  for (int i = 0; i < f->npencils; i++) {
+    const size_t w = dtrLocalFftWorkBytes(f->pass[i]);
+    if (w > f->area) f->area = w;
+  }
+  f->workBytes = arrays * f->half + f->area;
+  if (!f->workBytes) return dtrSuccess;
+  if (f->gpu) {
+    const cudaError_t err = cudaMalloc((void**)&f->work, f->workBytes);
+    if (err != cudaSuccess) {
+      (void)cudaGetLastError();
+      f->work = NULL;
+      return dtrSetError(DTR_CUDA_RESULT(err), "cannot allocate the FFT's workspace of %zu bytes on GPU %d: %s",
+                         f->workBytes, f->device, cudaGetErrorString(err));
+    }
+  } else if (!(f->work = malloc(f->workBytes))) {
+    return dtrSetError(dtrOutOfMemory, "cannot allocate the FFT's workspace of %zu bytes", f->workBytes);
+  }
+  for (int i = 0; i < f->npencils && f->area; i++)
+    DTRCHECK(dtrLocalFftSetWorkArea(f->pass[i], f->work + arrays * f->half));
+  return dtrSuccess;
+}
+
+static dtrResult_t makeStreams(dtrFftPlan_t f) {
+  /* The exchanges at the highest priority: their few blocks start ahead of a pass's queued ones. */
+  int lowest = 0, highest = 0;
+  CUDACHECK(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
+  CUDACHECK(cudaStreamCreateWithPriority(&f->exchange, cudaStreamNonBlocking, highest));
+  CUDACHECK(cudaEventCreateWithFlags(&f->start, cudaEventDisableTiming));
+  CUDACHECK(cudaEventCreateWithFlags(&f->passed, cudaEventDisableTiming));
+  CUDACHECK(cudaEventCreateWithFlags(&f->exchanged, cudaEventDisableTiming));
+  return dtrSuccess;
+}
+
+static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
+  const dtrGrid_t g = f->grid;
+  f->npencils = g->pr == 1 ? 2 : 3;
+  f->path[0] = dtrPencilX;
+  f->path[1] = f->npencils == 2 ? dtrPencilZ : dtrPencilY;
+  f->path[2] = dtrPencilZ;
+  for (int i = 0; i < f->npencils; i++) DTRCHECK(dtrPencilBox(g, f->cshape, f->path[i], f->ctype, 1, -1, &f->box[i]));
+  DTRCHECK(dtrPencilBox(g, f->shape, dtrPencilX, f->type, 1, -1, &f->input));
+  DTRCHECK(makeExchanges(f, cfg));
+  f->timeout = f->forward[0]->timeout;
+  /* The chunks: the config's, else the environment's, else the rule's; every input to them is agreed. */
+  const dtrEnvParams* env = dtrEnvParamsGet();
+  int peers = 0;
+  for (int i = 0; i + 1 < f->npencils; i++) peers |= f->forward[i]->comm.nranks > 1;
+  const double bytes = (double)f->cshape[0] * (double)f->cshape[1] * (double)f->cshape[2] *
+                       (double)dtrDataTypeSize(f->ctype) / (double)(g->pr * g->pc);
+  f->chunks = cfg->chunks ? cfg->chunks : env->fft_chunks ? env->fft_chunks : dtrFftChunksByRule(f->gpu, peers, bytes);
+  f->ctas = env->fft_ctas ? env->fft_ctas : dtrFftCtasByRule();
+  if (f->gpu) DTRCHECK(dtrAgree(g->comm, cudaSetDevice(f->device) == cudaSuccess ? dtrSuccess
+                                                                                 : dtrSetError(dtrCudaError, "cannot use GPU %d", f->device)));
+  DTRCHECK(dtrAgree(g->comm, makePasses(f)));
+  DTRCHECK(dtrAgree(g->comm, makeWorkspace(f)));
+  if (f->gpu) DTRCHECK(dtrAgree(g->comm, makeStreams(f)));
+  INFO("FFT %s %lld x %lld x %lld %s on a %d x %d grid: %s exchanges, %d chunks, workspace %zu bytes",
+       f->kind == dtrFftR2C ? "R2C" : "C2C", (long long)f->shape[0], (long long)f->shape[1], (long long)f->shape[2],
+       dtrDataTypeName(f->type), g->pr, g->pc, dtrBackendName(f->forward[0]->backend), f->chunks, f->workBytes);
+  return dtrSuccess;
+}
+
+static dtrResult_t planCreate(dtrFftPlan_t* out, dtrGrid_t grid, const int64_t shape[3], dtrFftKind_t kind,
+                              dtrDataType_t type, const dtrFftConfig_t* cfg) {
+  dtrDataType_t ctype = dtrComplex64;
+  dtrResult_t res = checkArgs(out, grid, shape, kind, type, cfg, &ctype);
+  DTRCHECK(dtrAgree(grid->comm, res));
+  const dtrAgreedValue args[] = {{"shape[0] (nx)", shape[0], dtrValueNumber}, {"shape[1] (ny)", shape[1], dtrValueNumber},
+                                 {"shape[2] (nz)", shape[2], dtrValueNumber}, {"kind", (int64_t)kind, dtrValueNumber},
+                                 {"type", (int64_t)type, dtrValueType},       {"config.chunks", cfg->chunks, dtrValueNumber},
+                                 {"config.norm", (int64_t)cfg->norm, dtrValueNumber}};
+  DTRCHECK(dtrAgreeCall(grid->comm, args, 7, &cfg->transpose));
+  dtrFftPlan_t f = calloc(1, sizeof *f);
+  DTRCHECK(dtrAgree(grid->comm, f ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate an FFT plan")));
+  f->device = -1;
+  f->grid = grid;
+  dtrGridRetain(grid);
+  memcpy(f->shape, shape, sizeof f->shape);
+  memcpy(f->cshape, shape, sizeof f->cshape);
+  if (kind == dtrFftR2C) f->cshape[0] = shape[0] / 2 + 1;
+  f->kind = kind;
+  f->type = type;
+  f->ctype = ctype;
+  f->norm = cfg->norm;
+  res = build(f, cfg);
+  if (res != dtrSuccess) {
+    freePlan(f);
+    return res;
+  }
+  *out = f;
+  return dtrSuccess;
+}
+
+dtrResult_t dtrFftPlanCreate(dtrFftPlan_t* plan, dtrGrid_t grid, const int64_t shape[3], dtrFftKind_t kind,
+                             dtrDataType_t type, const dtrFftConfig_t* config) {
+  dtrFftConfig_t cfg;
+  dtrFftConfigInit(&cfg);
+  if (config) cfg = *config;
+  if (plan) *plan = NULL;
+  if (!grid) return dtrSetError(dtrInvalidArgument, "grid is NULL");
+  const dtrDeviceGuard guard = dtrDeviceSave();
+  const dtrDeadline saved = dtrDeadlineEnter(dtrConfigTimeout(&cfg.transpose));
+  const dtrResult_t res = planCreate(plan, grid, shape, kind, type, &cfg);
+  dtrDeadlineLeave(saved);
+  return dtrDeviceRestore(guard, res);
+}
+
+/* Local: one of the caller's buffers, `bytes` of it needed: the memory the exchanges take. */
+static dtrResult_t checkBuffer(dtrFftPlan_t f, const void* p, size_t bytes, const char* name) {
+  if (!bytes) return dtrSuccess;
+  if (!p) return dtrSetError(dtrInvalidArgument, "%s is NULL but this rank's box holds %zu bytes", name, bytes);
+  if (f->gpu) return dtrCheckDeviceBuffer(f->forward[0], p, bytes, name);
+  /* Host buffers: device memory would crash the host passes. */
+  struct cudaPointerAttributes attr;
+  if (cudaPointerGetAttributes(&attr, p) == cudaSuccess && attr.type == cudaMemoryTypeDevice)
+    return dtrSetError(dtrInvalidArgument, "%s is device memory; the cpu backend's FFT needs host buffers", name);
+  (void)cudaGetLastError();
+  return dtrSuccess;
+}
+
+static dtrResult_t checkExecute(dtrFftPlan_t f, const void* in, void* out, dtrFftDirection_t direction) {
+  if (direction != dtrFftForward && direction != dtrFftInverse)
+    return dtrSetError(dtrInvalidArgument, "direction = %d: expected dtrFftForward (-1) or dtrFftInverse (1)", (int)direction);
+  const size_t inputBytes = f->input.bytes, outputBytes = f->box[f->npencils - 1].bytes;
+  const size_t inBytes = direction == dtrFftForward ? inputBytes : outputBytes;
+  const size_t outBytes = direction == dtrFftForward ? outputBytes : inputBytes;
+  if (in == (const void*)out && in && (inBytes || outBytes)) {
+    if (f->kind == dtrFftR2C)
+      return dtrSetError(dtrInvalidArgument, "in == out: an R2C plan runs out of place (its two sides differ in layout)");
+    const size_t larger = inBytes > outBytes ? inBytes : outBytes;
+    return checkBuffer(f, in, larger, "in (== out)");
+  }
+  DTRCHECK(checkBuffer(f, in, inBytes, "in"));
+  DTRCHECK(checkBuffer(f, out, outBytes, "out"));
+  if (inBytes && outBytes) {
+    const uintptr_t i0 = (uintptr_t)in, o0 = (uintptr_t)out;
+    if (i0 < o0 + outBytes && o0 < i0 + inBytes)
+      return dtrSetError(dtrInvalidArgument, "in (%zu bytes at %p) and out (%zu bytes at %p) overlap: pass separate "
+                         "buffers, or in == out (C2C)", inBytes, in, outBytes, (void*)out);
+  }
+  return dtrSuccess;
+}
+
+dtrResult_t dtrFftExecute(dtrFftPlan_t f, const void* in, void* out, dtrFftDirection_t direction, cudaStream_t stream) {
+  if (!f) return dtrSetError(dtrInvalidArgument, "plan is NULL");
+  if (f->broken) return dtrSetError(dtrTimeout, "this FFT plan timed out in an earlier execute; destroy it");
+  const dtrDeviceGuard guard = dtrDeviceSave();
+  const dtrDeadline saved = dtrDeadlineEnter(f->timeout);
+  dtrResult_t res = dtrAgree(f->grid->comm, checkExecute(f, in, out, direction));
+  if (res == dtrSuccess) res = dtrFftRun(f, in, out, direction, stream);
+  dtrDeadlineLeave(saved);
+  if (res == dtrTimeout) f->broken = 1;
+  return dtrDeviceRestore(guard, res);
+}
+
+dtrResult_t dtrFftGetBox(dtrFftPlan_t f, dtrFftSide_t side, dtrBox_t* box) {
+  if (!f || !box) return dtrSetError(dtrInvalidArgument, "%s is NULL", f ? "box" : "plan");
+  if ((int)side < 0 || side >= dtrNumFftSides)
+    return dtrSetError(dtrInvalidArgument, "side = %d: expected dtrFftInputSide (0) or dtrFftOutputSide (1)", (int)side);
+  *box = side == dtrFftInputSide ? f->input : f->box[f->npencils - 1];
+  return dtrSuccess;
+}
+
+dtrResult_t dtrFftGetWorkspaceSize(dtrFftPlan_t f, size_t* bytes) {
+  if (!f || !bytes) return dtrSetError(dtrInvalidArgument, "%s is NULL", f ? "bytes" : "plan");
+  /* The exchanges' buffers come from the grid's pool, shared by the plans: the largest is theirs. */
+  size_t exchanges = 0;
+  for (int i = 0; i + 1 < f->npencils; i++)
+    for (int w = 0; w < 2; w++) {
+      const dtrPlan_t x = w ? f->inverse[i] : f->forward[i];
+      if (x->workspace && x->workspace->bytes > exchanges) exchanges = x->workspace->bytes;
+    }
+  *bytes = f->workBytes + exchanges;
+  return dtrSuccess;
+}
+
+dtrResult_t dtrFftGetChunks(dtrFftPlan_t f, int* chunks) {
+  if (!f || !chunks) return dtrSetError(dtrInvalidArgument, "%s is NULL", f ? "chunks" : "plan");
+  *chunks = f->chunks;
+  return dtrSuccess;
+}
+
+dtrResult_t dtrFftGetBackend(dtrFftPlan_t f, dtrBackend_t* backend) {
+  if (!f || !backend) return dtrSetError(dtrInvalidArgument, "%s is NULL", f ? "backend" : "plan");
+  *backend = f->forward[0]->backend;
+  return dtrSuccess;
+}
+
+dtrResult_t dtrFftPlanDestroy(dtrFftPlan_t f) {
+  if (!f) return dtrSetError(dtrInvalidArgument, "plan is NULL");
+  const dtrDeviceGuard guard = dtrDeviceSave();
+  const dtrDeadline saved = dtrDeadlineEnter(f->timeout);
+  freePlan(f);
+  dtrDeadlineLeave(saved);
+  return dtrDeviceRestore(guard, dtrSuccess);
+}

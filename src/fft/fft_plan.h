@@ -1,0 +1,56 @@
+/*
+ * The FFT plan behind dtrFftPlan_t: the pencils its data passes through, a local pass on each, the
+ * pencil plans between them, its intermediate arrays and, on GPUs, the stream its exchanges run on.
+ * The FFT wing sits on the pencil plans (and the plan layer's chunked executes); nothing below calls it.
+ */
+#ifndef DTR_FFT_PLAN_H
+#define DTR_FFT_PLAN_H
+
+#include "disttranspose.h"
+#include "local_fft.h"
+
+struct dtrFftPlan {
+  dtrGrid_t grid;              /* a reference: the execute agrees on its communicator */
+  int64_t shape[3];            /* of the input (real for R2C) */
+  int64_t cshape[3];           /* of the complex array the exchanges move: x halved for R2C */
+  dtrFftKind_t kind;
+  dtrDataType_t type, ctype;   /* of the input side, and of the complex side */
+  dtrFftNorm_t norm;
+  int npencils;                /* 2 on slabs (X, Z), 3 on pencils (X, Y, Z) */
+  dtrPencil_t path[3];
+  dtrBox_t box[3];             /* this rank's complex boxes along the path */
+  dtrBox_t input;              /* its box of the input side */
+  dtrLocalFft* pass[3];        /* the local pass on each pencil of the path */
+  int64_t length[3];           /* complex entries of one of its transforms */
+  int64_t transforms[3];       /* its transforms in this rank's box */
+  dtrPlan_t forward[2];        /* path[i] -> path[i + 1] */
+  dtrPlan_t inverse[2];        /* path[i + 1] -> path[i] */
+  int gpu, device;             /* device -1 on the cpu backend */
+  int chunks, ctas;            /* the pipeline's chunks; blocks per peer of the p2p chunks (0: default) */
+  char* work;                  /* the intermediate arrays (two, `half` bytes each; the second where a
+                                  route needs it) and then the local passes' work area */
+  size_t half, area, workBytes;
+  cudaStream_t exchange;       /* the exchanges, beside the caller's stream (the passes) */
+  cudaEvent_t start, passed, exchanged;
+  double timeout;
+  int broken;                  /* an execute timed out: the plan can only be destroyed */
+};
+
+/* Transforms of pass i in chunk k of the exchange that follows (forward) or precedes (inverse) it:
+ * the local pass over exactly the part of the pencil that the chunk's exchange moves. */
+typedef struct {
+  int64_t first, count;
+} dtrFftChunk;
+dtrFftChunk dtrFftChunkOf(const struct dtrFftPlan* f, dtrPlan_t exchange, int pencilIndex, int chunks, int k);
+
+/* Collective: the pipeline of one execute whose arguments every rank has checked and agreed on. */
+dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction, cudaStream_t stream);
+
+/* The chunks of a plan whose config and DTR_FFT_CHUNKS leave them to the rule (chunk_rule.c), from
+ * what every rank knows alike: whether the exchanges run on GPUs, whether they have peers, and the
+ * bytes of the complex array per rank. */
+int dtrFftChunksByRule(int gpu, int peers, double bytesPerRank);
+/* Blocks per peer of a p2p exchange's chunk where DTR_FFT_CTAS does not say. */
+int dtrFftCtasByRule(void);
+
+#endif

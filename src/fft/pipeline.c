@@ -1,0 +1,115 @@
+/*
+ * One FFT execute (fft_plan.h), the overlap of its local passes with its exchanges:
+ *
+ *   caller's stream:    pass chunk 0 | pass chunk 1 | pass chunk 2 | ...            | (wait) | next pass
+ *   exchange stream:                 | exchange 0   | exchange 1   | exchange 2 ... |
+ *
+ * Each phase is the local pass over one pencil, cut into chunks of planes, and the exchange to the
+ * next pencil, cut the same way (geometry.h's dtrChunk*): chunk k's exchange waits for chunk k's pass
+ * (an event), and runs while the pass of chunk k + 1 does. The next phase's pass waits for the whole
+ * exchange (it needs every plane of its pencil), and the last pass runs after the last exchange. On
+ * the cpu backend the same steps run one after another on the host.
+ *
+ * Where the data lives between the steps (the route): out of place, the first pass writes the plan's
+ * first intermediate array (the input is left unchanged), each exchange goes to the other array or,
+ * the last one, to out, where the last pass runs in place; C2R's last pass reads an intermediate array
+ * and writes out. In place (in == out), the first pass runs in the buffer, the exchanges alternate
+ * between it and the first array.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "backends/backend.h"
+#include "core/checks.h"
+#include "fft_plan.h"
+#include "grid.h"
+#include "launch.h"
+#include "plan.h"
+
+dtrFftChunk dtrFftChunkOf(const struct dtrFftPlan* f, dtrPlan_t exchange, int pencilIndex, int chunks, int k) {
+  const dtrRange e = dtrChunkEntries(&exchange->geo, exchange->comm.rank, chunks, k);
+  const int64_t length = f->length[pencilIndex];
+  const dtrFftChunk c = {length ? e.start / length : 0, length ? e.count / length : 0};
+  return c;
+}
+
+/* The factor the normalization asks of a direction: 1, 1/N or 1/sqrt(N). */
+static double scaleOf(const struct dtrFftPlan* f, dtrFftDirection_t direction) {
+  const double n = (double)f->shape[0] * (double)f->shape[1] * (double)f->shape[2];
+  if (f->norm == dtrFftNormOrtho) return 1.0 / sqrt(n);
+  if (f->norm == dtrFftNormInverse && direction == dtrFftInverse) return 1.0 / n;
+  return 1.0;
+}
+
+static dtrResult_t scale(const struct dtrFftPlan* f, char* x, size_t reals, double factor, cudaStream_t stream) {
+  const int dbl = f->ctype == dtrComplex128;
+  if (f->gpu) {
+    CUDACHECK(dtrScaleLaunch(x, reals, dbl, factor, stream));
+    return dtrSuccess;
+  }
+  if (dbl)
+    for (size_t i = 0; i < reals; i++) ((double*)x)[i] *= factor;
+  else
+    for (size_t i = 0; i < reals; i++) ((float*)x)[i] *= (float)factor;
+  return dtrSuccess;
+}
+
+dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction, cudaStream_t stream) {
+  const int E = f->npencils - 1, inverse = direction == dtrFftInverse;
+  const int realLast = f->kind == dtrFftR2C && inverse;
+  char* const w1 = f->work;
+  char* const w2 = f->work + f->half;
+  /* The route: loc[0] after the first pass, loc[j + 1] after exchange j. */
+  char* loc[3];
+  dtrPlan_t exchange[2];
+  int pencil[3];
+  loc[0] = in == out ? out : w1;
+  for (int j = 0; j <= E; j++) pencil[j] = inverse ? E - j : j;
+  for (int j = 0; j < E; j++) {
+    exchange[j] = inverse ? f->inverse[E - 1 - j] : f->forward[j];
+    const char* src = loc[j];
+    loc[j + 1] = j == E - 1 && !realLast && src != (char*)out ? (char*)out : src == w1 ? w2 : w1;
+  }
+  /* Every rank takes part in every exchange's agreement (a failure in one is passed on to the next,
+   * so that no sub-communicator waits for ranks that left), then all of them agree on the grid. */
+  dtrResult_t res = dtrSuccess;
+  for (int j = 0; j < E; j++) {
+    const dtrResult_t begun = dtrPlanChunksBegin(exchange[j], res, loc[j], loc[j + 1]);
+    if (res == dtrSuccess) res = begun;
+  }
+  DTRCHECK(dtrAgree(f->grid->comm, res));
+
+  const int C = f->chunks;
+  const double factor = scaleOf(f, direction);
+  const size_t complexBytes = dtrDataTypeSize(f->ctype);
+  if (f->gpu) {
+    CUDACHECK(cudaSetDevice(f->device));
+    CUDACHECK(cudaEventRecord(f->start, stream));
+    CUDACHECK(cudaStreamWaitEvent(f->exchange, f->start, 0));
+  }
+  const char* cur = in;
+  for (int j = 0; j < E; j++) {
+    const int p = pencil[j];
+    for (int k = 0; k < C; k++) {
+      const dtrFftChunk c = dtrFftChunkOf(f, exchange[j], p, C, k);
+      DTRCHECK(dtrLocalFftRun(f->pass[p], direction, c.first, c.count, cur, loc[j], stream));
+      /* The normalization, once, on the first pass's chunks (beside the exchange of the one before). */
+      if (j == 0 && factor != 1.0 && c.count)
+        DTRCHECK(scale(f, loc[0] + (size_t)(c.first * f->length[p]) * complexBytes, (size_t)(c.count * f->length[p]) * 2,
+                       factor, stream));
+      if (f->gpu) {
+        CUDACHECK(cudaEventRecord(f->passed, stream));
+        CUDACHECK(cudaStreamWaitEvent(f->exchange, f->passed, 0));
+      }
+      DTRCHECK(dtrPlanChunkRun(exchange[j], C, k, f->ctas, f->gpu ? f->exchange : stream));
+    }
+    if (f->gpu) {
+      CUDACHECK(cudaEventRecord(f->exchanged, f->exchange));
+      CUDACHECK(cudaStreamWaitEvent(stream, f->exchanged, 0));
+    }
+    cur = loc[j + 1];
+  }
+  const int last = pencil[E];
+  DTRCHECK(dtrLocalFftRun(f->pass[last], direction, 0, f->transforms[last], cur, out, stream));
+  return dtrPlanChunksEnd(exchange[E - 1], stream);
+}

@@ -1,0 +1,439 @@
+/*
+ * The library's 3-D FFT (dtrFft*) under mpiexec, on the backend argv[1] names (cpu: host buffers, in
+ * CI; gpu: auto on the GPUs, one per rank or shared), against a direct DFT of the whole array that
+ * every rank computes from the same formula (double precision, separable, no FFT library involved):
+ *   - every grid the rank count factors into (slabs 1 x P, pencils P x 1, 2 x 2, ...), shapes that do
+ *     not divide (empty boxes: fewer planes than ranks), 1 x 1 x 1, primes;
+ *   - C2C c64 and c128, R2C fp32 and fp64 with even and odd nx, every normalization, chunk counts 1,
+ *     2, 3 and more chunks than planes, out of place (input checked untouched, bit for bit) and in
+ *     place; outputs poisoned with NaNs before every execute;
+ *   - the forward against the DFT (relative L2 error over all ranks: c128 1e-12, c64 1e-5), the
+ *     round trip back to the input with the normalization's factor;
+ *   - on GPUs, an execute captured into a CUDA graph and replayed; the caller's device unchanged;
+ *   - bad input: the same error on every rank, from one rank's bad argument or a setting that differs.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "check.h"
+#include "disttranspose.h"
+#include "node_local.h"
+
+static int rank, nranks, gpu, myDevice = -1;
+static cudaStream_t stream;
+
+/* ---- the input and the reference ------------------------------------------------------------- */
+
+/* A value in [-1, 1) from a hash of the global index and the part (0 real, 1 imaginary). */
+static double inputValue(uint64_t index, int part) {
+  uint64_t x = index * 2 + (uint64_t)part + 0x9e3779b97f4a7c15ull;
+  x ^= x >> 30, x *= 0xbf58476d1ce4e5b9ull, x ^= x >> 27, x *= 0x94d049bb133111ebull, x ^= x >> 31;
+  return (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+/* One 1-D DFT of n points, stride s, forward sign, in place through a scratch line. */
+static void dft1(double* a, int64_t n, int64_t s, double* line) {
+  for (int64_t k = 0; k < n; k++) {
+    double re = 0, im = 0;
+    for (int64_t j = 0; j < n; j++) {
+      const double t = -2.0 * M_PI * (double)((j * k) % n) / (double)n, c = cos(t), sn = sin(t);
+      const double* v = a + 2 * j * s;
+      re += v[0] * c - v[1] * sn;
+      im += v[0] * sn + v[1] * c;
+    }
+    line[2 * k] = re, line[2 * k + 1] = im;
+  }
+  for (int64_t k = 0; k < n; k++) a[2 * k * s] = line[2 * k], a[2 * k * s + 1] = line[2 * k + 1];
+}
+
+/* The forward DFT of the whole input ([z][y][x], interleaved complex doubles); real: imaginary parts 0. */
+static double* reference(const int64_t n[3], int real) {
+  const int64_t N = n[0] * n[1] * n[2];
+  double* a = malloc((size_t)N * 2 * sizeof *a);
+  double* line = malloc((size_t)(n[0] + n[1] + n[2]) * 2 * sizeof *line);
+  for (int64_t i = 0; i < N; i++) a[2 * i] = inputValue((uint64_t)i, 0), a[2 * i + 1] = real ? 0 : inputValue((uint64_t)i, 1);
+  for (int64_t z = 0; z < n[2]; z++)
+    for (int64_t y = 0; y < n[1]; y++) dft1(a + 2 * (z * n[1] + y) * n[0], n[0], 1, line);
+  for (int64_t z = 0; z < n[2]; z++)
+    for (int64_t x = 0; x < n[0]; x++) dft1(a + 2 * (z * n[1] * n[0] + x), n[1], n[0], line);
+  for (int64_t y = 0; y < n[1]; y++)
+    for (int64_t x = 0; x < n[0]; x++) dft1(a + 2 * (y * n[0] + x), n[2], n[0] * n[1], line);
+  free(line);
+  return a;
+}
+
+/* Element u (memory order) of a box: its global coordinates. */
+static void boxCoords(const dtrBox_t* b, size_t u, int64_t c[3]) {
+  for (int d = 0; d < 3; d++) {
+    const int axis = b->order[d];
+    c[axis] = b->start[axis] + (int64_t)(u % (size_t)b->size[axis]);
+    u /= (size_t)b->size[axis];
+  }
+}
+
+static size_t boxCount(const dtrBox_t* b) { return (size_t)(b->size[0] * b->size[1] * b->size[2]); }
+
+/* Real part-values of an entry: 1 for real types, 2 for complex. */
+static int partsOf(dtrDataType_t t) { return t == dtrComplex64 || t == dtrComplex128 ? 2 : 1; }
+static int dblOf(dtrDataType_t t) { return t == dtrFloat64 || t == dtrComplex128; }
+
+static double getv(const void* h, dtrDataType_t t, size_t i) {
+  return dblOf(t) ? ((const double*)h)[i] : ((const float*)h)[i];
+}
+static void setv(void* h, dtrDataType_t t, size_t i, double v) {
+  if (dblOf(t)) ((double*)h)[i] = v;
+  else ((float*)h)[i] = (float)v;
+}
+
+/* ---- buffers of the backend's memory ----------------------------------------------------------- */
+
+static void* alloc(size_t bytes) {
+  void* p = NULL;
+  if (!bytes) bytes = 16;
+  if (gpu) {
+    if (cudaMalloc(&p, bytes) != cudaSuccess) return NULL;
+  } else {
+    p = malloc(bytes);
+  }
+  return p;
+}
+static void release(void* p) {
+  if (gpu) cudaFree(p);
+  else free(p);
+}
+static void toDevice(void* d, const void* h, size_t bytes) {
+  if (gpu) cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+  else memcpy(d, h, bytes);
+}
+static void toHost(void* h, const void* d, size_t bytes) {
+  if (gpu) cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost);
+  else memcpy(h, d, bytes);
+}
+static void poison(void* d, size_t bytes) {
+  if (gpu) cudaMemset(d, 0xff, bytes); /* all-ones bytes: NaNs in every float */
+  else memset(d, 0xff, bytes);
+}
+static int finish(void) {
+  if (!gpu) return 0;
+  return cudaStreamSynchronize(stream) != cudaSuccess;
+}
+
+static void expectDevice(const char* after) {
+  if (!gpu) return;
+  int d = -1;
+  cudaGetDevice(&d);
+  EXPECT(d == myDevice, "after %s the current device is %d, not %d", after, d, myDevice);
+}
+
+static double sumAll(double v) {
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return v;
+}
+
+/* ---- one case ---------------------------------------------------------------------------------- */
+
+typedef struct {
+  int64_t shape[3];
+  int pr, pc;
+  dtrFftKind_t kind;
+  dtrDataType_t type;
+  dtrFftNorm_t norm;
+  int chunks;
+  int inplace;
+  int graph;
+} Case;
+
+static const char* caseName(const Case* c, char* buf, size_t len) {
+  static const char* const norms[3] = {"none", "inverse", "ortho"};
+  snprintf(buf, len, "%lldx%lldx%lld %s %s on %dx%d, norm %s, chunks %d%s%s", (long long)c->shape[0],
+           (long long)c->shape[1], (long long)c->shape[2], c->kind == dtrFftR2C ? "R2C" : "C2C", dtrDataTypeName(c->type),
+           c->pr, c->pc, norms[c->norm], c->chunks, c->inplace ? ", in place" : "", c->graph ? ", graph" : "");
+  return buf;
+}
+
+/* The relative L2 error of `got` (this rank's output box) against the reference, over all ranks. */
+static double forwardError(const void* got, const dtrBox_t* box, const double* ref, const int64_t n[3], double factor) {
+  double d2 = 0, r2 = 0;
+  const int dbl = box->entry_bytes == 16;
+  for (size_t u = 0; u < boxCount(box); u++) {
+    int64_t c[3];
+    boxCoords(box, u, c);
+    const double* want = ref + 2 * (c[0] + n[0] * (c[1] + n[1] * c[2]));
+    for (int part = 0; part < 2; part++) {
+      const double v = dbl ? ((const double*)got)[2 * u + part] : ((const float*)got)[2 * u + part];
+      const double w = want[part] * factor;
+      d2 += (v - w) * (v - w);
+      r2 += w * w;
+    }
+  }
+  d2 = sumAll(d2), r2 = sumAll(r2);
+  return r2 > 0 ? sqrt(d2 / r2) : sqrt(d2);
+}
+
+static int runExecute(dtrFftPlan_t plan, const void* in, void* out, dtrFftDirection_t dir, int graph) {
+  if (!graph || !gpu) return dtrFftExecute(plan, in, out, dir, stream) != dtrSuccess || finish();
+  /* Captured into a graph (after the execute outside the capture that maps the p2p buffers) and replayed. */
+  if (dtrFftExecute(plan, in, out, dir, stream) != dtrSuccess || finish()) return 1;
+  cudaGraph_t g = NULL;
+  cudaGraphExec_t exec = NULL;
+  int bad = cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) != cudaSuccess;
+  const dtrResult_t res = bad ? dtrSuccess : dtrFftExecute(plan, in, out, dir, stream);
+  bad |= cudaStreamEndCapture(stream, &g) != cudaSuccess || res != dtrSuccess;
+  bad |= !bad && cudaGraphInstantiate(&exec, g, 0) != cudaSuccess;
+  bad |= !bad && cudaGraphLaunch(exec, stream) != cudaSuccess;
+  bad |= finish();
+  if (exec) cudaGraphExecDestroy(exec);
+  if (g) cudaGraphDestroy(g);
+  return bad;
+}
+
+static void runCase(const Case* c) {
+  char name[160];
+  caseName(c, name, sizeof name);
+  dtrGrid_t grid = NULL;
+  if (dtrGridCreate(&grid, MPI_COMM_WORLD, c->pr, c->pc) != dtrSuccess) {
+    EXPECT(0, "%s: grid: %s", name, dtrGetLastError());
+    return;
+  }
+  dtrFftConfig_t cfg;
+  dtrFftConfigInit(&cfg);
+  if (!gpu) cfg.transpose.backend = dtrBackendCpu;
+  cfg.chunks = c->chunks;
+  cfg.norm = c->norm;
+  dtrFftPlan_t plan = NULL;
+  const dtrResult_t made = dtrFftPlanCreate(&plan, grid, c->shape, c->kind, c->type, &cfg);
+  expectDevice("dtrFftPlanCreate");
+  dtrGridDestroy(grid);
+  if (made != dtrSuccess) {
+    EXPECT(0, "%s: plan: %s", name, dtrGetLastError());
+    return;
+  }
+  int chunks = 0;
+  dtrFftGetChunks(plan, &chunks);
+  EXPECT(chunks == c->chunks, "%s: the plan has %d chunks", name, chunks);
+  dtrBox_t ib, ob;
+  dtrFftGetBox(plan, dtrFftInputSide, &ib);
+  dtrFftGetBox(plan, dtrFftOutputSide, &ob);
+  const dtrDataType_t ctype = dblOf(c->type) ? dtrComplex128 : dtrComplex64;
+  EXPECT(ib.entry_bytes == dtrDataTypeSize(c->type) && ob.entry_bytes == dtrDataTypeSize(ctype), "%s: box entries %zu, %zu",
+         name, ib.entry_bytes, ob.entry_bytes);
+  EXPECT(ib.order[0] == 0 && ob.order[0] == 2, "%s: input box not an X-pencil or output not a Z-pencil", name);
+  const int64_t nxc = c->kind == dtrFftR2C ? c->shape[0] / 2 + 1 : c->shape[0];
+  EXPECT(ob.start[0] + ob.size[0] <= nxc, "%s: the output box reaches x = %lld of %lld", name,
+         (long long)(ob.start[0] + ob.size[0]), (long long)nxc);
+
+  /* The input, from the formula (real parts only for R2C). */
+  const int parts = partsOf(c->type);
+  void* h = malloc(ib.bytes + 16);
+  for (size_t u = 0; u < boxCount(&ib); u++) {
+    int64_t g[3];
+    boxCoords(&ib, u, g);
+    const uint64_t index = (uint64_t)(g[0] + c->shape[0] * (g[1] + c->shape[1] * g[2]));
+    for (int part = 0; part < parts; part++) setv(h, c->type, parts * u + part, inputValue(index, part));
+  }
+  const size_t larger = ib.bytes > ob.bytes ? ib.bytes : ob.bytes;
+  void* in = alloc(c->inplace ? larger : ib.bytes);
+  void* out = c->inplace ? in : alloc(ob.bytes);
+  void* back = alloc(ib.bytes);
+  void* hostOut = malloc(larger + 16);
+  void* hostBack = malloc(ib.bytes + 16);
+  toDevice(in, h, ib.bytes);
+  if (!c->inplace) poison(out, ob.bytes);
+  poison(back, ib.bytes);
+
+  const double N = (double)c->shape[0] * (double)c->shape[1] * (double)c->shape[2];
+  const double fwdFactor = c->norm == dtrFftNormOrtho ? 1 / sqrt(N) : 1;
+  const double tripFactor = c->norm == dtrFftNormNone ? N : 1;
+  const double tol = dblOf(c->type) ? 1e-12 : 1e-5;
+  int failed = runExecute(plan, in, out, dtrFftForward, c->graph);
+  expectDevice("dtrFftExecute");
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT(!failed, "%s: forward execute: %s", name, dtrGetLastError());
+  if (!failed) {
+    toHost(hostOut, out, ob.bytes);
+    double* ref = reference(c->shape, c->kind == dtrFftR2C);
+    const double err = forwardError(hostOut, &ob, ref, c->shape, fwdFactor);
+    free(ref);
+    EXPECT(err <= tol, "%s: forward error %.3g (bound %.0e)", name, err, tol);
+    if (!c->inplace) {
+      void* again = malloc(ib.bytes + 16);
+      toHost(again, in, ib.bytes);
+      EXPECT(memcmp(again, h, ib.bytes) == 0, "%s: the forward changed its input", name);
+      free(again);
+    }
+    /* The round trip: in place back into the same buffer, else into a fresh one. */
+    void* target = c->inplace ? in : back;
+    failed = runExecute(plan, out, target, dtrFftInverse, 0);
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT(!failed, "%s: inverse execute: %s", name, dtrGetLastError());
+    if (!failed) {
+      toHost(hostBack, target, ib.bytes);
+      double d2 = 0, r2 = 0;
+      for (size_t i = 0; i < boxCount(&ib) * (size_t)parts; i++) {
+        const double want = getv(h, c->type, i) * tripFactor, got = getv(hostBack, c->type, i);
+        d2 += (got - want) * (got - want);
+        r2 += want * want;
+      }
+      d2 = sumAll(d2), r2 = sumAll(r2);
+      const double trip = r2 > 0 ? sqrt(d2 / r2) : sqrt(d2);
+      EXPECT(trip <= tol, "%s: round trip error %.3g (bound %.0e)", name, trip, tol);
+    }
+  }
+  EXPECT(dtrFftPlanDestroy(plan) == dtrSuccess, "%s: destroy: %s", name, dtrGetLastError());
+  expectDevice("dtrFftPlanDestroy");
+  release(in);
+  if (!c->inplace) release(out);
+  release(back);
+  free(h);
+  free(hostOut);
+  free(hostBack);
+}
+
+/* ---- bad input --------------------------------------------------------------------------------- */
+
+/* Every rank gets `want`, whichever rank's argument was bad. */
+static void expectEverywhere(dtrResult_t got, dtrResult_t want, const char* what) {
+  int mine = got == want, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  EXPECT(mine, "%s: got %s (%s), expected %s", what, dtrGetErrorString(got), dtrGetLastError(), dtrGetErrorString(want));
+  EXPECT(all, "%s: another rank did not get %s", what, dtrGetErrorString(want));
+}
+
+static void badInput(void) {
+  dtrGrid_t grid = NULL;
+  if (dtrGridCreate(&grid, MPI_COMM_WORLD, 0, 0) != dtrSuccess) {
+    EXPECT(0, "grid: %s", dtrGetLastError());
+    return;
+  }
+  const int64_t shape[3] = {12, 10, 9}, zero[3] = {12, 0, 9};
+  dtrFftConfig_t cfg;
+  dtrFftConfigInit(&cfg);
+  if (!gpu) cfg.transpose.backend = dtrBackendCpu;
+  dtrFftPlan_t plan = NULL;
+  expectEverywhere(dtrFftPlanCreate(&plan, grid, zero, dtrFftC2C, dtrComplex64, &cfg), dtrInvalidArgument, "shape with 0");
+  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, (dtrFftKind_t)7, dtrComplex64, &cfg), dtrInvalidArgument, "kind 7");
+  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftR2C, dtrComplex64, &cfg), dtrInvalidArgument, "R2C of c64");
+  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrFloat32, &cfg), dtrInvalidArgument, "C2C of fp32");
+  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrInt8, &cfg), dtrInvalidArgument, "C2C of int8");
+  expectEverywhere(dtrFftPlanCreate(NULL, grid, shape, dtrFftC2C, dtrComplex64, &cfg), dtrInvalidArgument, "plan NULL");
+  expectEverywhere(dtrFftPlanCreate(&plan, NULL, shape, dtrFftC2C, dtrComplex64, &cfg), dtrInvalidArgument, "grid NULL");
+  dtrFftConfig_t bad = cfg;
+  bad.chunks = DTR_FFT_MAX_CHUNKS + 1;
+  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument, "chunks 65");
+  bad = cfg;
+  bad.norm = (dtrFftNorm_t)3;
+  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument, "norm 3");
+  bad = cfg;
+  bad.transpose.inplace = 1;
+  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument,
+                   "transpose.inplace");
+  /* Only the last rank's argument is bad: every rank fails. */
+  bad = cfg;
+  if (rank == nranks - 1) bad.chunks = -1;
+  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument,
+                   "chunks -1 on one rank");
+  if (nranks > 1) {
+    bad = cfg;
+    bad.chunks = rank == 0 ? 2 : 3;
+    expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrMismatch,
+                     "chunks differing between ranks");
+    bad = cfg;
+    bad.norm = rank == 0 ? dtrFftNormNone : dtrFftNormOrtho;
+    expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrMismatch,
+                     "norm differing between ranks");
+    const int64_t other[3] = {12, 10, rank == 0 ? 9 : 8};
+    expectEverywhere(dtrFftPlanCreate(&plan, grid, other, dtrFftC2C, dtrComplex64, &cfg), dtrMismatch,
+                     "nz differing between ranks");
+  }
+  EXPECT(dtrFftPlanCreate(&plan, grid, shape, dtrFftR2C, dtrFloat64, &cfg) == dtrSuccess, "R2C plan: %s", dtrGetLastError());
+  if (plan) {
+    dtrBox_t ib, ob;
+    dtrFftGetBox(plan, dtrFftInputSide, &ib);
+    dtrFftGetBox(plan, dtrFftOutputSide, &ob);
+    void* in = alloc(ib.bytes + ob.bytes);
+    void* out = alloc(ob.bytes);
+    poison(out, ob.bytes);
+    expectEverywhere(dtrFftExecute(plan, in, out, (dtrFftDirection_t)0, stream), dtrInvalidArgument, "direction 0");
+    expectEverywhere(dtrFftExecute(plan, in, in, dtrFftForward, stream), dtrInvalidArgument, "R2C in place");
+    expectEverywhere(dtrFftExecute(plan, rank == 0 && ib.bytes ? NULL : in, out, dtrFftForward, stream), dtrInvalidArgument,
+                     "in NULL on rank 0");
+    if (ob.bytes && ib.bytes)
+      expectEverywhere(dtrFftExecute(plan, in, (char*)in + 8, dtrFftForward, stream), dtrInvalidArgument,
+                       "overlapping buffers");
+    else
+      expectEverywhere(dtrFftExecute(plan, in, NULL, (dtrFftDirection_t)5, stream), dtrInvalidArgument, "direction 5");
+    if (gpu) {
+      void* host = malloc(ib.bytes + 16);
+      expectEverywhere(dtrFftExecute(plan, ib.bytes ? host : in, out, dtrFftForward, stream), dtrInvalidArgument,
+                       "host memory on a GPU plan");
+      free(host);
+    }
+    /* Nothing was written by the refused executes. */
+    void* h = malloc(ob.bytes + 16);
+    toHost(h, out, ob.bytes);
+    int clean = 1;
+    for (size_t i = 0; i < ob.bytes; i++) clean &= ((unsigned char*)h)[i] == 0xff;
+    EXPECT(clean, "a refused execute wrote into out");
+    free(h);
+    size_t ws = 0;
+    EXPECT(dtrFftGetWorkspaceSize(plan, &ws) == dtrSuccess && ws > 0, "workspace size %zu", ws);
+    expectEverywhere(dtrFftGetBox(plan, (dtrFftSide_t)2, &ib), dtrInvalidArgument, "side 2");
+    EXPECT(dtrFftPlanDestroy(plan) == dtrSuccess, "destroy: %s", dtrGetLastError());
+    release(in);
+    release(out);
+  }
+  EXPECT(dtrFftPlanDestroy(NULL) == dtrInvalidArgument, "destroy of NULL");
+  dtrGridDestroy(grid);
+}
+
+/* ---- the cases --------------------------------------------------------------------------------- */
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  gpu = argc > 1 && !strcmp(argv[1], "gpu");
+  if (gpu) {
+    int shared = 0;
+    const int count = dtrTestPickGpu(&shared);
+    int none = count == 0, any = 0;
+    MPI_Allreduce(&none, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any) {
+      if (rank == 0) printf("test_fft gpu: a rank sees no GPU: skipped\n");
+      MPI_Finalize();
+      return DTR_TEST_SKIP;
+    }
+    cudaGetDevice(&myDevice);
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  }
+  /* The grids of this rank count: slabs, pencils P x 1, and the squarest other factorizations. */
+  int grids[8][2], ngrids = 0;
+  for (int pr = 1; pr <= nranks; pr++)
+    if (nranks % pr == 0 && ngrids < 8) grids[ngrids][0] = pr, grids[ngrids][1] = nranks / pr, ngrids++;
+  static const int64_t shapes[][3] = {{8, 6, 5}, {9, 7, 4}, {1, 1, 1}, {5, 3, 2}, {17, 12, 10}, {2, 13, 3}, {16, 16, 16}};
+  const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
+  static const dtrFftKind_t kinds[4] = {dtrFftC2C, dtrFftC2C, dtrFftR2C, dtrFftR2C};
+  static const dtrDataType_t types[4] = {dtrComplex64, dtrComplex128, dtrFloat32, dtrFloat64};
+  static const int chunkCounts[4] = {1, 2, 3, 64};
+  int n = 0;
+  for (int g = 0; g < ngrids; g++)
+    for (int s = 0; s < nshapes; s++)
+      for (int t = 0; t < 4; t++, n++) {
+        Case c = {{shapes[s][0], shapes[s][1], shapes[s][2]}, grids[g][0], grids[g][1], kinds[t], types[t],
+                  (dtrFftNorm_t)(n % 3), chunkCounts[(n / 3 + s) % 4], kinds[t] == dtrFftC2C && n % 5 == 1, 0};
+        c.graph = gpu && n % 7 == 3;
+        runCase(&c);
+      }
+  badInput();
+  if (gpu) cudaStreamDestroy(stream);
+  int failures = dtrTestFailures, total = 0;
+  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) printf("test_fft %s: %d cases on %d ranks\n", gpu ? "gpu" : "cpu", n, nranks);
+  const int result = dtrTestEnd("test_fft");
+  MPI_Finalize();
+  return result || total ? 1 : 0;
+}
