@@ -11,6 +11,7 @@
  *     round trip back to the input with the normalization's factor;
  *   - on GPUs, an execute captured into a CUDA graph and replayed; the caller's device unchanged;
  *   - bad input: the same error on every rank, from one rank's bad argument or a setting that differs.
+ * test_fft cpu|gpu [-v]   (-v: each case's name before it runs)
  */
 #include <math.h>
 #include <stdint.h>
@@ -23,7 +24,7 @@
 #include "disttranspose.h"
 #include "node_local.h"
 
-static int rank, nranks, gpu, myDevice = -1;
+static int rank, nranks, gpu, verbose, myDevice = -1;
 static cudaStream_t stream;
 
 /* ---- the input and the reference ------------------------------------------------------------- */
@@ -174,17 +175,29 @@ static double forwardError(const void* got, const dtrBox_t* box, const double* r
   return r2 > 0 ? sqrt(d2 / r2) : sqrt(d2);
 }
 
+/* Whether every rank succeeded (a rank that failed must not leave the others waiting in a launch). */
+static int allGood(int bad) {
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return !bad;
+}
+
 static int runExecute(dtrFftPlan_t plan, const void* in, void* out, dtrFftDirection_t dir, int graph) {
   if (!graph || !gpu) return dtrFftExecute(plan, in, out, dir, stream) != dtrSuccess || finish();
-  /* Captured into a graph (after the execute outside the capture that maps the p2p buffers) and replayed. */
+  /* Captured into a graph (after the execute outside the capture that maps the p2p buffers) and replayed
+   * once every rank has its graph (a rank that launched alone would wait for the others on its GPU). */
   if (dtrFftExecute(plan, in, out, dir, stream) != dtrSuccess || finish()) return 1;
   cudaGraph_t g = NULL;
   cudaGraphExec_t exec = NULL;
-  int bad = cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) != cudaSuccess;
+  int bad = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess;
   const dtrResult_t res = bad ? dtrSuccess : dtrFftExecute(plan, in, out, dir, stream);
   bad |= cudaStreamEndCapture(stream, &g) != cudaSuccess || res != dtrSuccess;
   bad |= !bad && cudaGraphInstantiate(&exec, g, 0) != cudaSuccess;
-  bad |= !bad && cudaGraphLaunch(exec, stream) != cudaSuccess;
+  if (!allGood(bad)) {
+    if (!bad) fprintf(stderr, "rank %d: another rank could not capture the FFT\n", rank);
+    bad = 1;
+  } else {
+    bad |= cudaGraphLaunch(exec, stream) != cudaSuccess;
+  }
   bad |= finish();
   if (exec) cudaGraphExecDestroy(exec);
   if (g) cudaGraphDestroy(g);
@@ -194,6 +207,10 @@ static int runExecute(dtrFftPlan_t plan, const void* in, void* out, dtrFftDirect
 static void runCase(const Case* c) {
   char name[160];
   caseName(c, name, sizeof name);
+  if (rank == 0 && verbose) {
+    printf("case %s\n", name);
+    fflush(stdout);
+  }
   dtrGrid_t grid = NULL;
   if (dtrGridCreate(&grid, MPI_COMM_WORLD, c->pr, c->pc) != dtrSuccess) {
     EXPECT(0, "%s: grid: %s", name, dtrGetLastError());
@@ -202,6 +219,8 @@ static void runCase(const Case* c) {
   dtrFftConfig_t cfg;
   dtrFftConfigInit(&cfg);
   if (!gpu) cfg.transpose.backend = dtrBackendCpu;
+  /* A rank that stalls on a GPU fails the case (the others time out) instead of hanging the test. */
+  if (gpu) cfg.transpose.timeout = 60;
   cfg.chunks = c->chunks;
   cfg.norm = c->norm;
   dtrFftPlan_t plan = NULL;
@@ -397,6 +416,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   gpu = argc > 1 && !strcmp(argv[1], "gpu");
+  verbose = argc > 2 && !strcmp(argv[2], "-v");
   if (gpu) {
     int shared = 0;
     const int count = dtrTestPickGpu(&shared);

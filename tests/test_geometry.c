@@ -131,13 +131,36 @@ static void testExchangeLayout(void) {
 /* The value of A's entry (k, i, j): its global index, so that B can be checked from the formula. */
 static int64_t emulatedEntry(const dtrGeometry* g, int64_t k, int64_t i, int64_t j) { return (k * g->rows + i) * g->cols + j; }
 
+/* Chunk k of every rank: its piece of A straight into every B (direct), or through a compact segment
+ * that the sender packs and the receiver unpacks; the chunks of each A must follow each other. */
+static void emulateChunk(const dtrGeometry* g, int64_t** a, int64_t** b, int chunks, int k, int direct, int64_t* next) {
+  const int p = g->nranks;
+  for (int r = 0; r < p; r++) {
+    const dtrRange e = dtrChunkEntries(g, r, chunks, k);
+    EXPECT(e.start == next[r], "chunk %d of rank %d starts at %lld, not %lld", k, r, (long long)e.start, (long long)next[r]);
+    next[r] = e.start + e.count;
+    for (int q = 0; q < p; q++) {
+      if (direct) {
+        dtrHostBlock(a[r], b[q], dtrChunkDirectBlock(g, r, q, chunks, k), 8);
+        continue;
+      }
+      const int64_t n = dtrChunkSegmentEntries(g, r, q, chunks, k);
+      int64_t* segment = malloc((size_t)(n + 1) * sizeof *segment);
+      dtrHostBlock(a[r], segment, dtrChunkPackBlock(g, r, q, chunks, k), 8);
+      dtrHostBlock(segment, b[q], dtrChunkUnpackBlock(g, r, q, chunks, k), 8);
+      free(segment);
+    }
+  }
+}
+
 /*
  * Every rank's steps run on the host over slabs of global indices: packs into send segments, each
  * stage's pieces moved from sender to receiver as the exchange would, unpacks and the self block;
- * or, with stages = 0, the one-pass path (every rank's direct blocks into every rank's B). Then every
- * entry of every B is compared with the formula of its layout. Returns wrong entries.
+ * or, with stages = 0, the one-pass path (every rank's direct blocks into every rank's B); or, with
+ * chunks > 0, the chunks of an FFT's exchange (stages 0: direct, else through compact segments).
+ * Then every entry of every B is compared with the formula of its layout. Returns wrong entries.
  */
-static int64_t emulateTranspose(const dtrGeometry* g, int stages) {
+static int64_t emulateTranspose(const dtrGeometry* g, int stages, int chunks) {
   const int p = g->nranks;
   int64_t** a = calloc((size_t)p, sizeof *a);
   int64_t** b = calloc((size_t)p, sizeof *b);
@@ -165,11 +188,20 @@ static int64_t emulateTranspose(const dtrGeometry* g, int stages) {
           a[r][at] = emulatedEntry(g, k, in.start + i, j);
         }
   }
-  if (stages == 0)
+  if (chunks > 0) {
+    int64_t* next = calloc((size_t)p, sizeof *next);
+    for (int k = 0; k < chunks; k++) emulateChunk(g, a, b, chunks, k, stages == 0, next);
+    for (int r = 0; r < p; r++)
+      EXPECT(next[r] == dtrInEntries(g, r), "the chunks of rank %d cover %lld of its %lld entries", r, (long long)next[r],
+             (long long)dtrInEntries(g, r));
+    free(next);
+    stages = 0;
+  } else if (stages == 0) {
     for (int r = 0; r < p; r++)
       for (int q = 0; q < p; q++) dtrHostBlock(a[r], b[q], dtrDirectBlock(g, r, q), 8);
-  else
+  } else {
     for (int r = 0; r < p; r++) dtrHostBlock(a[r], b[r], dtrSelfBlock(g, r), 8);
+  }
   for (int s = 0; s < stages; s++) {
     for (int r = 0; r < p; r++)
       for (int q = 0; q < p; q++) dtrHostBlock(a[r], send[r], dtrPackStage(g, &l[r], r, q, stages, s), 8);
@@ -223,11 +255,20 @@ static void testBatchedEmulation(void) {
               /* Granules: rows of A, or of B, split in planes of 3 (the shape scaled to fit). */
               if (gran == 1) g.rows *= 3, g.row_granule = 3;
               if (gran == 2) g.cols *= 3, g.col_granule = 3;
-              const int64_t wrong = emulateTranspose(&g, stages);
+              const int64_t wrong = emulateTranspose(&g, stages, 0);
               EXPECT(wrong == 0, "%lld x %lld batch %lld %s granules %lld/%lld align %zu on %d ranks, %d stages (0: one pass): %lld wrong",
                      (long long)g.rows, (long long)g.cols, (long long)k, layout ? "middle" : "outer",
                      (long long)g.row_granule, (long long)g.col_granule, g.segment_align, p, stages, (long long)wrong);
               cases++;
+              /* The FFT's chunks, more of them than planes too, one pass and through segments. */
+              for (int chunks = 1; chunks <= 7; chunks += 2 + (chunks == 3)) {
+                const int64_t bad = emulateTranspose(&g, stages, chunks);
+                EXPECT(bad == 0, "%lld x %lld batch %lld %s granules %lld/%lld on %d ranks, %d chunks %s: %lld wrong",
+                       (long long)g.rows, (long long)g.cols, (long long)k, layout ? "middle" : "outer",
+                       (long long)g.row_granule, (long long)g.col_granule, p, chunks, stages ? "through segments" : "direct",
+                       (long long)bad);
+                cases++;
+              }
             }
   EXPECT(cases > 1500, "only %d emulated cases", cases);
 }

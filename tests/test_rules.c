@@ -8,6 +8,7 @@
 #include "check.h"
 #include "core/geometry.h"
 #include "disttranspose.h"
+#include "fft/fft_plan.h"
 #include "tile_layout.h"
 
 /* The NCCL backend's stages by size: the tiers of bytes a peer (registered) and per rank (not), and
@@ -113,8 +114,22 @@ static void testVectorRules(void) {
   EXPECT(dtrVectorEligible(0x1000, 16, 0x2000, 16, 1, 1, 16), "1x1 of 16 bytes");
 }
 
+/* The FFT's chunks by rule: by size on the slab route, NCCL's fixed count, one elsewhere. */
+static void testFftChunkRule(void) {
+  const double MiB = 1024.0 * 1024;
+  EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 1, 512 * MiB) == 8, "slab route, 512 MiB a rank");
+  EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 1, 4096 * MiB) == 8, "slab route, 4 GiB a rank: at most 8");
+  EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 1, 64 * MiB) == 2, "slab route, 64 MiB a rank");
+  EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 1, 1024) == 2, "slab route, tiny: 2");
+  EXPECT(dtrFftChunksByRule(0, dtrBackendNccl, 1, 512 * MiB) == 4, "nccl");
+  EXPECT(dtrFftChunksByRule(0, dtrBackendP2p, 1, 512 * MiB) == 1, "p2p's own chunks");
+  EXPECT(dtrFftChunksByRule(0, dtrBackendCpu, 1, 512 * MiB) == 1, "cpu");
+  EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 0, 512 * MiB) == 1, "no peers");
+}
+
 int main(void) {
   testStageRule();
+  testFftChunkRule();
   testBackendRule();
   testGroupWidth();
   testVectorRules();

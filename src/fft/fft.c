@@ -61,6 +61,8 @@ static void freePlan(dtrFftPlan_t f) {
   if (!f) return;
   if (f->gpu && f->device >= 0) cudaSetDevice(f->device);
   for (int i = 0; i < 3; i++) dtrLocalFftDestroy(f->pass[i]);
+  dtrLocalFftDestroy(f->zFrom);
+  dtrLocalFftDestroy(f->zInto);
   for (int i = 0; i < 2; i++) {
     if (f->forward[i]) dtrPlanDestroy(f->forward[i]);
     if (f->inverse[i]) dtrPlanDestroy(f->inverse[i]);
@@ -107,7 +109,7 @@ static dtrResult_t makeExchanges(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
 static dtrResult_t makePasses(dtrFftPlan_t f) {
   const int E = f->npencils - 1;
   for (int i = 0; i <= E; i++) {
-    dtrLocalFftShape s = {1, {f->shape[f->path[i]], 0}, 0, f->ctype == dtrComplex128};
+    dtrLocalFftShape s = {1, {f->shape[f->path[i]], 0}, 0, f->ctype == dtrComplex128, 0, 0, 0, 0};
     if (i == 0 && f->npencils == 2) s.dims = 2, s.n[0] = f->shape[1], s.n[1] = f->shape[0];
     s.real = i == 0 && f->kind == dtrFftR2C;
     f->length[i] = dtrLocalFftComplexLength(&s);
@@ -126,19 +128,21 @@ static dtrResult_t makePasses(dtrFftPlan_t f) {
   return dtrSuccess;
 }
 
-/* The intermediate arrays (each as large as the largest complex box) and the passes' work area. */
+/* The intermediate arrays (each as large as the largest complex box; on the slab route its staging
+ * array instead) and the passes' work area after them. */
 static dtrResult_t makeWorkspace(dtrFftPlan_t f) {
   size_t largest = 0;
   for (int i = 0; i < f->npencils; i++)
     if (f->box[i].bytes > largest) largest = f->box[i].bytes;
   f->half = (largest + 255) / 256 * 256;
   /* The second array: pencils route through both; slabs only for C2R's last pass. */
-  const size_t arrays = f->npencils == 3 || f->kind == dtrFftR2C ? 2 : 1;
-  for (int i = 0; i < f->npencils; i++) {
-    const size_t w = dtrLocalFftWorkBytes(f->pass[i]);
+  const size_t arrays = f->copies ? dtrFftCopiesStagingBytes(f) : (f->npencils == 3 || f->kind == dtrFftR2C ? 2 : 1) * f->half;
+  dtrLocalFft* const passes[5] = {f->pass[0], f->pass[1], f->pass[2], f->zFrom, f->zInto};
+  for (int i = 0; i < 5; i++) {
+    const size_t w = passes[i] ? dtrLocalFftWorkBytes(passes[i]) : 0;
     if (w > f->area) f->area = w;
   }
-  f->workBytes = arrays * f->half + f->area;
+  f->workBytes = arrays + f->area;
   if (!f->workBytes) return dtrSuccess;
   if (f->gpu) {
     const cudaError_t err = cudaMalloc((void**)&f->work, f->workBytes);
@@ -151,8 +155,8 @@ static dtrResult_t makeWorkspace(dtrFftPlan_t f) {
   } else if (!(f->work = malloc(f->workBytes))) {
     return dtrSetError(dtrOutOfMemory, "cannot allocate the FFT's workspace of %zu bytes", f->workBytes);
   }
-  for (int i = 0; i < f->npencils && f->area; i++)
-    DTRCHECK(dtrLocalFftSetWorkArea(f->pass[i], f->work + arrays * f->half));
+  for (int i = 0; i < 5 && f->area; i++)
+    if (passes[i]) DTRCHECK(dtrLocalFftSetWorkArea(passes[i], f->work + arrays));
   return dtrSuccess;
 }
 
@@ -177,22 +181,27 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
   DTRCHECK(dtrPencilBox(g, f->shape, dtrPencilX, f->type, 1, -1, &f->input));
   DTRCHECK(makeExchanges(f, cfg));
   f->timeout = f->forward[0]->timeout;
-  /* The chunks: the config's, else the environment's, else the rule's; every input to them is agreed. */
   const dtrEnvParams* env = dtrEnvParamsGet();
+  if (f->gpu) DTRCHECK(dtrAgree(g->comm, cudaSetDevice(f->device) == cudaSuccess ? dtrSuccess
+                                                                                 : dtrSetError(dtrCudaError, "cannot use GPU %d", f->device)));
+  /* The route: the slab route where every rank can take it (its passes' work area is at most about a
+   * box), else the exchanges' own chunks. */
+  DTRCHECK(dtrFftCopiesChoose(f, f->box[0].bytes, env->fft_copies));
+  /* The chunks: the config's, else the environment's, else the rule's; every input to them is agreed. */
   int peers = 0;
   for (int i = 0; i + 1 < f->npencils; i++) peers |= f->forward[i]->comm.nranks > 1;
   const double bytes = (double)f->cshape[0] * (double)f->cshape[1] * (double)f->cshape[2] *
                        (double)dtrDataTypeSize(f->ctype) / (double)(g->pr * g->pc);
-  f->chunks = cfg->chunks ? cfg->chunks : env->fft_chunks ? env->fft_chunks : dtrFftChunksByRule(f->gpu, peers, bytes);
-  f->ctas = env->fft_ctas ? env->fft_ctas : dtrFftCtasByRule();
-  if (f->gpu) DTRCHECK(dtrAgree(g->comm, cudaSetDevice(f->device) == cudaSuccess ? dtrSuccess
-                                                                                 : dtrSetError(dtrCudaError, "cannot use GPU %d", f->device)));
+  f->chunks = cfg->chunks ? cfg->chunks : env->fft_chunks ? env->fft_chunks : dtrFftChunksByRule(f->copies, f->forward[0]->backend, peers, bytes);
+  f->ctas = env->fft_ctas;
   DTRCHECK(dtrAgree(g->comm, makePasses(f)));
+  if (f->copies) DTRCHECK(dtrAgree(g->comm, dtrFftCopiesPasses(f)));
   DTRCHECK(dtrAgree(g->comm, makeWorkspace(f)));
   if (f->gpu) DTRCHECK(dtrAgree(g->comm, makeStreams(f)));
-  INFO("FFT %s %lld x %lld x %lld %s on a %d x %d grid: %s exchanges, %d chunks, workspace %zu bytes",
+  INFO("FFT %s %lld x %lld x %lld %s on a %d x %d grid: %s exchanges%s, %d chunks, workspace %zu bytes",
        f->kind == dtrFftR2C ? "R2C" : "C2C", (long long)f->shape[0], (long long)f->shape[1], (long long)f->shape[2],
-       dtrDataTypeName(f->type), g->pr, g->pc, dtrBackendName(f->forward[0]->backend), f->chunks, f->workBytes);
+       dtrDataTypeName(f->type), g->pr, g->pc, dtrBackendName(f->forward[0]->backend),
+       f->copies ? " (the slab route: copy engines)" : "", f->chunks, f->workBytes);
   return dtrSuccess;
 }
 

@@ -34,6 +34,9 @@ struct dtrFftPlan {
   cudaEvent_t start, passed, exchanged;
   double timeout;
   int broken;                  /* an execute timed out: the plan can only be destroyed */
+  int copies;                  /* the slab route (slab_copies.c): its staging array at `work`, then the area */
+  dtrLocalFft* zFrom;          /* its passes along z: from the staging array's planes into the Z-pencil */
+  dtrLocalFft* zInto;          /* and from the Z-pencil into them */
 };
 
 /* Transforms of pass i in chunk k of the exchange that follows (forward) or precedes (inverse) it:
@@ -43,14 +46,29 @@ typedef struct {
 } dtrFftChunk;
 dtrFftChunk dtrFftChunkOf(const struct dtrFftPlan* f, dtrPlan_t exchange, int pencilIndex, int chunks, int k);
 
+/* The transforms of the forward's first pass that chunk k runs: its chunk's, except where cuFFT cannot
+ * start a real-to-complex chunk at an odd real entry (an odd real length: the whole pass runs with
+ * chunk 0, and the exchanges' chunks still overlap the passes after it). */
+dtrFftChunk dtrFftFirstPassChunk(const struct dtrFftPlan* f, dtrPlan_t exchange, int chunks, int k);
+
 /* Collective: the pipeline of one execute whose arguments every rank has checked and agreed on. */
 dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction, cudaStream_t stream);
 
+/* x[i] *= factor for `reals` real numbers of the complex side: on the stream on GPUs, else now. */
+dtrResult_t dtrFftScale(const struct dtrFftPlan* f, char* x, size_t reals, double factor, cudaStream_t stream);
+
+/* The slab route (slab_copies.c). Choose: collective, whether every rank takes it (`wanted`: the
+ * environment allows it; `area`: the passes' work area besides its staging array). Passes: its two
+ * transposing passes along z. Run: one execute on it, the normalization `factor` included. */
+dtrResult_t dtrFftCopiesChoose(struct dtrFftPlan* f, size_t area, int wanted);
+dtrResult_t dtrFftCopiesPasses(struct dtrFftPlan* f);
+size_t dtrFftCopiesStagingBytes(const struct dtrFftPlan* f);
+dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction,
+                            cudaStream_t stream, double factor);
+
 /* The chunks of a plan whose config and DTR_FFT_CHUNKS leave them to the rule (chunk_rule.c), from
- * what every rank knows alike: whether the exchanges run on GPUs, whether they have peers, and the
- * bytes of the complex array per rank. */
-int dtrFftChunksByRule(int gpu, int peers, double bytesPerRank);
-/* Blocks per peer of a p2p exchange's chunk where DTR_FFT_CTAS does not say. */
-int dtrFftCtasByRule(void);
+ * what every rank knows alike: whether it takes the slab route, its exchanges' backend, whether they
+ * have peers, and the bytes of the complex array per rank. */
+int dtrFftChunksByRule(int copies, dtrBackend_t backend, int peers, double bytesPerRank);
 
 #endif

@@ -41,8 +41,10 @@ dtrResult_t dtrLocalFftRun(dtrLocalFft* f, int direction, int64_t first, int64_t
   const size_t real = s->dbl ? 8 : 4, complex = 2 * real;
   /* The real side is the input of the forward real pass and the output of the inverse one. */
   const int realIn = s->real && direction == dtrFftForward, realOut = s->real && direction == dtrFftInverse;
-  const size_t inBytes = realIn ? (size_t)dtrLocalFftRealLength(s) * real : (size_t)dtrLocalFftComplexLength(s) * complex;
-  const size_t outBytes = realOut ? (size_t)dtrLocalFftRealLength(s) * real : (size_t)dtrLocalFftComplexLength(s) * complex;
+  size_t inBytes = realIn ? (size_t)dtrLocalFftRealLength(s) * real : (size_t)dtrLocalFftComplexLength(s) * complex;
+  size_t outBytes = realOut ? (size_t)dtrLocalFftRealLength(s) * real : (size_t)dtrLocalFftComplexLength(s) * complex;
+  if (s->in_dist) inBytes = (size_t)s->in_dist * complex;
+  if (s->out_dist) outBytes = (size_t)s->out_dist * complex;
   const char* src = (const char*)in + (size_t)first * inBytes;
   char* dst = (char*)out + (size_t)first * outBytes;
   if (f->gpu) return dtrCufftPassRun(f->cufft, direction, count, src, dst, stream);

@@ -20,6 +20,10 @@ typedef struct {
                    real length, whose complex side holds n / 2 + 1) */
   int real;     /* the real pass: R2C forward, C2R inverse; else complex to complex */
   int dbl;      /* double precision */
+  /* A 1-D complex pass in another layout than packed transforms (0: packed): entries between a
+   * transform's points and between transforms, on each side. The slab route's pass along z reads the
+   * planes of a [z][y][x] array and writes the Z-pencil (or the other way round), a transpose for free. */
+  int64_t in_stride, in_dist, out_stride, out_dist;
 } dtrLocalFftShape;
 
 /* Entries of one transform: complex ones (the complex side), and real ones (a real pass's real side). */

@@ -4,6 +4,7 @@
  * (its passes run one after another on one stream), as cuDecomp does. Plans in the basic layout:
  * transforms packed one after another, the real side unpadded (n reals, n / 2 + 1 complex entries).
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <cufft.h>
@@ -25,9 +26,11 @@ struct dtrCufftPass {
 
 static dtrResult_t cufftError(cufftResult r, const char* what, const dtrLocalFftShape* s, int64_t batch) {
   const dtrResult_t code = r == CUFFT_ALLOC_FAILED ? dtrOutOfMemory : dtrCudaError;
-  return dtrSetError(code, "cuFFT: %s of a %d-D %s%s transform of %lld%s%lld, batch %lld: cufftResult %d", what, s->dims,
-                     s->real ? "real " : "", s->dbl ? "double" : "single", (long long)s->n[0], s->dims == 2 ? " x " : "",
-                     s->dims == 2 ? (long long)s->n[1] : 0LL, (long long)batch, (int)r);
+  char size[48];
+  if (s->dims == 2) snprintf(size, sizeof size, "%lld x %lld", (long long)s->n[0], (long long)s->n[1]);
+  else snprintf(size, sizeof size, "%lld", (long long)s->n[0]);
+  return dtrSetError(code, "cuFFT: %s of a %d-D %s%s transform of %s, batch %lld: cufftResult %d", what, s->dims,
+                     s->real ? "real " : "", s->dbl ? "double" : "single", size, (long long)batch, (int)r);
 }
 
 static dtrResult_t makePlan(const dtrLocalFftShape* s, int64_t batch, cufftType type, cufftHandle* h, size_t* work) {
@@ -36,7 +39,15 @@ static dtrResult_t makePlan(const dtrLocalFftShape* s, int64_t batch, cufftType 
   cufftResult r = cufftCreate(h);
   if (r != CUFFT_SUCCESS) return cufftError(r, "cufftCreate", s, batch);
   if (r == CUFFT_SUCCESS) r = cufftSetAutoAllocation(*h, 0);
-  if (r == CUFFT_SUCCESS) r = cufftMakePlanMany64(*h, s->dims, n, NULL, 1, 0, NULL, 1, 0, type, batch, &bytes);
+  if (r == CUFFT_SUCCESS && (s->in_dist || s->out_dist)) {
+    /* The advanced layout: the embeddings only say "not packed"; strides and distances place the points. */
+    long long embed[1] = {n[0]};
+    const long long is = s->in_stride ? s->in_stride : 1, id = s->in_dist ? s->in_dist : n[0];
+    const long long os = s->out_stride ? s->out_stride : 1, od = s->out_dist ? s->out_dist : n[0];
+    r = cufftMakePlanMany64(*h, 1, n, embed, is, id, embed, os, od, type, batch, &bytes);
+  } else if (r == CUFFT_SUCCESS) {
+    r = cufftMakePlanMany64(*h, s->dims, n, NULL, 1, 0, NULL, 1, 0, type, batch, &bytes);
+  }
   if (r != CUFFT_SUCCESS) {
     cufftDestroy(*h);
     *h = 0;

@@ -6,6 +6,7 @@
  * made for unaligned arrays. Built where FFTW is found (pkg-config); without it the cpu backend's FFT
  * refuses to plan, saying so.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core/checks.h"
@@ -59,6 +60,10 @@ static void* plan(const dtrLocalFftShape* s, int64_t batch, int direction, void*
   }
   const int64_t rows = s->dims == 2 ? s->n[0] : 1;
   many = (fftw_iodim64){batch, rows * lastIn, rows * lastOut};
+  if (s->in_dist || s->out_dist) {
+    dims[0] = (fftw_iodim64){last, s->in_stride ? s->in_stride : 1, s->out_stride ? s->out_stride : 1};
+    many = (fftw_iodim64){batch, s->in_dist ? s->in_dist : last, s->out_dist ? s->out_dist : last};
+  }
   const int sign = direction == dtrFftForward ? FFTW_FORWARD : FFTW_BACKWARD;
   if (s->dbl) {
     if (realIn) return fftw_plan_guru64_dft_r2c(s->dims, dims, 1, &many, in, out, flags);
@@ -90,8 +95,16 @@ static dtrResult_t findPlan(dtrFftwPass* p, int64_t batch, int direction, int in
   const size_t real = s->dbl ? 8 : 4;
   const size_t complexBytes = (size_t)batch * (size_t)dtrLocalFftComplexLength(s) * 2 * real;
   const size_t realBytes = s->real ? (size_t)batch * (size_t)dtrLocalFftRealLength(s) * real : 0;
-  const size_t inBytes = s->real && direction == dtrFftForward ? realBytes : complexBytes;
-  const size_t outBytes = s->real && direction == dtrFftInverse ? realBytes : complexBytes;
+  size_t inBytes = s->real && direction == dtrFftForward ? realBytes : complexBytes;
+  size_t outBytes = s->real && direction == dtrFftInverse ? realBytes : complexBytes;
+  if (s->in_dist || s->out_dist) {
+    /* Strided sides reach from the first point of the first transform to the last of the last. */
+    const int64_t n = s->n[0];
+    const int64_t is = s->in_stride ? s->in_stride : 1, id = s->in_dist ? s->in_dist : n;
+    const int64_t os = s->out_stride ? s->out_stride : 1, od = s->out_dist ? s->out_dist : n;
+    inBytes = (size_t)((batch - 1) * id + (n - 1) * is + 1) * 2 * real;
+    outBytes = (size_t)((batch - 1) * od + (n - 1) * os + 1) * 2 * real;
+  }
   /* Scratch arrays to plan on; unaligned plans on arrays one complex entry off FFTW's alignment. */
   const size_t shift = aligned ? 0 : real;
   char* a = fftw_malloc(inBytes + shift + 16);
@@ -100,10 +113,13 @@ static dtrResult_t findPlan(dtrFftwPass* p, int64_t batch, int direction, int in
   if (a && b) made = plan(s, batch, direction, a + shift, b + shift, FFTW_MEASURE | (aligned ? 0 : FFTW_UNALIGNED));
   fftw_free(a);
   if (b != a) fftw_free(b);
-  if (!made)
-    return dtrSetError(dtrInvalidArgument, "FFTW cannot plan a %d-D %s transform of %lld%s%lld, batch %lld", s->dims,
-                       s->real ? "real" : "complex", (long long)s->n[0], s->dims == 2 ? " x " : "",
-                       s->dims == 2 ? (long long)s->n[1] : 0LL, (long long)batch);
+  if (!made) {
+    char size[48];
+    if (s->dims == 2) snprintf(size, sizeof size, "%lld x %lld", (long long)s->n[0], (long long)s->n[1]);
+    else snprintf(size, sizeof size, "%lld", (long long)s->n[0]);
+    return dtrSetError(dtrInvalidArgument, "FFTW cannot plan a %d-D %s transform of %s, batch %lld", s->dims,
+                       s->real ? "real" : "complex", size, (long long)batch);
+  }
   p->plans[p->nplans++] = (HostPlan){batch, direction, inplace, aligned, made};
   *out = made;
   return dtrSuccess;

@@ -33,6 +33,13 @@ dtrFftChunk dtrFftChunkOf(const struct dtrFftPlan* f, dtrPlan_t exchange, int pe
   return c;
 }
 
+dtrFftChunk dtrFftFirstPassChunk(const struct dtrFftPlan* f, dtrPlan_t exchange, int chunks, int k) {
+  const int64_t realLength = f->npencils == 2 ? f->shape[0] * f->shape[1] : f->shape[0];
+  if (!(f->gpu && f->kind == dtrFftR2C && realLength % 2)) return dtrFftChunkOf(f, exchange, 0, chunks, k);
+  const dtrFftChunk whole = {0, k == 0 ? f->transforms[0] : 0};
+  return whole;
+}
+
 /* The factor the normalization asks of a direction: 1, 1/N or 1/sqrt(N). */
 static double scaleOf(const struct dtrFftPlan* f, dtrFftDirection_t direction) {
   const double n = (double)f->shape[0] * (double)f->shape[1] * (double)f->shape[2];
@@ -41,7 +48,7 @@ static double scaleOf(const struct dtrFftPlan* f, dtrFftDirection_t direction) {
   return 1.0;
 }
 
-static dtrResult_t scale(const struct dtrFftPlan* f, char* x, size_t reals, double factor, cudaStream_t stream) {
+dtrResult_t dtrFftScale(const struct dtrFftPlan* f, char* x, size_t reals, double factor, cudaStream_t stream) {
   const int dbl = f->ctype == dtrComplex128;
   if (f->gpu) {
     CUDACHECK(dtrScaleLaunch(x, reals, dbl, factor, stream));
@@ -54,7 +61,15 @@ static dtrResult_t scale(const struct dtrFftPlan* f, char* x, size_t reals, doub
   return dtrSuccess;
 }
 
+static dtrResult_t eventThen(cudaEvent_t event, cudaStream_t recorded, cudaStream_t waits) {
+  CUDACHECK(cudaEventRecord(event, recorded));
+  CUDACHECK(cudaStreamWaitEvent(waits, event, 0));
+  return dtrSuccess;
+}
+
 dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction, cudaStream_t stream) {
+  const double factor = scaleOf(f, direction);
+  if (f->copies) return dtrFftRunCopies(f, in, out, direction, stream, factor);
   const int E = f->npencils - 1, inverse = direction == dtrFftInverse;
   const int realLast = f->kind == dtrFftR2C && inverse;
   char* const w1 = f->work;
@@ -80,36 +95,32 @@ dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDir
   DTRCHECK(dtrAgree(f->grid->comm, res));
 
   const int C = f->chunks;
-  const double factor = scaleOf(f, direction);
   const size_t complexBytes = dtrDataTypeSize(f->ctype);
   if (f->gpu) {
     CUDACHECK(cudaSetDevice(f->device));
-    CUDACHECK(cudaEventRecord(f->start, stream));
-    CUDACHECK(cudaStreamWaitEvent(f->exchange, f->start, 0));
+    DTRCHECK(eventThen(f->start, stream, f->exchange));
   }
+  /* From here on every rank runs every chunk of every exchange whatever fails locally, so that no
+   * rank's GPU waits for another that left: the first failure is kept and returned (agreed) at the end. */
   const char* cur = in;
   for (int j = 0; j < E; j++) {
     const int p = pencil[j];
     for (int k = 0; k < C; k++) {
-      const dtrFftChunk c = dtrFftChunkOf(f, exchange[j], p, C, k);
-      DTRCHECK(dtrLocalFftRun(f->pass[p], direction, c.first, c.count, cur, loc[j], stream));
+      const dtrFftChunk c = j == 0 && !inverse ? dtrFftFirstPassChunk(f, exchange[j], C, k) : dtrFftChunkOf(f, exchange[j], p, C, k);
+      if (res == dtrSuccess) res = dtrLocalFftRun(f->pass[p], direction, c.first, c.count, cur, loc[j], stream);
       /* The normalization, once, on the first pass's chunks (beside the exchange of the one before). */
-      if (j == 0 && factor != 1.0 && c.count)
-        DTRCHECK(scale(f, loc[0] + (size_t)(c.first * f->length[p]) * complexBytes, (size_t)(c.count * f->length[p]) * 2,
-                       factor, stream));
-      if (f->gpu) {
-        CUDACHECK(cudaEventRecord(f->passed, stream));
-        CUDACHECK(cudaStreamWaitEvent(f->exchange, f->passed, 0));
-      }
-      DTRCHECK(dtrPlanChunkRun(exchange[j], C, k, f->ctas, f->gpu ? f->exchange : stream));
+      if (res == dtrSuccess && j == 0 && factor != 1.0 && c.count)
+        res = dtrFftScale(f, loc[0] + (size_t)(c.first * f->length[p]) * complexBytes, (size_t)(c.count * f->length[p]) * 2,
+                          factor, stream);
+      if (res == dtrSuccess && f->gpu) res = eventThen(f->passed, stream, f->exchange);
+      const dtrResult_t moved = dtrPlanChunkRun(exchange[j], C, k, f->ctas, f->gpu ? f->exchange : stream);
+      if (res == dtrSuccess) res = moved;
     }
-    if (f->gpu) {
-      CUDACHECK(cudaEventRecord(f->exchanged, f->exchange));
-      CUDACHECK(cudaStreamWaitEvent(stream, f->exchanged, 0));
-    }
+    if (res == dtrSuccess && f->gpu) res = eventThen(f->exchanged, f->exchange, stream);
     cur = loc[j + 1];
   }
   const int last = pencil[E];
-  DTRCHECK(dtrLocalFftRun(f->pass[last], direction, 0, f->transforms[last], cur, out, stream));
+  if (res == dtrSuccess) res = dtrLocalFftRun(f->pass[last], direction, 0, f->transforms[last], cur, out, stream);
+  DTRCHECK(dtrAgree(f->grid->comm, res));
   return dtrPlanChunksEnd(exchange[E - 1], stream);
 }

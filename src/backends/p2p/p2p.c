@@ -32,6 +32,7 @@
 #include "core/params.h"
 #include "core/timeout.h"
 #include "launch.h"
+#include "p2p.h"
 #include "peer_memory.h"
 
 typedef struct {
@@ -342,6 +343,17 @@ static dtrResult_t p2pChunkRun(dtrPlan_t plan, int chunks, int k, int ctas, cuda
   dtrBlock blocks[DTR_GROUP_MAX];
   for (int q = 0; q < p; q++) blocks[q] = dtrChunkDirectBlock(&plan->geo, r, q, chunks, k);
   return launchPass(plan, plan->chunk_in, s->chunk_outs, blocks, ctas > 0 ? ctas : s->ctas, NULL, stream);
+}
+
+char* const* dtrP2pChunkOuts(dtrPlan_t plan) {
+  if (plan->backend != dtrBackendP2p || plan->chunks_by != plan || !plan->state) return NULL;
+  return ((P2pState*)plan->state)->chunk_outs;
+}
+
+dtrResult_t dtrP2pBarrier(dtrPlan_t plan, dtrPeerPhase phase, cudaStream_t stream) {
+  P2pState* s = plan->state;
+  CUDACHECK(dtrPeerBarrierLaunch(&s->flags, phase, stream));
+  return dtrSuccess;
 }
 
 static void p2pDestroy(dtrPlan_t plan) {

@@ -1,0 +1,20 @@
+/*
+ * What the p2p backend lends the FFT's slab route (src/fft/slab_copies.c), which moves its chunks by
+ * the copy engines rather than by this backend's pass kernel: the buffers of an execute begun in
+ * chunks (dtrPlanChunksBegin: every rank's out, mapped here), and the two barriers between the GPUs.
+ */
+#ifndef DTR_P2P_H
+#define DTR_P2P_H
+
+#include "backends/backend.h"
+#include "launch.h"
+
+/* [q]: rank q's out of the execute begun, as mapped here (its own at [rank]); NULL where this plan is
+ * not a p2p plan serving its chunks itself. */
+char* const* dtrP2pChunkOuts(dtrPlan_t plan);
+
+/* The barrier that begins an epoch (no rank writes into another's out before its owner's stream got
+ * here), or the one that ends it (every rank's writes into this rank's out are done), on `stream`. */
+dtrResult_t dtrP2pBarrier(dtrPlan_t plan, dtrPeerPhase phase, cudaStream_t stream);
+
+#endif
