@@ -63,6 +63,8 @@ static void freePlan(dtrFftPlan_t f) {
   for (int i = 0; i < 3; i++) dtrLocalFftDestroy(f->pass[i]);
   dtrLocalFftDestroy(f->zFrom);
   dtrLocalFftDestroy(f->zInto);
+  dtrLocalFftDestroy(f->yInto);
+  dtrLocalFftDestroy(f->yFrom);
   for (int i = 0; i < 2; i++) {
     if (f->forward[i]) dtrPlanDestroy(f->forward[i]);
     if (f->inverse[i]) dtrPlanDestroy(f->inverse[i]);
@@ -86,6 +88,7 @@ static dtrResult_t makeExchanges(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
   dtrConfig_t c = cfg->transpose;
   c.workspace = dtrWorkspaceGrid;
   for (int i = 0; i + 1 < f->npencils; i++) {
+    if (i == 1 && f->fused) continue;
     DTRCHECK(dtrPlanCreatePencil(&f->forward[i], f->grid, f->cshape, f->path[i], f->path[i + 1], f->ctype, 1, &c));
     DTRCHECK(dtrPlanCreatePencil(&f->inverse[i], f->grid, f->cshape, f->path[i + 1], f->path[i], f->ctype, 1, &c));
   }
@@ -94,7 +97,7 @@ static dtrResult_t makeExchanges(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
   f->gpu = f->forward[0]->backend != dtrBackendCpu;
   f->device = f->forward[0]->device;
   for (int i = 0; i + 1 < f->npencils && res == dtrSuccess; i++)
-    for (int w = 0; w < 2; w++) {
+    for (int w = 0; w < 2 && f->forward[i]; w++) {
       const dtrPlan_t x = w ? f->inverse[i] : f->forward[i];
       if ((x->backend != dtrBackendCpu) != f->gpu || (f->gpu && x->device != f->device))
         res = dtrSetError(dtrInvalidArgument,
@@ -120,8 +123,18 @@ static dtrResult_t makePasses(dtrFftPlan_t f) {
     int n = 0;
     batches[n++] = f->transforms[i];
     for (int k = 0; k < f->chunks; k++) {
-      if (i < E) batches[n++] = dtrFftChunkOf(f, f->forward[i], i, f->chunks, k).count;
-      if (i > 0) batches[n++] = dtrFftChunkOf(f, f->inverse[i - 1], i, f->chunks, k).count;
+      if (i < E && f->forward[i]) batches[n++] = dtrFftChunkOf(f, f->forward[i], i, f->chunks, k).count;
+      if (i > 0 && f->inverse[i - 1]) batches[n++] = dtrFftChunkOf(f, f->inverse[i - 1], i, f->chunks, k).count;
+    }
+    if (i == 1 && f->fused) {
+      /* Along y between the Y-pencil [x][z][y] and the Z-pencil [y][x][z]: line (x, z) of the one is
+       * line x nz + z, whose points lie a (x, z) plane apart in the other. */
+      const int64_t plane = f->box[2].size[0] * f->box[2].size[2];
+      const dtrLocalFftShape into = {1, {s.n[0], 0}, 0, s.dbl, 1, s.n[0], plane, 1};
+      const dtrLocalFftShape from = {1, {s.n[0], 0}, 0, s.dbl, plane, 1, 1, s.n[0]};
+      DTRCHECK(dtrLocalFftCreate(&into, f->gpu, batches, 1, &f->yInto));
+      DTRCHECK(dtrLocalFftCreate(&from, f->gpu, batches, n, &f->yFrom));
+      continue;
     }
     DTRCHECK(dtrLocalFftCreate(&s, f->gpu, batches, n, &f->pass[i]));
   }
@@ -137,8 +150,8 @@ static dtrResult_t makeWorkspace(dtrFftPlan_t f) {
   f->half = (largest + 255) / 256 * 256;
   /* The second array: pencils route through both; slabs only for C2R's last pass. */
   const size_t arrays = f->copies ? dtrFftCopiesStagingBytes(f) : (f->npencils == 3 || f->kind == dtrFftR2C ? 2 : 1) * f->half;
-  dtrLocalFft* const passes[5] = {f->pass[0], f->pass[1], f->pass[2], f->zFrom, f->zInto};
-  for (int i = 0; i < 5; i++) {
+  dtrLocalFft* const passes[7] = {f->pass[0], f->pass[1], f->pass[2], f->zFrom, f->zInto, f->yInto, f->yFrom};
+  for (int i = 0; i < 7; i++) {
     const size_t w = passes[i] ? dtrLocalFftWorkBytes(passes[i]) : 0;
     if (w > f->area) f->area = w;
   }
@@ -155,7 +168,7 @@ static dtrResult_t makeWorkspace(dtrFftPlan_t f) {
   } else if (!(f->work = malloc(f->workBytes))) {
     return dtrSetError(dtrOutOfMemory, "cannot allocate the FFT's workspace of %zu bytes", f->workBytes);
   }
-  for (int i = 0; i < 5 && f->area; i++)
+  for (int i = 0; i < 7 && f->area; i++)
     if (passes[i]) DTRCHECK(dtrLocalFftSetWorkArea(passes[i], f->work + arrays));
   return dtrSuccess;
 }
@@ -174,6 +187,7 @@ static dtrResult_t makeStreams(dtrFftPlan_t f) {
 static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
   const dtrGrid_t g = f->grid;
   f->npencils = g->pr == 1 ? 2 : 3;
+  f->fused = f->npencils == 3 && g->pc == 1;
   f->path[0] = dtrPencilX;
   f->path[1] = f->npencils == 2 ? dtrPencilZ : dtrPencilY;
   f->path[2] = dtrPencilZ;
@@ -189,7 +203,7 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
   DTRCHECK(dtrFftCopiesChoose(f, f->box[0].bytes, env->fft_copies));
   /* The chunks: the config's, else the environment's, else the rule's; every input to them is agreed. */
   int peers = 0;
-  for (int i = 0; i + 1 < f->npencils; i++) peers |= f->forward[i]->comm.nranks > 1;
+  for (int i = 0; i + 1 < f->npencils; i++) peers |= f->forward[i] && f->forward[i]->comm.nranks > 1;
   const double bytes = (double)f->cshape[0] * (double)f->cshape[1] * (double)f->cshape[2] *
                        (double)dtrDataTypeSize(f->ctype) / (double)(g->pr * g->pc);
   f->chunks = cfg->chunks ? cfg->chunks : env->fft_chunks ? env->fft_chunks : dtrFftChunksByRule(f->copies, f->forward[0]->backend, peers, bytes);
@@ -313,7 +327,7 @@ dtrResult_t dtrFftGetWorkspaceSize(dtrFftPlan_t f, size_t* bytes) {
   for (int i = 0; i + 1 < f->npencils; i++)
     for (int w = 0; w < 2; w++) {
       const dtrPlan_t x = w ? f->inverse[i] : f->forward[i];
-      if (x->workspace && x->workspace->bytes > exchanges) exchanges = x->workspace->bytes;
+      if (x && x->workspace && x->workspace->bytes > exchanges) exchanges = x->workspace->bytes;
     }
   *bytes = f->workBytes + exchanges;
   return dtrSuccess;

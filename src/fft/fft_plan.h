@@ -37,6 +37,10 @@ struct dtrFftPlan {
   int copies;                  /* the slab route (slab_copies.c): its staging array at `work`, then the area */
   dtrLocalFft* zFrom;          /* its passes along z: from the staging array's planes into the Z-pencil */
   dtrLocalFft* zInto;          /* and from the Z-pencil into them */
+  int fused;                   /* pencils on a P x 1 grid: Y<->Z is one rank's own transpose, which the
+                                  pass along y makes as it writes (reads) the Z-pencil, and no plan runs */
+  dtrLocalFft* yInto;          /* those passes along y: from the Y-pencil into the Z-pencil */
+  dtrLocalFft* yFrom;          /* and from the Z-pencil into the Y-pencil */
 };
 
 /* Transforms of pass i in chunk k of the exchange that follows (forward) or precedes (inverse) it:
