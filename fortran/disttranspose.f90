@@ -4,7 +4,8 @@
 ! arguments in the same order. Differences, each for Fortran's sake:
 !   - communicators are Fortran handles: type(MPI_Comm) of mpi_f08, or the integer of `use mpi`
 !     (one generic name takes either); the library converts them with MPI_Comm_f2c;
-!   - plans and grids are derived types holding the C handle, null until created and after destroy;
+!   - plans, FFT plans and grids are derived types holding the C handle, null until created and
+!     after destroy;
 !   - buffers are type(c_ptr): c_loc(array) for host arrays (with the target attribute), the
 !     pointer cudaMalloc gave for device memory; streams are integer(c_intptr_t), 0 the default;
 !   - optional trailing arguments where C takes NULL or -1 (config, rank, stream, grid dimensions);
@@ -14,7 +15,9 @@
 ! Column-major: a Fortran array a(cols, local_rows) is, in memory, the library's row-major slab of
 ! local_rows rows of cols entries. A global Fortran array a(n1, n2) split along its last dimension
 ! is therefore transposed by a plan of rows = n2, cols = n1; the result b(n2, n1), split along its
-! last dimension, holds b(j, i) = a(i, j). docs/fortran.md says more.
+! last dimension, holds b(j, i) = a(i, j). A box is the Fortran array of its sizes in box%order:
+! an FFT's input x(nx, ny_local, nz_local) (X-pencil), its output z(nz, nx_local, ny_local)
+! (Z-pencil, nx/2 + 1 in place of nx for R2C). docs/fortran.md says more.
 module disttranspose
   use, intrinsic :: iso_c_binding, only: c_associated, c_char, c_double, c_f_pointer, c_int, c_int64_t, c_intptr_t, &
                                          c_loc, c_null_ptr, c_ptr, c_size_t
@@ -40,6 +43,13 @@ module disttranspose
                                        DTR_KERNEL_TMA = 3, DTR_KERNEL_TMA_MC2 = 4, DTR_KERNEL_TMA_MC4 = 5
   integer(c_int), parameter, public :: DTR_WORKSPACE_OWN = 0, DTR_WORKSPACE_GRID = 1
   integer(c_int), parameter, public :: DTR_PENCIL_X = 0, DTR_PENCIL_Y = 1, DTR_PENCIL_Z = 2
+  ! FFT kinds, directions (FFTW's signs), normalizations and sides (dtrFftKind_t, dtrFftDirection_t,
+  ! dtrFftNorm_t, dtrFftSide_t), and the most chunks a plan takes.
+  integer(c_int), parameter, public :: DTR_FFT_C2C = 0, DTR_FFT_R2C = 1
+  integer(c_int), parameter, public :: DTR_FFT_FORWARD = -1, DTR_FFT_INVERSE = 1
+  integer(c_int), parameter, public :: DTR_FFT_NORM_NONE = 0, DTR_FFT_NORM_INVERSE = 1, DTR_FFT_NORM_ORTHO = 2
+  integer(c_int), parameter, public :: DTR_FFT_INPUT_SIDE = 0, DTR_FFT_OUTPUT_SIDE = 1
+  integer(c_int), parameter, public :: DTR_FFT_MAX_CHUNKS = 64
 
   ! dtrConfig_t. The initial values are dtrConfigInit's (the test of the binding checks they agree).
   type, bind(c), public :: dtr_config
@@ -66,7 +76,19 @@ module disttranspose
     integer(c_size_t) :: entry_bytes, bytes
   end type
 
+  ! dtrFftConfig_t, with dtrFftConfigInit's values. transpose%workspace and transpose%inplace are the
+  ! FFT's own business: leave them as they are.
+  type, bind(c), public :: dtr_fft_config
+    type(dtr_config) :: transpose
+    integer(c_int) :: chunks = 0      ! 0: by the measured rule (DTR_FFT_CHUNKS overrides 0)
+    integer(c_int) :: norm = DTR_FFT_NORM_NONE
+  end type
+
   type, public :: dtr_plan
+    type(c_ptr) :: handle = c_null_ptr
+  end type
+
+  type, public :: dtr_fft_plan
     type(c_ptr) :: handle = c_null_ptr
   end type
 
@@ -80,6 +102,8 @@ module disttranspose
   public :: dtr_grid_create, dtr_grid_destroy, dtr_grid_get_dims, dtr_pencil_box, dtr_plan_create_pencil
   public :: dtr_get_error_string, dtr_get_last_error, dtr_data_type_name, dtr_backend_name, dtr_kernel_name, &
             dtr_pencil_name, dtr_data_type_size
+  public :: dtr_fft_config_init, dtr_fft_plan_create, dtr_fft_execute, dtr_fft_get_box, dtr_fft_get_workspace_size, &
+            dtr_fft_get_chunks, dtr_fft_get_backend, dtr_fft_plan_destroy
 
   ! One name for either kind of communicator handle.
   interface dtr_get_local_size
@@ -161,6 +185,33 @@ module disttranspose
       integer(c_int), value :: from, to, type
       integer(c_int64_t), value :: howmany
     end function
+    subroutine c_fft_config_init(config) bind(c, name="dtrFftConfigInit")
+      import :: dtr_fft_config
+      type(dtr_fft_config), intent(out) :: config
+    end subroutine
+    integer(c_int) function c_fft_plan_create(plan, grid, shape, kind, type, config) bind(c, name="dtrFftPlanCreate")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), intent(out) :: plan
+      type(c_ptr), value :: grid, config
+      integer(c_int64_t), intent(in) :: shape(3)
+      integer(c_int), value :: kind, type
+    end function
+    integer(c_int) function c_fft_execute(plan, in, out, direction, stream) bind(c, name="dtrFftExecute")
+      import :: c_int, c_intptr_t, c_ptr
+      type(c_ptr), value :: plan, in, out
+      integer(c_int), value :: direction
+      integer(c_intptr_t), value :: stream
+    end function
+    integer(c_int) function c_fft_get_box(plan, side, box) bind(c, name="dtrFftGetBox")
+      import :: c_int, c_ptr, dtr_box
+      type(c_ptr), value :: plan
+      integer(c_int), value :: side
+      type(dtr_box), intent(out) :: box
+    end function
+    integer(c_int) function c_fft_plan_destroy(plan) bind(c, name="dtrFftPlanDestroy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan
+    end function
     type(c_ptr) function c_error_string(result) bind(c, name="dtrGetErrorString")
       import :: c_int, c_ptr
       integer(c_int), value :: result
@@ -187,6 +238,9 @@ module disttranspose
   procedure(c_plan_get_int), bind(c, name="dtrPlanGetKernel") :: c_plan_get_kernel
   procedure(c_plan_get_int), bind(c, name="dtrPlanGetDevice") :: c_plan_get_device
   procedure(c_plan_get_int), bind(c, name="dtrPlanGetStages") :: c_plan_get_stages
+  procedure(c_plan_get_int), bind(c, name="dtrFftGetChunks") :: c_fft_get_chunks
+  procedure(c_plan_get_int), bind(c, name="dtrFftGetBackend") :: c_fft_get_backend
+  procedure(c_plan_get_workspace_size), bind(c, name="dtrFftGetWorkspaceSize") :: c_fft_get_workspace_size
   procedure(c_name_of), bind(c, name="dtrDataTypeName") :: c_data_type_name
   procedure(c_name_of), bind(c, name="dtrBackendName") :: c_backend_name
   procedure(c_name_of), bind(c, name="dtrKernelName") :: c_kernel_name
@@ -240,10 +294,7 @@ contains
     type(dtr_plan), intent(in) :: plan
     type(c_ptr), intent(in) :: in, out
     integer(c_intptr_t), intent(in), optional :: stream
-    integer(c_intptr_t) :: s
-    s = 0
-    if (present(stream)) s = stream
-    res = c_execute(plan%handle, in, out, s)
+    res = c_execute(plan%handle, in, out, optional_stream(stream))
   end function
 
   ! Collective. The handle is null afterwards.
@@ -378,12 +429,86 @@ contains
     bytes = c_data_type_size(type)
   end function
 
+  ! ---- 3-D FFTs ------------------------------------------------------------------------------
+
+  subroutine dtr_fft_config_init(config)
+    type(dtr_fft_config), intent(out) :: config
+    call c_fft_config_init(config)
+  end subroutine
+
+  ! Collective over the grid. shape = [nx, ny, nz] of the real (R2C) or complex (C2C) array; kind
+  ! DTR_FFT_C2C (type DTR_COMPLEX64/128) or DTR_FFT_R2C (type DTR_FLOAT32/64, the real side).
+  integer(c_int) function dtr_fft_plan_create(plan, grid, shape, kind, type, config) result(res)
+    type(dtr_fft_plan), intent(out) :: plan
+    type(dtr_grid), intent(in) :: grid
+    integer(c_int64_t), intent(in) :: shape(3)
+    integer(c_int), intent(in) :: kind, type
+    type(dtr_fft_config), intent(in), optional, target :: config
+    res = c_fft_plan_create(plan%handle, grid%handle, shape, kind, type, fft_config_ptr(config))
+  end function
+
+  ! Collective. DTR_FFT_FORWARD: in is this rank's input box (X-pencil), out its output box (Z-pencil);
+  ! DTR_FFT_INVERSE the other way round. Buffers and stream as dtr_execute's; in == out only for C2C.
+  integer(c_int) function dtr_fft_execute(plan, in, out, direction, stream) result(res)
+    type(dtr_fft_plan), intent(in) :: plan
+    type(c_ptr), intent(in) :: in, out
+    integer(c_int), intent(in) :: direction
+    integer(c_intptr_t), intent(in), optional :: stream
+    res = c_fft_execute(plan%handle, in, out, direction, optional_stream(stream))
+  end function
+
+  ! Not collective: this rank's box of one side (DTR_FFT_INPUT_SIDE or DTR_FFT_OUTPUT_SIDE).
+  integer(c_int) function dtr_fft_get_box(plan, side, box) result(res)
+    type(dtr_fft_plan), intent(in) :: plan
+    integer(c_int), intent(in) :: side
+    type(dtr_box), intent(out) :: box
+    res = c_fft_get_box(plan%handle, side, box)
+  end function
+
+  integer(c_int) function dtr_fft_get_workspace_size(plan, bytes) result(res)
+    type(dtr_fft_plan), intent(in) :: plan
+    integer(c_size_t), intent(out) :: bytes
+    res = c_fft_get_workspace_size(plan%handle, bytes)
+  end function
+
+  integer(c_int) function dtr_fft_get_chunks(plan, chunks) result(res)
+    type(dtr_fft_plan), intent(in) :: plan
+    integer(c_int), intent(out) :: chunks
+    res = c_fft_get_chunks(plan%handle, chunks)
+  end function
+
+  integer(c_int) function dtr_fft_get_backend(plan, backend) result(res)
+    type(dtr_fft_plan), intent(in) :: plan
+    integer(c_int), intent(out) :: backend
+    res = c_fft_get_backend(plan%handle, backend)
+  end function
+
+  ! Collective. The handle is null afterwards.
+  integer(c_int) function dtr_fft_plan_destroy(plan) result(res)
+    type(dtr_fft_plan), intent(inout) :: plan
+    res = c_fft_plan_destroy(plan%handle)
+    plan%handle = c_null_ptr
+  end function
+
   ! ---- helpers -------------------------------------------------------------------------------
 
-  type(c_ptr) function config_ptr(config)
+  ! One per config type: a generic name cannot tell two optional-only arguments apart.
+  type(c_ptr) function config_ptr(config) result(p)
     type(dtr_config), intent(in), optional, target :: config
-    config_ptr = c_null_ptr
-    if (present(config)) config_ptr = c_loc(config)
+    p = c_null_ptr
+    if (present(config)) p = c_loc(config)
+  end function
+
+  type(c_ptr) function fft_config_ptr(config) result(p)
+    type(dtr_fft_config), intent(in), optional, target :: config
+    p = c_null_ptr
+    if (present(config)) p = c_loc(config)
+  end function
+
+  integer(c_intptr_t) function optional_stream(stream)
+    integer(c_intptr_t), intent(in), optional :: stream
+    optional_stream = 0
+    if (present(stream)) optional_stream = stream
   end function
 
   integer(c_int) function optional_int(value, default)

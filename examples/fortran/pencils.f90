@@ -16,7 +16,7 @@ program pencils
   implicit none
 
   integer(c_int64_t) :: shape(3) = [64, 48, 40]
-  integer(c_int) :: dims(2) = [0, 0], backend, pr, pc
+  integer(c_int) :: dims(2), backend, pr, pc
   integer, parameter :: moves(2, 4) = reshape([DTR_PENCIL_X, DTR_PENCIL_Y, DTR_PENCIL_Y, DTR_PENCIL_Z, &
                                                DTR_PENCIL_Z, DTR_PENCIL_Y, DTR_PENCIL_Y, DTR_PENCIL_X], [2, 4])
   type(dtr_grid) :: grid
@@ -27,20 +27,12 @@ program pencils
   type(c_ptr) :: dfrom, dto
   integer :: rank, ranks, wrong, total, m, i
   logical :: gpu
-  integer(c_int64_t) :: numbers(5)
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, ranks)
-  numbers = [shape(1), shape(2), shape(3), 0_c_int64_t, 0_c_int64_t]
-  call example_arguments(numbers, gpu)
-  shape = numbers(1:3)
-  dims = int(numbers(4:5), c_int)
-  if (gpu) then
-    call select_node_gpu('pencils')
-  else
-    config%backend = DTR_BACKEND_CPU
-  end if
+  call grid_arguments(shape, dims, gpu, 'pencils')
+  if (.not. gpu) config%backend = DTR_BACKEND_CPU
 
   call check(dtr_grid_create(grid, MPI_COMM_WORLD, dims(1), dims(2)), 'pencils')
   call check(dtr_grid_get_dims(grid, pr, pc), 'pencils')

@@ -7,7 +7,7 @@ module support
   use cuda_runtime
   implicit none
   private
-  public :: check, cuda, select_node_gpu, example_arguments
+  public :: check, cuda, select_node_gpu, example_arguments, grid_arguments
 
 contains
 
@@ -80,6 +80,21 @@ contains
         read (arg, *) numbers(n)
       end if
     end do
+  end subroutine
+
+  ! The 3-D examples' command line, [nx ny nz [pr pc]] [gpu]: the shape (its defaults kept where not
+  ! given), the grid's dimensions (0: the library's choice), and with `gpu` this rank's GPU selected.
+  subroutine grid_arguments(shape, dims, gpu, who)
+    integer(c_int64_t), intent(inout) :: shape(3)
+    integer(c_int), intent(out) :: dims(2)
+    logical, intent(out) :: gpu
+    character(len=*), intent(in) :: who
+    integer(c_int64_t) :: numbers(5)
+    numbers = [shape, 0_c_int64_t, 0_c_int64_t]
+    call example_arguments(numbers, gpu)
+    shape = numbers(1:3)
+    dims = int(numbers(4:5), c_int)
+    if (gpu) call select_node_gpu(who)
   end subroutine
 
 end module support

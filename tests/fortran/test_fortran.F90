@@ -7,103 +7,10 @@
 !   - the integer communicator handle of `use mpi` beside mpi_f08's, the getters, the names, the
 !     config defaults against dtrConfigInit;
 !   - bad input: the same error on every rank, and a message naming the problem.
+! The checks, their agreement across ranks and the executes are harness.f90's.
 !
 !   test_fortran host                 host arrays, the cpu backend
 !   test_fortran device [BACKEND]     device buffers (auto, nccl or p2p), the node-local rank's GPU
-module test_harness
-  use, intrinsic :: iso_c_binding, only: c_associated, c_int, c_loc, c_null_ptr, c_ptr, c_size_t
-  use, intrinsic :: iso_fortran_env, only: int64
-  use mpi_f08
-  use disttranspose
-  use cuda_runtime
-  use support, only: cuda
-  implicit none
-  integer :: failures = 0, cases = 0
-  logical :: on_device = .false.
-  type(dtr_config) :: test_config
-  ! The communicator of the 2-D cases: the world, then a split of it whose ranks are in reverse order.
-  type(MPI_Comm) :: case_comm
-
-contains
-
-  subroutine expect(condition, what)
-    logical, intent(in) :: condition
-    character(len=*), intent(in) :: what
-    integer :: rank
-    if (.not. condition) then
-      call MPI_Comm_rank(MPI_COMM_WORLD, rank)
-      failures = failures + 1
-      print '(a, i0, 2a)', 'FAIL rank ', rank, ': ', what
-    end if
-  end subroutine
-
-  subroutine expect_result(got, wanted, what)
-    integer(c_int), intent(in) :: got, wanted
-    character(len=*), intent(in) :: what
-    call expect(got == wanted, what // ': ' // dtr_get_error_string(got) // ' (wanted ' // &
-                dtr_get_error_string(wanted) // '): ' // dtr_get_last_error())
-  end subroutine
-
-  logical function expect_success(got, what)
-    integer(c_int), intent(in) :: got
-    character(len=*), intent(in) :: what
-    call expect_result(got, DTR_SUCCESS, what)
-    expect_success = got == DTR_SUCCESS
-  end function
-
-  ! One execute on host arrays, or on device copies of them (the output copied back).
-  integer(c_int) function run_execute(plan, in, out, in_bytes, out_bytes) result(res)
-    type(dtr_plan), intent(in) :: plan
-    type(c_ptr), intent(in) :: in, out
-    integer(c_size_t), intent(in) :: in_bytes, out_bytes
-    type(c_ptr) :: din, dout
-    if (.not. on_device) then
-      res = dtr_execute(plan, in, out)
-      return
-    end if
-    call cuda(cudaMalloc(din, in_bytes), 'test_fortran')
-    call cuda(cudaMemcpy(din, in, in_bytes, cudaMemcpyHostToDevice), 'test_fortran')
-    dout = din
-    if (.not. same_address(in, out)) then
-      call cuda(cudaMalloc(dout, out_bytes), 'test_fortran')
-      call cuda(cudaMemcpy(dout, out, out_bytes, cudaMemcpyHostToDevice), 'test_fortran')
-    end if
-    res = dtr_execute(plan, din, dout)
-    call cuda(cudaDeviceSynchronize(), 'test_fortran')
-    call cuda(cudaMemcpy(out, dout, out_bytes, cudaMemcpyDeviceToHost), 'test_fortran')
-    if (.not. same_address(in, out)) call cuda(cudaFree(dout), 'test_fortran')
-    call cuda(cudaFree(din), 'test_fortran')
-  end function
-
-  logical function same_address(p, q)
-    type(c_ptr), intent(in) :: p, q
-    same_address = c_associated(p, q)
-  end function
-
-  ! The global index of element k of the entry (row, col) of a matrix, all counting from 0.
-  integer(int64) function matrix_index(row, col, cols, howmany, k)
-    integer(int64), intent(in) :: row, col, cols, howmany, k
-    matrix_index = (row * cols + col) * howmany + k
-  end function
-
-  ! The global index of the n-th element (from 1) of a box in memory order: element k of the entry
-  ! at (x, y, z) of the whole, ((z * ny + y) * nx + x) * howmany + k.
-  integer(int64) function pencil_index(box, shape, howmany, n)
-    type(dtr_box), intent(in) :: box
-    integer(int64), intent(in) :: shape(3), howmany, n
-    integer(int64) :: c(3), rest
-    integer :: d, axis
-    rest = (n - 1) / howmany
-    do d = 1, 3
-      axis = box%order(d) + 1
-      c(axis) = box%start(axis) + mod(rest, box%size(axis))
-      rest = rest / box%size(axis)
-    end do
-    pencil_index = ((c(3) * shape(2) + c(2)) * shape(1) + c(1)) * howmany + mod(n - 1, howmany)
-  end function
-
-end module test_harness
-
 ! The cases of each type, from one template.
 module typed_cases
   use, intrinsic :: iso_c_binding, only: c_loc, c_size_t
@@ -222,7 +129,6 @@ program test_fortran
   use, intrinsic :: iso_fortran_env, only: int64, real64
   use mpi_f08
   use disttranspose
-  use support, only: select_node_gpu
   use test_harness
   use typed_cases
   implicit none
@@ -232,28 +138,11 @@ program test_fortran
   integer(int64) :: howmany(2) = [1, 3]
   type(dtr_grid) :: grid
   type(MPI_Comm) :: sub
-  integer :: rank, ranks, s, h, total, all_cases
-  character(len=16) :: mode = 'host', backend = 'auto'
+  integer :: rank, ranks, s, h
 
-  call MPI_Init()
+  call start_test('test_fortran')
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
   call MPI_Comm_size(MPI_COMM_WORLD, ranks)
-  if (command_argument_count() >= 1) call get_command_argument(1, mode)
-  if (command_argument_count() >= 2) call get_command_argument(2, backend)
-  select case (mode)
-  case ('host')
-    test_config%backend = DTR_BACKEND_CPU
-  case ('device')
-    on_device = .true.
-    call select_node_gpu('test_fortran')
-    if (backend == 'nccl') test_config%backend = DTR_BACKEND_NCCL
-    if (backend == 'p2p') test_config%backend = DTR_BACKEND_P2P
-  case default
-    if (rank == 0) print '(3a)', 'test_fortran: unknown mode "', trim(mode), '" (host or device [auto|nccl|p2p])'
-    call MPI_Abort(MPI_COMM_WORLD, 2)
-  end select
-
-  case_comm = MPI_COMM_WORLD
   call check_defaults_and_names()
   call check_plan_facts()
   call check_bad_input()
@@ -275,20 +164,15 @@ program test_fortran
   call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), ranks - rank, sub)
   case_comm = sub
   call case_2d_every_type(shapes(1, 6), shapes(2, 6), 3_int64, .false.)
-  case_comm = MPI_COMM_WORLD
   if (expect_success(dtr_grid_create(grid, sub), 'grid create on a sub-communicator')) then
     call case_pencils_every_type(grid, boxes(:, 1), 2_int64)
     call expect_result(dtr_grid_destroy(grid), DTR_SUCCESS, 'grid destroy')
   end if
+  case_comm = MPI_COMM_WORLD
   call MPI_Comm_free(sub)
 
   call expect(cases == 7 * size(howmany) * (size(shapes, 2) + 2) + 7 * 2 * size(boxes, 2) + 14, 'not every case ran')
-  call MPI_Allreduce(failures, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
-  call MPI_Allreduce(cases, all_cases, 1, MPI_INTEGER, MPI_MIN, MPI_COMM_WORLD)
-  if (rank == 0) print '(a, i0, 5a, i0, a, i0, a)', 'test_fortran: ', ranks, ' ranks, ', trim(mode), ' (', &
-    dtr_backend_name(test_config%backend), '): ', all_cases, ' cases, ', total, ' failures'
-  call MPI_Finalize()
-  if (total /= 0) error stop 1
+  call end_test('test_fortran', '')
 
 contains
 
@@ -355,24 +239,24 @@ contains
     type(dtr_plan) :: plan
     integer(c_int) :: type
     real(real64), target :: one(1)
-    call expect_result(dtr_plan_create(plan, -1_int64, 4_int64, DTR_FLOAT32, 1_int64, MPI_COMM_WORLD, test_config), &
-                       DTR_INVALID_ARGUMENT, 'negative rows')
+    call expect_everywhere(dtr_plan_create(plan, -1_int64, 4_int64, DTR_FLOAT32, 1_int64, MPI_COMM_WORLD, test_config), &
+                           DTR_INVALID_ARGUMENT, 'negative rows')
     call expect(index(dtr_get_last_error(), 'rows') > 0, 'message without "rows": ' // dtr_get_last_error())
-    call expect_result(dtr_plan_create(plan, 4_int64, 4_int64, 99_c_int, 1_int64, MPI_COMM_WORLD, test_config), &
-                       DTR_INVALID_ARGUMENT, 'unknown type')
+    call expect_everywhere(dtr_plan_create(plan, 4_int64, 4_int64, 99_c_int, 1_int64, MPI_COMM_WORLD, test_config), &
+                           DTR_INVALID_ARGUMENT, 'unknown type')
     call expect(index(dtr_get_last_error(), 'type') > 0, 'message without "type": ' // dtr_get_last_error())
     ! A type that differs on the last rank.
     type = DTR_FLOAT32
     if (rank == ranks - 1 .and. ranks > 1) type = DTR_FLOAT64
     if (ranks > 1) then
-      call expect_result(dtr_plan_create(plan, 4_int64, 4_int64, type, 1_int64, MPI_COMM_WORLD, test_config), &
-                         DTR_MISMATCH, 'type differing between ranks')
+      call expect_everywhere(dtr_plan_create(plan, 4_int64, 4_int64, type, 1_int64, MPI_COMM_WORLD, test_config), &
+                             DTR_MISMATCH, 'type differing between ranks')
       call expect(len(dtr_get_last_error()) > 0, 'no message for differing types')
     end if
     ! Null buffers: refused on every rank (those that own nothing too), nothing run.
     if (expect_success(dtr_plan_create(plan, 7_int64, 5_int64, DTR_FLOAT64, 1_int64, MPI_COMM_WORLD, test_config), &
                        'plan for null buffers')) then
-      call expect_result(dtr_execute(plan, c_null_ptr, c_loc(one)), DTR_INVALID_ARGUMENT, 'null input')
+      call expect_everywhere(dtr_execute(plan, c_null_ptr, c_loc(one)), DTR_INVALID_ARGUMENT, 'null input')
       call expect_result(dtr_plan_destroy(plan), DTR_SUCCESS, 'plan destroy')
     end if
   end subroutine

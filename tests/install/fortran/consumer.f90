@@ -1,6 +1,8 @@
 ! A Fortran program outside the project, built against an installed disttranspose (find_package's
 ! component Fortran, or pkg-config's disttranspose-fortran): a(37, 23) of real(real64), split along
-! its last dimension, transposed on the cpu backend and checked entry by entry.
+! its last dimension, transposed on the cpu backend and checked entry by entry; and the FFT config's
+! defaults from the library (the FFT itself needs a library built with FFTW, which a package need
+! not be).
 program consumer
   use, intrinsic :: iso_c_binding, only: c_int64_t, c_loc
   use, intrinsic :: iso_fortran_env, only: real64
@@ -11,6 +13,7 @@ program consumer
   real(real64), allocatable, target :: a(:, :), b(:, :)
   type(dtr_local_size) :: mine
   type(dtr_config) :: config
+  type(dtr_fft_config) :: fft_config
   type(dtr_plan) :: plan
   integer :: i, j, rank, wrong, total
 
@@ -33,6 +36,9 @@ program consumer
       if (abs(b(j, i) - (mine%out_row_start + i + 1000 * j)) > 0) wrong = wrong + 1
     end do
   end do
+  call dtr_fft_config_init(fft_config)
+  if (fft_config%chunks /= 0 .or. fft_config%norm /= DTR_FFT_NORM_NONE .or. &
+      fft_config%transpose%backend /= DTR_BACKEND_AUTO) wrong = wrong + 1
   call MPI_Allreduce(wrong, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   if (rank == 0) print '(a, i0, a)', 'fortran consumer: ', total, ' wrong'
   call MPI_Finalize()
