@@ -377,6 +377,14 @@ static void badInput(void) {
     void* out = alloc(ob.bytes);
     poison(out, ob.bytes);
     expectEverywhere(dtrFftExecute(plan, in, out, (dtrFftDirection_t)0, stream), dtrInvalidArgument, "direction 0");
+    if (nranks > 1) {
+      /* Forward on one rank, inverse on the others: refused everywhere before anything is exchanged. */
+      void* other = alloc(ib.bytes + ob.bytes);
+      const dtrResult_t got = rank == 0 ? dtrFftExecute(plan, in, out, dtrFftForward, stream)
+                                        : dtrFftExecute(plan, out, other, dtrFftInverse, stream);
+      expectEverywhere(got, dtrMismatch, "directions differing between ranks");
+      release(other);
+    }
     expectEverywhere(dtrFftExecute(plan, in, in, dtrFftForward, stream), dtrInvalidArgument, "R2C in place");
     expectEverywhere(dtrFftExecute(plan, rank == 0 && ib.bytes ? NULL : in, out, dtrFftForward, stream), dtrInvalidArgument,
                      "in NULL on rank 0");

@@ -305,7 +305,10 @@ dtrResult_t dtrFftExecute(dtrFftPlan_t f, const void* in, void* out, dtrFftDirec
   if (f->broken) return dtrSetError(dtrTimeout, "this FFT plan timed out in an earlier execute; destroy it");
   const dtrDeviceGuard guard = dtrDeviceSave();
   const dtrDeadline saved = dtrDeadlineEnter(f->timeout);
+  /* The direction picks the exchanges every rank must meet in: the same on every rank, or none runs. */
+  const dtrAgreedValue dir[] = {{"direction", (int64_t)direction, dtrValueNumber}};
   dtrResult_t res = dtrAgree(f->grid->comm, checkExecute(f, in, out, direction));
+  if (res == dtrSuccess) res = dtrAgreeValues(f->grid->comm, dir, 1);
   if (res == dtrSuccess) res = dtrFftRun(f, in, out, direction, stream);
   dtrDeadlineLeave(saved);
   if (res == dtrTimeout) f->broken = 1;
