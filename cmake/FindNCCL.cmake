@@ -2,7 +2,8 @@
 # toolkit bundles NCCL) and in the system's (where distribution packages put it).
 #
 # Hints: NCCL_ROOT (CMake or environment variable), NCCL_HOME, NCCL_INCLUDE_DIR, NCCL_LIBRARY.
-# Result: NCCL_FOUND, NCCL_VERSION, NCCL_INCLUDE_DIRS, NCCL_LIBRARIES and the target NCCL::NCCL.
+# Result: NCCL_FOUND, NCCL_VERSION, NCCL_INCLUDE_DIRS, NCCL_LIBRARIES, the target NCCL::NCCL, and
+# NCCL::headers (the headers alone, for code that loads the library at run time).
 
 set(_nccl_hints ${NCCL_ROOT} $ENV{NCCL_ROOT} $ENV{NCCL_HOME})
 if(CUDAToolkit_LIBRARY_ROOT)
@@ -43,6 +44,10 @@ if(NCCL_FOUND)
     set_target_properties(NCCL::NCCL PROPERTIES
       IMPORTED_LOCATION "${NCCL_LIBRARY}"
       INTERFACE_INCLUDE_DIRECTORIES "${NCCL_INCLUDE_DIR}")
+  endif()
+  if(NOT TARGET NCCL::headers)
+    add_library(NCCL::headers INTERFACE IMPORTED)
+    set_target_properties(NCCL::headers PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${NCCL_INCLUDE_DIR}")
   endif()
 endif()
 mark_as_advanced(NCCL_INCLUDE_DIR NCCL_LIBRARY)

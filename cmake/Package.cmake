@@ -1,5 +1,5 @@
 # The installed package: a CMake config (find_package(DistTranspose CONFIG), the imported target
-# DistTranspose::disttranspose with MPI, CUDA and, for a static library, NCCL behind it; with the
+# DistTranspose::disttranspose with MPI and CUDA behind it (NCCL is loaded at run time); with the
 # component Fortran, DistTranspose::disttranspose_fortran) and pkg-config files (disttranspose,
 # disttranspose-fortran).
 include(CMakePackageConfigHelpers)
@@ -10,10 +10,6 @@ if(TARGET disttranspose_fortran)
   # The component Fortran: DistTranspose::disttranspose_fortran and the module.
   install(EXPORT DistTransposeFortranTargets NAMESPACE DistTranspose:: DESTINATION ${DTR_CMAKE_DIR})
 endif()
-set(DTR_STATIC_PACKAGE OFF)
-if(NOT BUILD_SHARED_LIBS)
-  set(DTR_STATIC_PACKAGE ON)
-endif()
 configure_package_config_file(cmake/DistTransposeConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/DistTransposeConfig.cmake
                               INSTALL_DESTINATION ${DTR_CMAKE_DIR})
 # 0.x releases: only the same minor version is compatible.
@@ -21,13 +17,11 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/DistTransposeConfig
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/DistTransposeConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/DistTransposeConfigVersion.cmake
-              cmake/FindNCCL.cmake
         DESTINATION ${DTR_CMAKE_DIR})
 
 # pkg-config: compile with mpicc (it brings MPI's flags); the CUDA headers' directory is listed here.
 list(JOIN CUDAToolkit_INCLUDE_DIRS " -I" DTR_PC_CUDA_INCLUDES)
-get_filename_component(DTR_PC_NCCL_LIBDIR "${NCCL_LIBRARY}" DIRECTORY)
-set(DTR_PC_PRIVATE "-L${DTR_PC_NCCL_LIBDIR} -lnccl -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lstdc++ -lm -ldl -lpthread -lrt")
+set(DTR_PC_PRIVATE "-L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lstdc++ -lm -ldl -lpthread -lrt")
 # Relocatable: the prefix is found from the .pc file's own place (cmake --install --prefix anywhere).
 file(RELATIVE_PATH DTR_PC_PREFIX "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/root")
 configure_file(cmake/disttranspose.pc.in ${CMAKE_CURRENT_BINARY_DIR}/disttranspose.pc @ONLY)

@@ -1,4 +1,7 @@
-/* A small assertion kit for the tests: count failures, print where, never stop at the first. */
+/* A small assertion kit for the tests: count failures, print where, never stop at the first. Under
+ * MPI each rank counts its own; a program ends on their sum over the ranks (the same exit status on
+ * every rank), and takes no branch that skips collective calls on a condition of one rank's
+ * (harness.h's dtrTestAll agrees one). */
 #ifndef DTR_TEST_CHECK_H
 #define DTR_TEST_CHECK_H
 

@@ -22,6 +22,16 @@ typedef struct {
   unsigned long long* counter; /* the device's wrong-entry count */
 } dtrTestMemory;
 
+/* Collective over MPI_COMM_WORLD: whether `ok` holds on every rank. A test branches on this where a
+ * branch skips collective calls and its condition is not one the library agreed over the world (a
+ * check of this rank's, a result agreed on a sub-communicator only): a rank that left early would
+ * leave the others waiting in the calls it skipped. */
+static inline int dtrTestAll(int ok) {
+  int all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  return all;
+}
+
 /* Collective. GPU backends: the node-local rank's GPU (shared where there are more ranks than GPUs),
  * a stream and a counter; returns 0, or DTR_TEST_SKIP on every rank (with the reason printed) where
  * a rank has no GPU, or where ranks would share one on the NCCL backend, which allows one rank per GPU. */

@@ -6,6 +6,7 @@
 
 #include "backends/backend.h"
 #include "backends/gpu/nccl_comms.h"
+#include "backends/gpu/nccl_loader.h"
 #include "core/checks.h"
 #include "core/comm.h"
 #include "core/memory.h"
@@ -13,8 +14,9 @@
 
 size_t dtrWorkspaceRecvOffset(size_t send_bytes) { return (send_bytes + 255) / 256 * 256; }
 
-/* Whether message buffers come from ncclMemAlloc: only where they are to be registered. */
-static int fromNccl(void) { return dtrEnvParamsGet()->nccl_register; }
+/* Whether message buffers come from ncclMemAlloc: only where they are to be registered, and where
+ * NCCL loads (a p2p plan does without it). Constant once asked: the load is tried once. */
+static int fromNccl(void) { return dtrEnvParamsGet()->nccl_register && dtrNcclAvailable(); }
 
 dtrResult_t dtrMessageAlloc(void** ptr, size_t bytes, const char* what) {
   *ptr = NULL;

@@ -72,8 +72,9 @@ void dtrReportHeader(const dtrCliOptions* o, int gpus) {
   Seat* all = rank == 0 ? malloc((size_t)nranks * sizeof *all) : NULL;
   MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
   if (rank != 0) return;
+  /* NCCL is loaded by GPU runs only (src/backends/gpu/nccl_loader.c); a run on the host leaves it out. */
   int nv = 0;
-  ncclGetVersion(&nv);
+  if (gpus && ncclGetVersion(&nv) != ncclSuccess) nv = 0;
   char mpiv[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
   MPI_Get_library_version(mpiv, &len);
@@ -83,7 +84,8 @@ void dtrReportHeader(const dtrCliOptions* o, int gpus) {
   if (comma) *comma = '\0';
   printf("# disttranspose %s: %d ranks on %d host%s, %s\n", DTR_VERSION_STRING, nranks, hosts, hosts == 1 ? "" : "s",
          gpus ? "GPUs" : "no GPUs");
-  printf("# NCCL %d.%d.%d, %s\n", nv / 10000, (nv % 10000) / 100, nv % 100, mpiv);
+  if (nv) printf("# NCCL %d.%d.%d, %s\n", nv / 10000, (nv % 10000) / 100, nv % 100, mpiv);
+  else printf("# NCCL not loaded, %s\n", mpiv);
   printf("# dtype %s, howmany %lld, iters %d, warmup %d, check %d\n", dtrDataTypeName(o->type), (long long)o->howmany,
          o->iters, o->warmup, o->check);
   for (int i = 0; i < nranks; i++) printf("%s\n", all[i].line);

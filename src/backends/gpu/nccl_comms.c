@@ -5,6 +5,7 @@
 #include "core/checks.h"
 #include "core/comm.h"
 #include "core/params.h"
+#include "nccl_loader.h"
 
 typedef struct Entry {
   MPI_Comm comm; /* a private duplicate, kept to compare later communicators against */
@@ -78,6 +79,7 @@ static dtrResult_t create(MPI_Comm comm, int device, Entry** out) {
   Entry* e = calloc(1, sizeof *e);
   ncclUniqueId id;
   dtrResult_t res = e ? dtrSuccess : dtrSetError(dtrOutOfMemory, "host allocation failed");
+  if (res == dtrSuccess) res = dtrNcclLoad();
   if (res == dtrSuccess && rank == 0) NCCLCHECKGOTO(ncclGetUniqueId(&id), res, agree);
 agree:
   res = dtrAgree(comm, res);
