@@ -91,10 +91,11 @@ dtr_build() {
 }
 
 # The Python binding the way users install it: a virtual environment in the build folder with numpy,
-# mpi4py and what the tests need, and `pip install ./python` (the project's CMake builds the library
-# into the package; its build folder is kept, so a second install rebuilds only what changed). The
-# build is then configured to run the binding's tests with that Python. Where pip reaches no package
-# index (the GPU machines), it says so and the Python tests are left to device-check.sh.
+# mpi4py and what the tests need (jax and torch among them), and `pip install ./python` (the project's
+# CMake builds the library into the package; its build folder is kept, so a second install rebuilds
+# only what changed). The build is then configured to run the binding's tests with that Python. Where
+# pip reaches no package index (the GPU machines), it says so and the Python tests are left to
+# device-check.sh.
 dtr_python_env() {
   local venv=$DTR_BUILD/venv py=${DTR_PYTHON3:-python3}
   command -v "$py" >/dev/null 2>&1 || { echo "disttranspose: no $py: the Python tests are skipped"; return 0; }
@@ -106,9 +107,15 @@ dtr_python_env() {
     echo "disttranspose: pip cannot install numpy, mpi4py and pytest (no package index?): the Python tests are skipped"
     return 0
   fi
-  # FFTW for the fft's local passes on NumPy arrays: optional (the tests of that path skip without it).
-  "$venv/bin/python" -m pip install -q pyfftw >>"$DTR_BUILD/pip.log" 2>&1 ||
-    echo "disttranspose: pyfftw could not be installed: fft's FFTW path is not tested"
+  # JAX and PyTorch, whose custom calls and ops the tests run on the host: optional (their tests skip
+  # without them). Before the package, whose build makes JAX's custom calls where it finds jax. pip's
+  # torch for Linux is the CUDA build, with pip's NCCL (as users get it: the import-order test wants it);
+  # it runs on the host too.
+  local fw
+  for fw in jax torch; do
+    "$venv/bin/python" -m pip install -q "$fw" >>"$DTR_BUILD/pip.log" 2>&1 ||
+      echo "disttranspose: $fw could not be installed: its tests are skipped"
+  done
   echo "disttranspose: pip install ./python (into $venv)"
   "$venv/bin/python" -m pip install -q --no-build-isolation --config-settings=build-dir="$DTR_BUILD/python-build" \
     "$DTR_ROOT/python" >>"$DTR_BUILD/pip.log" 2>&1 || { tail -n 30 "$DTR_BUILD/pip.log"; return 1; }

@@ -96,7 +96,8 @@ for stage in $stages; do
       ;;
     python)
       # The binding with this machine's Python (numpy, mpi4py, pytest; CuPy, PyTorch, JAX where present):
-      # its tests through ctest (the build tree's library), the overhead per execute against the C call,
+      # its tests through ctest (the build tree's library; JAX's custom calls built beside it where that
+      # Python has jax), the overhead per execute and per compiled call against the C call,
       # and disttranspose.fft.fftn against examples/fft3d on the same ranks (DTR_FFT_SHAPE, default 512,
       # c64; DTR_PY_NP ranks, default 1).
       py=${DTR_PYTHON:-python3}
@@ -109,6 +110,10 @@ for stage in $stages; do
       timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" "$py" "$DTR_ROOT/python/benchmarks/bench.py" overhead \
         --c-loop "$DTR_BUILD/libdtr_c_loop.so" --libs numpy,cupy,torch --json "$logs/python-overhead.json" 2>&1 |
         grep -vE "DTR WARN" | tee -a "$summary" || status=1
+      # A call of jax.jit(plan.execute) and torch.compile(plan.execute) on the GPU against the C call.
+      timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" "$py" "$DTR_ROOT/python/benchmarks/bench.py" compiled \
+        --c-loop "$DTR_BUILD/libdtr_c_loop.so" --device gpu --json "$logs/python-compiled.json" 2>&1 |
+        grep -E "^ +(jax|torch) " | tee -a "$summary" || status=1
       n=${DTR_FFT_SHAPE:-512}
       for lib in cupy torch; do
         timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" "$py" "$DTR_ROOT/python/benchmarks/bench.py" fft --lib "$lib" \

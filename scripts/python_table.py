@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Markdown tables of the Python binding's benchmarks (python/benchmarks/bench.py --json):
 
-  overhead FILE...   the cost per execute over the C call, per array library and size: the range
-                     over the files (runs)
+  overhead FILE...   the cost per execute over the C call, per array library (and way of calling,
+                     for bench.py compiled's rows) and size: the range over the files (runs)
   fft FILE...        fftn / ifftn beside examples/fft3d (a file of fft3d's --json) at the same size:
                      times and the ratio to fft3d, forward and inverse, and the forward's stages
   compare FILE...    disttranspose.fft beside mpi4py-fft (bench.py fft --compare mpi4py-fft), in ms
+  versus FILE...     the same with the library's call from C (bench.py fft --c-loop), one row a file
+                     (a run), and mpi4py-fft's time over ours
+  fft-overhead FILE... fftn's and rfftn's cost per call over the C call (median and least over the
+                     reps), and the machine's load: the range over the files
 
     scripts/python_table.py overhead docs/results/python/1xH100-overhead-*.json
 """
@@ -13,6 +17,8 @@ import json
 import sys
 
 LIBS = {"numpy": "NumPy (cpu backend)", "cupy": "CuPy", "torch": "PyTorch", "jax": "JAX"}
+MODES = {"jit": "a `jax.jit` call", "eager": "an eager call", "compile": "a `torch.compile` call",
+         "autograd": "an eager call, autograd"}
 
 
 def load(path):
@@ -31,10 +37,12 @@ def overhead(paths):
     print("| arrays | matrix | Python (µs) | C (µs) | overhead (µs) |")
     print("|---|---|---|---|---|")
     for lib in [l for l in LIBS if any(r["lib"] == l for r in rows)]:
-        for side in sorted({r["rows"] for r in rows if r["lib"] == lib}):
-            mine = [r for r in rows if r["lib"] == lib and r["rows"] == side]
-            print(f"| {LIBS[lib]} | {side}² {mine[0]['dtype']} | {span([r['python_us'] for r in mine])} | "
-                  f"{span([r['c_us'] for r in mine])} | {span([r['overhead_us'] for r in mine])} |")
+        for mode in [m for m in [None, *MODES] if any(r["lib"] == lib and r.get("mode") == m for r in rows)]:
+            label = LIBS[lib] if mode is None else f"{LIBS[lib]}: {MODES[mode]}"
+            for side in sorted({r["rows"] for r in rows if r["lib"] == lib and r.get("mode") == mode}):
+                mine = [r for r in rows if r["lib"] == lib and r.get("mode") == mode and r["rows"] == side]
+                print(f"| {label} | {side}² {mine[0]['dtype']} | {span([r['python_us'] for r in mine])} | "
+                      f"{span([r['c_us'] for r in mine])} | {span([r['overhead_us'] for r in mine])} |")
 
 
 def fft(paths):
@@ -79,7 +87,42 @@ def compare(paths):
               f"{d['forward_us'] / m['forward_us']:.2f}, {d['inverse_us'] / m['inverse_us']:.2f} |")
 
 
+def versus(paths):
+    print("| array, grid | transform | run | fftn (ms) | C call (ms) | mpi4py-fft (ms) | its own arrays (ms) "
+          "| mpi4py-fft ÷ fftn |")
+    print("|---|---|---|---|---|---|---|---|")
+    for p in paths:
+        rows = {r["impl"]: r for r in load(p)}
+        d = rows["disttranspose"]
+        pr, pc = d["grid"]
+        where = f"{d['shape'][0]}³ {d['dtype']}, {pr} × {pc} {'slabs' if pr == 1 else 'pencils'}"
+        run = p.rsplit("-", 1)[-1].split(".")[0]
+
+        def both(impl):
+            r = rows.get(impl)
+            return f"{r['forward_us'] / 1e3:.1f} / {r['inverse_us'] / 1e3:.1f}" if r else "–"
+        m = rows["mpi4py-fft"]
+        print(f"| {where} | {d['call']} | {run} | {both('disttranspose')} | {both('C')} | {both('mpi4py-fft')} | "
+              f"{both('mpi4py-fft own arrays')} | {m['forward_us'] / d['forward_us']:.2f}, "
+              f"{m['inverse_us'] / d['inverse_us']:.2f} |")
+
+
+def fft_overhead(paths):
+    rows = [r for p in paths for r in load(p)]
+    print("| arrays | call | array | ranks | Python (µs) | C (µs) | overhead (µs) | least (µs) | load |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    keys = sorted({(r["lib"], r["call"], r["shape"][0], r["dtype"], r["ranks"]) for r in rows},
+                  key=lambda k: (list(LIBS).index(k[0]), k[4], k[1], k[2]))
+    for lib, call, n, dtype, ranks in keys:
+        mine = [r for r in rows if (r["lib"], r["call"], r["shape"][0], r["dtype"], r["ranks"]) == (lib, call, n, dtype, ranks)]
+        print(f"| {LIBS[lib]} | {call} | {n}³ {dtype} | {ranks} | {span([r['python_us'] for r in mine])} | "
+              f"{span([r['c_us'] for r in mine])} | {span([r['overhead_us'] for r in mine])} | "
+              f"{span([r['overhead_least_us'] for r in mine])} | {span([r['load'] for r in mine])} |")
+
+
+TABLES = {"overhead": overhead, "fft": fft, "compare": compare, "versus": versus, "fft-overhead": fft_overhead}
+
 if __name__ == "__main__":
-    if len(sys.argv) < 3 or sys.argv[1] not in ("overhead", "fft", "compare"):
+    if len(sys.argv) < 3 or sys.argv[1] not in TABLES:
         sys.exit(__doc__)
-    {"overhead": overhead, "fft": fft, "compare": compare}[sys.argv[1]](sys.argv[2:])
+    TABLES[sys.argv[1]](sys.argv[2:])

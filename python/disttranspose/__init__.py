@@ -1,6 +1,7 @@
-"""disttranspose: the distributed matrix transpose and pencil transposes of the C library, for NumPy
-(host memory, cpu backend), CuPy, PyTorch and JAX arrays (GPU backends), zero copy, on mpi4py
-communicators.
+"""disttranspose: the distributed matrix transpose, pencil transposes and 3-D FFT (disttranspose.fft)
+of the C library, for NumPy (host memory, cpu backend), CuPy, PyTorch and JAX arrays (GPU backends;
+PyTorch's and JAX's host arrays on the cpu backend), zero copy, on mpi4py communicators; the transposes
+also inside jax.jit and torch.compile, differentiable (a transpose's adjoint is the reverse plan).
 
     from mpi4py import MPI
     import numpy as np

@@ -56,3 +56,15 @@ def device_of(ptr):
         rt.cudaGetLastError()
         return -1
     return attr.device if attr.type in (2, 3) else -1
+
+
+def synchronize(device):
+    """Waits for the work queued on GPU `device`, the current device kept."""
+    rt = _runtime()
+    current = ctypes.c_int(-1)
+    rt.cudaGetDevice(ctypes.byref(current))
+    if rt.cudaSetDevice(device) or rt.cudaDeviceSynchronize():
+        rt.cudaGetLastError()
+        raise RuntimeError(f"disttranspose: cannot wait for GPU {device}")
+    if current.value >= 0:
+        rt.cudaSetDevice(current.value)

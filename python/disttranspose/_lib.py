@@ -42,6 +42,11 @@ class Box(ctypes.Structure):
                 ("entry_bytes", ctypes.c_size_t), ("bytes", ctypes.c_size_t)]
 
 
+class FftConfig(ctypes.Structure):
+    """dtrFftConfig_t."""
+    _fields_ = [("transpose", Config), ("chunks", ctypes.c_int), ("norm", ctypes.c_int)]
+
+
 _p = ctypes.c_void_p
 _i = ctypes.c_int
 _i64 = ctypes.c_int64
@@ -65,9 +70,18 @@ _PROTOTYPES = {
     "dtrPencilBox": (_i, [_p, ctypes.POINTER(_i64), _i, _i, _i64, _i, ctypes.POINTER(Box)]),
     "dtrGetErrorString": (ctypes.c_char_p, [_i]),
     "dtrGetLastError": (ctypes.c_char_p, []),
+    "dtrFftConfigInit": (None, [ctypes.POINTER(FftConfig)]),
+    "dtrFftPlanCreate": (_i, [ctypes.POINTER(_p), _p, ctypes.POINTER(_i64), _i, _i, ctypes.POINTER(FftConfig)]),
+    "dtrFftExecute": (_i, [_p, _p, _p, _i, _p]),
+    "dtrFftGetBox": (_i, [_p, _i, ctypes.POINTER(Box)]),
+    "dtrFftGetWorkspaceSize": (_i, [_p, ctypes.POINTER(ctypes.c_size_t)]),
+    "dtrFftGetChunks": (_i, [_p, ctypes.POINTER(_i)]),
+    "dtrFftGetBackend": (_i, [_p, ctypes.POINTER(_i)]),
+    "dtrFftPlanDestroy": (_i, [_p]),
 }
 
-lib = ctypes.CDLL(_find())
+PATH = _find()
+lib = ctypes.CDLL(PATH)
 for _name, (_res, _args) in _PROTOTYPES.items():
     _fn = getattr(lib, _name)
     _fn.restype = _res
@@ -89,3 +103,7 @@ BACKENDS = ("auto", "nccl", "cpu", "p2p")
 KERNELS = ("auto", "simt", "simt16", "tma", "tma-mc2", "tma-mc4")
 PENCILS = ("x", "y", "z")
 WORKSPACES = ("own", "grid")
+FFT_KINDS = ("c2c", "r2c")
+FFT_NORMS = ("none", "inverse", "ortho")
+FFT_FORWARD, FFT_INVERSE = -1, 1
+FFT_INPUT_SIDE, FFT_OUTPUT_SIDE = 0, 1

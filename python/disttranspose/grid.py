@@ -46,7 +46,7 @@ class Grid:
         dims = [ctypes.c_int() for _ in range(4)]
         _lib.check(_lib.lib.dtrGridGetDims(self._handle, *(ctypes.byref(d) for d in dims)))
         self.pr, self.pc, self.a, self.b = (d.value for d in dims)
-        self._plans = {}  # the FFT's plans, by array (disttranspose.fft)
+        self._plans = {}  # what the bindings keep with the grid (disttranspose.fft's plans), closed with it
 
     def _live(self):
         if self._handle is None:

@@ -3,9 +3,13 @@ pencils of a process grid (PencilPlan), and what a rank owns of a matrix (local_
 C library: the same meaning, arguments and errors (include/disttranspose.h)."""
 
 import ctypes
+import sys
 
-from . import _arrays, _collective, _lib
+from . import _arrays, _collective, _lib, _ops
 from .errors import Error
+
+# What the frameworks' compiled programs call to run a plan (_ops.py): dtrExecute itself.
+_EXECUTOR = ctypes.cast(_lib.lib.dtrExecute, ctypes.c_void_p).value
 
 
 def _comm_or_world(comm):
@@ -79,9 +83,11 @@ def _config(backend, kernel, stages, inplace, device, timeout, workspace="own"):
 
 
 class _PlanBase:
-    """What both plans share: execute, the getters, close."""
+    """What both plans share: execute, the getters, close, and what JAX and PyTorch ask of a plan (_ops.py)."""
 
     _handle = None
+    _executor = _EXECUTOR
+    _direction = 0  # _executor takes no direction (dtrExecute's signature)
 
     def _finish_init(self, handle, dtype, in_shape, out_shape, comm):
         self._handle = handle
@@ -95,6 +101,38 @@ class _PlanBase:
         device = ctypes.c_int()
         _lib.check(_lib.lib.dtrPlanGetDevice(handle, ctypes.byref(device)))
         self._device = device.value
+        self._op = _ops.add(self)
+        self._derived = {}  # plans made from this one at trace time (_derive)
+        self._origin = None  # the plan that made this one, which closes it
+        self._jax_registered = False  # known to JAX's custom calls (_jax.py)
+        self._traced = set()  # the (shape, dtype) of inputs torch.compile traced and the ranks agreed on
+        if "torch" in sys.modules:
+            _arrays._torch_ops()  # the custom ops registered before a compiled program traces a call
+
+    def _derive(self, key, make):
+        """Collective: the plan `key` names ('adjoint', ('batch', n)), made by make() the first time a
+        trace asks for it (_ops.py says why every rank asks together) and closed with this plan."""
+        plan = self._derived.get(key)
+        if plan is None:
+            plan = self._derived[key] = make()
+            plan._origin = self
+            if key == "adjoint":
+                plan._derived["adjoint"] = self
+        return plan
+
+    def _adjoint(self):
+        """Collective at trace time: the plan of the reverse transpose, a transpose's adjoint."""
+        return self._derive("adjoint", lambda: self._like(reverse=True))
+
+    def _batched(self, n):
+        """Collective at trace time: this plan with `n` times its howmany (a leading batch of n)."""
+        return self._derive(("batch", n), lambda: self._like(howmany=self.howmany * n))
+
+    def _options(self):
+        """The settings a derived plan repeats: the backend this one resolved and its GPU, so that the two
+        run alike; the rest as asked."""
+        return dict(backend=self.backend, kernel=self._asked["kernel"], stages=self._asked["stages"],
+                    device=self.device, timeout=self._asked["timeout"])
 
     def _get(self, getter, kind=ctypes.c_int):
         value = kind()
@@ -151,11 +189,22 @@ class _PlanBase:
         """Collective: the transpose of `a` (this rank's part, shape in_shape) into `out` (shape out_shape),
         which is allocated with a's library where None, and returned. GPU arrays: ordered on `stream`
         (a CuPy or PyTorch stream, or a cudaStream_t as an int), by default the array library's current
-        stream. A wrong array on any rank raises Error on every rank before anything runs."""
+        stream. A wrong array on any rank raises Error on every rank before anything runs. JAX arrays and
+        tracers, and PyTorch tensors that autograd or torch.compile follow, run as the frameworks' own
+        operations (differentiable, compilable; out and stream stay None)."""
         handle = self._handle
         if handle is None:
             self._live()
         ad = _arrays.adapter(a)
+        if ad.operation is not None:
+            result = ad.operation(self, a, out, stream)
+            if result is not NotImplemented:
+                return result
+        return self._run(handle, ad, a, out, stream)
+
+    def _run(self, handle, ad, a, out, stream):
+        """execute's own path: the arrays' pointers to dtrExecute, checked (and agreed) unless they are the
+        last ones checked."""
         if out is not None and ad.key is not None and type(out) is type(a):
             # The hot path: arrays that give the same keys as the last checked ones pass the same checks.
             ka, ko = ad.key(a, self._pointers), ad.key(out, self._pointers)
@@ -175,13 +224,15 @@ class _PlanBase:
         or every rank's execute refused with this rank's problem."""
         d = ad.describe(a, self._pointers)
         problem = _arrays.problem(ad, d, self.in_shape, self._expected(ad), self._device, "a")
+        if problem is None and out is None:
+            # Made here to the plan's shape and type: nothing of it to check, and no key to keep (the
+            # next execute's result is another array).
+            out = ad.empty(a, self.out_shape, self._dtype)
+            return d.ptr, ad.describe(out, self._pointers).ptr, out
         if problem is None:
-            if out is None:
-                out, od = ad.empty(a, self.out_shape, self._dtype), ad
-            else:
-                od = _arrays.adapter(out)
-                if not getattr(od, "accepts_out", True):
-                    problem = f"out: {od.name} arrays are immutable; leave out=None (the result is a new array)"
+            od = _arrays.adapter(out)
+            if not getattr(od, "accepts_out", True):
+                problem = f"out: {od.name} arrays are immutable; leave out=None (the result is a new array)"
             o = od.describe(out, self._pointers)
             if problem is None:
                 problem = _arrays.problem(od, o, self.out_shape, self._expected(od), self._device, "out", writable=True)
@@ -221,8 +272,17 @@ class _PlanBase:
         return ad.finish(ad.view(buf, self.out_shape, self._dtype))
 
     def close(self):
-        """Collective: frees the plan (after its last execute's stream work has finished). Idempotent."""
+        """Collective: frees the plan (after its last execute's stream work has finished) and the plans made
+        from it for gradients and vmap. Idempotent."""
         if self._handle is not None:
+            for plan in self._derived.values():
+                if plan._origin is self:
+                    plan.close()
+            self._derived.clear()
+            if self._jax_registered:
+                from . import _jax
+                _jax.forget(self)
+            _ops.forget(self._op)
             handle, self._handle = self._handle, None
             self._pointers.clear()
             self._checked_a = self._checked_out = None
@@ -261,7 +321,14 @@ class Plan(_PlanBase):
         self.local = local_size(r, c, name, comm, h)
         self.rows, self.cols, self.howmany = r, c, h
         self._inplace = bool(inplace)
+        self._asked = dict(kernel=kernel, stages=stages, timeout=timeout)
         self._finish_init(handle.value, name, self.local.in_shape, self.local.out_shape, comm)
+
+    _spatial = 2  # (rows, cols) before the howmany axis
+
+    def _like(self, reverse=False, howmany=None):
+        rows, cols = (self.cols, self.rows) if reverse else (self.rows, self.cols)
+        return Plan(rows, cols, self._dtype, self._comm, howmany=howmany or self.howmany, **self._options())
 
     def __repr__(self):
         state = "closed" if self._handle is None else self.backend
@@ -296,8 +363,17 @@ class PencilPlan(_PlanBase):
                                                 _arrays.DTYPES.index(name), h, ctypes.byref(cfg)))
         self.shape, self.src, self.dst, self.howmany = sh, _lib.PENCILS[s], _lib.PENCILS[d], h
         self._inplace = bool(inplace)
+        self._grid = grid
+        self._asked = dict(kernel=kernel, stages=stages, timeout=timeout, workspace=workspace)
         self._finish_init(handle.value, name, grid.box(sh, self.src, name, h).shape,
                           grid.box(sh, self.dst, name, h).shape, comm)
+
+    _spatial = 3  # the box's three axes before the howmany axis
+
+    def _like(self, reverse=False, howmany=None):
+        src, dst = (self.dst, self.src) if reverse else (self.src, self.dst)
+        return PencilPlan(self._grid, self.shape, src, dst, self._dtype, howmany=howmany or self.howmany,
+                          workspace=self._asked["workspace"], **self._options())
 
     def __repr__(self):
         state = "closed" if self._handle is None else self.backend

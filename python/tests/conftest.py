@@ -1,9 +1,20 @@
 """Shared test support: the communicator, array libraries, the verification pattern, bit-for-bit
-comparisons. Run under mpiexec: every rank runs every test in the same order, and every assertion is
-made on values agreed over the ranks (everywhere()), so that no rank leaves the others waiting in a
-collective call."""
+comparisons, and the agreement that keeps the ranks of a test together.
+
+Run under mpiexec: every rank runs every test in the same order. A test's own collective steps
+(everywhere, largest, gathered, raises_everywhere) and the end of each test phase (setup, call,
+teardown) are rounds of one protocol on a communicator of their own, never matched with a collective
+of the library or of a test body: in each round every rank says which test and phase it is in and
+whether it is still in the body or has passed, failed or skipped. A rank that raises (an error of its
+own, not an assertion on agreed values) makes every other rank fail that test at its next round, with
+that rank's error named, and all go on to the next test together. A rank that raised while the others
+wait for it in some other collective (the library's, mpi4py's) cannot reach them: after AGREE_TIMEOUT
+seconds it prints its error and aborts the job, which ends the run instead of hanging it."""
 
 import os
+import time
+import traceback
+import zlib
 
 import numpy as np
 import pytest
@@ -15,10 +26,132 @@ COMM = MPI.COMM_WORLD
 DTYPES = ["int8", "float16", "bfloat16", "float32", "float64", "complex64", "complex128"]
 ITEMSIZE = dict(zip(DTYPES, [1, 2, 2, 4, 8, 8, 16]))
 
+# ---- the agreement -----------------------------------------------------------------------------
+
+_ROUNDS = COMM.Dup()
+_BODY, _PASSED, _FAILED, _SKIPPED = 0.0, 1.0, 2.0, 3.0
+_WORDS = {_PASSED: "passed", _FAILED: "failed", _SKIPPED: "skipped"}
+AGREE_TIMEOUT = 60.0
+_where = {"test": 0.0, "name": "(no test)"}
+
+
+class AnotherRankFailed(Exception):
+    """This rank's part of a test was fine, another rank's raised (named in the message)."""
+
+
+def _round(state, value=0.0, deadline=None):
+    """Collective over _ROUNDS: every rank's (state, test, value), a row a rank; None where `deadline`
+    (time.monotonic()) passes first. Non-blocking on every rank alike, since a rank that failed polls
+    it with a deadline and MPI matches no blocking collective with a non-blocking one."""
+    mine = np.array([state, _where["test"], value], np.float64)
+    every = np.empty((_ROUNDS.Get_size(), 3), np.float64)
+    request = _ROUNDS.Iallgather(mine, every)
+    if deadline is None:
+        request.Wait()
+        return every
+    while not request.Test():
+        if time.monotonic() > deadline:
+            return None
+        time.sleep(0.001)
+    return every
+
+
+def _same_test(every):
+    tests = every[:, 1]
+    if (tests != tests[0]).any():
+        ranks = [r for r in range(len(tests)) if tests[r] != tests[0]]
+        _abort(f"rank {ranks[0]} runs another test or phase than rank 0 ({_where['name']} here): the ranks "
+               "collected different tests")
+
+
+def _abort(why):
+    print(f"rank {COMM.Get_rank()}: {why}: aborting the job", flush=True)
+    COMM.Abort(1)
+
+
+def _in_body(value):
+    """A round of a test body: every rank's value, or AnotherRankFailed where a rank has left the body."""
+    every = _round(_BODY, value)
+    _same_test(every)
+    if (every[:, 0] != _BODY).any():
+        r = next(r for r in range(len(every)) if every[r, 0] != _BODY)
+        raise AnotherRankFailed(f"rank {r} left this test ({_WORDS[every[r, 0]]}) while this one was in it")
+    return every[:, 2]
+
 
 def everywhere(ok):
     """True on every rank when ok on every rank."""
-    return COMM.allreduce(bool(ok), op=MPI.LAND)
+    return bool(_in_body(float(bool(ok))).min())
+
+
+def anywhere(ok):
+    """True on every rank when ok on some rank."""
+    return bool(_in_body(float(bool(ok))).max())
+
+
+def largest(value):
+    """The largest of every rank's value (a number), on every rank."""
+    return float(_in_body(float(value)).max())
+
+
+def gathered(obj):
+    """Every rank's obj, by rank."""
+    _in_body(0.0)
+    return _ROUNDS.allgather(obj)
+
+
+def _phase(item, phase):
+    """The hook wrapper of one test phase: the phase's outcome agreed over the ranks (see the module's
+    docstring). A generator, for `yield from` in the hook wrappers."""
+    _where["test"] = float(zlib.crc32(f"{item.nodeid}::{phase}".encode()))
+    _where["name"] = f"{item.nodeid} ({phase})"
+    error = None
+    try:
+        result = yield
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:  # pytest's skips and failures are BaseExceptions too
+        error = e
+    state = _PASSED if error is None else _SKIPPED if isinstance(error, pytest.skip.Exception) else _FAILED
+    deadline = time.monotonic() + AGREE_TIMEOUT if state == _FAILED else None
+    while True:
+        every = _round(state, deadline=deadline)
+        if every is None:
+            raised = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+            _abort(f"{_where['name']} raised {raised}and the other ranks did not reach the end of the test within "
+                   f"{AGREE_TIMEOUT:.0f} s (they wait in a collective for this rank)")
+        _same_test(every)
+        if (every[:, 0] != _BODY).all():
+            break
+    states = every[:, 0]
+    if (states == _PASSED).all():
+        return result
+    own = state == _FAILED and not isinstance(error, AnotherRankFailed)
+    summary = f"{type(error).__name__}: {error}".splitlines()[0][:300] if own else None
+    summaries = _ROUNDS.allgather(summary)
+    if own or (states == _SKIPPED).all():
+        raise error
+    if (states == _FAILED).any():
+        raise AnotherRankFailed("; ".join(f"rank {r}: {m}" for r, m in enumerate(summaries) if m is not None))
+    if (states == _SKIPPED).any():
+        raise AnotherRankFailed("ranks disagree whether to skip this test: "
+                                + ", ".join(f"rank {r} {_WORDS[st]}" for r, st in enumerate(states)))
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    return (yield from _phase(item, "setup"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    return (yield from _phase(item, "call"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    return (yield from _phase(item, "teardown"))
 
 
 def raises_everywhere(fn, code=None, words=None):
@@ -30,7 +163,7 @@ def raises_everywhere(fn, code=None, words=None):
     except dt.Error as e:
         got = e
     ok = got is not None and (code is None or got.code == code) and (words is None or words in str(got))
-    messages = COMM.allgather(None if got is None else f"{got.code}: {got}")
+    messages = gathered(None if got is None else f"{got.code}: {got}")
     assert everywhere(ok), f"expected Error {code} mentioning {words!r} on every rank, got {messages}"
     return str(got)
 
@@ -163,11 +296,12 @@ def _libs():
 def _pick_gpu():
     """The node-local rank's GPU, modulo the GPUs (ranks share them where there are fewer), made current
     in every library the tests use, as a program would."""
+    global GPU
     n = _gpus()
     if not n:
         return
     local = COMM.Split_type(MPI.COMM_TYPE_SHARED)
-    device = local.Get_rank() % n
+    device = GPU = local.Get_rank() % n
     local.Free()
     try:
         import cupy
@@ -195,13 +329,24 @@ def _jax_x64():
         pass
 
 
+def framework_platforms(name):
+    """Where the tests of JAX or PyTorch (`name`) as frameworks run: the host (cpu backend) where
+    DTR_TEST_LIBS asks for host arrays (numpy) or is unset, and the GPU (marked gpu) where there is one
+    and DTR_TEST_LIBS names the framework or is unset."""
+    only = os.environ.get("DTR_TEST_LIBS")
+    wanted = only.split(",") if only else ["numpy", name]
+    return (["cpu"] if "numpy" in wanted else []) + (
+        [pytest.param("gpu", marks=pytest.mark.gpu)] if GPU is not None and name in wanted else [])
+
+
+GPU = None  # the GPU of this rank's arrays (_pick_gpu), where there is one
 _pick_gpu()
 LIBS = _libs()
 if "jax" in LIBS:
     _jax_x64()
 
 
-@pytest.fixture(params=LIBS)
+@pytest.fixture(params=[pytest.param(n, marks=[pytest.mark.gpu] if n != "numpy" else []) for n in LIBS])
 def lib(request):
     return Lib(request.param)
 

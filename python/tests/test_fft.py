@@ -1,11 +1,46 @@
-"""The distributed 3-D FFT against numpy.fft.fftn of the whole array, forward and back, on every
-grid (slabs and pencils, empty boxes included)."""
+"""The distributed 3-D FFT (the library's dtrFft* plans through disttranspose.fft) against numpy.fft
+of the whole array: every grid the rank count allows (slabs, pencils; boxes empty where an axis has
+fewer planes than ranks), odd shapes, complex64 and complex128, rfftn and irfftn with even and odd nx,
+every norm, chunk counts, results into out, round trips, the plans kept with the grid; and bad input,
+also on one rank only or a setting that differs between ranks, refused on every rank."""
 
 import numpy as np
 import pytest
-from conftest import COMM, everywhere
+from conftest import COMM, anywhere, everywhere, largest, poison, raises_everywhere
 
 import disttranspose as dt
+from disttranspose.errors import RESULT_INVALID_ARGUMENT, RESULT_MISMATCH
+
+R, LAST = COMM.Get_rank(), COMM.Get_size() - 1
+# Odd and even nx, primes, and axes of fewer planes than ranks (empty boxes on 2-4 ranks).
+SHAPES = [(8, 6, 5), (7, 5, 3), (3, 2, 1), (1, 4, 9), (2, 1, 1)]
+# 0: the library's rule; 64: more chunks than any rank has planes.
+CHUNKS = [0, 1, 2, 3, 64]
+TOLERANCE = {"complex64": 1e-5, "float32": 1e-5, "complex128": 1e-12, "float64": 1e-12}
+COMPLEX = {"float32": "complex64", "float64": "complex128"}
+
+
+_HOST = {}
+
+
+@pytest.fixture(autouse=True)
+def host_fft(request):
+    """Tests of NumPy arrays skip where the library was built without FFTW (its host passes), as a GPU
+    machine's build may be: found out once, by a transform of one entry (an Error on every rank)."""
+    params = getattr(request.node, "callspec", None)
+    if params is not None and params.params.get("lib", "numpy") != "numpy":
+        return
+    if "built" not in _HOST:
+        try:
+            with dt.Grid(COMM) as grid:
+                dt.fft.fftn(np.zeros(grid.box((1, 1, 1), "x", "complex128").shape, np.complex128), grid, (1, 1, 1))
+            _HOST["built"] = True
+        except dt.Error as e:
+            if "no FFTW" not in str(e):
+                raise
+            _HOST["built"] = False
+    if not _HOST["built"]:
+        pytest.skip("this build of the library has no FFTW: the FFT of host memory is not there")
 
 
 def grids():
@@ -14,103 +49,259 @@ def grids():
 
 
 def whole(shape, dtype):
-    rng = np.random.default_rng(20261124)
-    z = rng.standard_normal(shape[::-1]) + 1j * rng.standard_normal(shape[::-1])  # [z][y][x]
-    return z.astype(dtype)
+    """The global array of `shape` (nx, ny, nz), indexed [z][y][x]: the same on every rank."""
+    rng = np.random.default_rng(20261125)
+    a = rng.standard_normal(shape[::-1])
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * rng.standard_normal(shape[::-1])
+    return a.astype(dtype)
 
 
 def local(array_zyx, box):
     """This rank's box of an array indexed [z][y][x], in the box's memory order."""
-    sl = tuple(slice(box.start[d], box.start[d] + box.size[d]) for d in (2, 1, 0))
-    part = array_zyx[sl]  # [z][y][x]
+    part = array_zyx[tuple(slice(box.start[d], box.start[d] + box.size[d]) for d in (2, 1, 0))]
     axes = {"x": 2, "y": 1, "z": 0}
     return np.ascontiguousarray(np.transpose(part, [axes[a] for a in reversed(box.order)]))
 
 
-def local_passes(lib, passes):
-    """The local= values worth testing with lib: FFTW (where pyfftw is installed) and numpy.fft for
-    NumPy arrays; the array's own library for the others (one of the two)."""
-    if lib.name != "numpy" and passes != "auto":
-        pytest.skip("local= chooses between FFTW and numpy.fft for NumPy arrays only")
-    if lib.name == "numpy" and passes == "auto":
-        pytest.importorskip("pyfftw")
+def half(shape):
+    return (shape[0] // 2 + 1,) + tuple(shape[1:])
 
 
-LOCALS = ["auto", "library"]
+class Worst:
+    """The largest error of a test's results, relative to the largest entry of the whole reference."""
+
+    def __init__(self):
+        self.value, self.ok = 0.0, True
+
+    def add(self, got, want, reference, dtype=None):
+        self.ok &= got.shape == want.shape and (dtype is None or got.dtype == np.dtype(dtype))
+        if self.ok and got.size:
+            self.value = max(self.value, float(np.abs(got - want).max() / max(np.abs(reference).max(), 1e-300)))
+
+    def below(self, tolerance):
+        worst = largest(self.value)
+        return everywhere(self.ok) and worst <= tolerance, worst
 
 
-@pytest.mark.parametrize("passes", LOCALS)
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
-@pytest.mark.parametrize("shape", [(16, 12, 10), (7, 5, 3), (3, 2, 1)])
-def test_fftn_against_numpy(lib, dtype, shape, passes):
-    local_passes(lib, passes)
-    tol = 1e-4 if dtype == "complex64" else 1e-11
-    data = whole(shape, dtype)
-    reference = np.fft.fftn(data.astype(np.complex128))
-    scale = np.abs(reference).max()
-    ok, worst = True, 0.0
+def test_fftn_against_numpy(lib, dtype):
+    """fftn on every grid and shape (chunk counts in turn) against numpy.fft.fftn of the whole array,
+    ifftn back to the input, the input untouched."""
+    worst, n = Worst(), 0
     for pr, pc in grids():
         with dt.Grid(COMM, pr, pc) as grid:
-            x = lib.put(local(data, grid.box(shape, "x", dtype)))
-            y = dt.fft.fftn(x, grid, shape, backend=lib.backend, local=passes)
-            want = local(reference, grid.box(shape, "z", dtype))
-            got = lib.get(y)
-            ok &= got.dtype == np.dtype(dtype) and got.shape == want.shape
-            if got.size:
-                worst = max(worst, float(np.abs(got - want).max() / scale))
-            back = lib.get(dt.fft.ifftn(y, grid, shape, backend=lib.backend, local=passes))
-            if back.size:
-                worst = max(worst, float(np.abs(back - local(data, grid.box(shape, "x", dtype))).max()))
-    worst = COMM.allreduce(worst, op=__import__("mpi4py").MPI.MAX)
-    assert everywhere(ok and worst < tol), worst
+            for shape in SHAPES:
+                data = whole(shape, dtype)
+                reference = np.fft.fftn(data.astype(np.complex128))
+                bx, bz = grid.box(shape, "x", dtype), grid.box(shape, "z", dtype)
+                x0 = local(data, bx)
+                x = lib.put(x0)
+                chunks = CHUNKS[n % len(CHUNKS)]
+                y = dt.fft.fftn(x, grid, shape, chunks=chunks)
+                worst.add(lib.get(y), local(reference, bz), reference, dtype)
+                worst.add(lib.get(x), x0, data)
+                worst.add(lib.get(dt.fft.ifftn(y, grid, shape, chunks=chunks)), x0, data, dtype)
+                n += 1
+    ok, value = worst.below(TOLERANCE[dtype])
+    assert ok, f"{n} shapes and grids: error {value:.3g}"
 
 
-@pytest.mark.parametrize("passes", LOCALS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rfftn_against_numpy(lib, dtype):
+    """rfftn (even and odd nx) against numpy.fft.rfftn of the whole array, as the Z-pencils of the
+    (nx // 2 + 1, ny, nz) complex array; irfftn back to the input."""
+    worst, n = Worst(), 0
+    ctype = COMPLEX[dtype]
+    for pr, pc in grids():
+        with dt.Grid(COMM, pr, pc) as grid:
+            for shape in SHAPES:
+                data = whole(shape, dtype)
+                reference = np.fft.rfftn(data.astype(np.float64))
+                bx, bz = grid.box(shape, "x", dtype), grid.box(half(shape), "z", ctype)
+                x0 = local(data, bx)
+                chunks = CHUNKS[(n + 2) % len(CHUNKS)]
+                y = dt.fft.rfftn(lib.put(x0), grid, shape, chunks=chunks)
+                worst.add(lib.get(y), local(reference, bz), reference, ctype)
+                worst.add(lib.get(dt.fft.irfftn(y, grid, shape, chunks=chunks)), x0, data, dtype)
+                n += 1
+    ok, value = worst.below(TOLERANCE[dtype])
+    assert ok, f"{n} shapes and grids: error {value:.3g}"
+
+
 @pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
-def test_fftn_norms(lib, norm, passes):
-    """Each norm scales as numpy.fft's does (the GPU libraries' passes run unscaled and the whole
-    factor is applied once, as with FFTW)."""
-    local_passes(lib, passes)
-    shape, dtype = (6, 5, 4), "complex128"
+@pytest.mark.parametrize("real", [False, True], ids=["c2c", "r2c"])
+def test_norms(lib, norm, real):
+    """Each norm scales as numpy.fft's does, forward and inverse (the inverse on an array given as
+    Z-pencils, against numpy's inverse of the whole)."""
+    shape = (5, 4, 3) if real else (6, 5, 4)
+    dtype = "float64" if real else "complex128"
+    forward, inverse = (dt.fft.rfftn, dt.fft.irfftn) if real else (dt.fft.fftn, dt.fft.ifftn)
     data = whole(shape, dtype)
-    reference = np.fft.fftn(data, norm=norm)
-    inverse = np.fft.ifftn(data, norm=norm)
-    ok, worst = True, 0.0
+    spectrum = np.fft.rfftn(data) if real else whole(shape, dtype)
+    want_forward = (np.fft.rfftn if real else np.fft.fftn)(data, norm=norm)
+    want_inverse = np.fft.irfftn(spectrum, s=shape[::-1], axes=(0, 1, 2), norm=norm) if real else np.fft.ifftn(spectrum, norm=norm)
+    worst = Worst()
     for pr, pc in grids():
         with dt.Grid(COMM, pr, pc) as grid:
-            y = lib.get(dt.fft.fftn(lib.put(local(data, grid.box(shape, "x", dtype))), grid, shape, norm=norm,
-                                    backend=lib.backend, local=passes))
-            # ifftn of the data laid out as Z-pencils: numpy's ifftn of the whole, as X-pencils
-            back = lib.get(dt.fft.ifftn(lib.put(local(data, grid.box(shape, "z", dtype))), grid, shape, norm=norm,
-                                        backend=lib.backend, local=passes))
-            for got, want in ((y, local(reference, grid.box(shape, "z", dtype))),
-                              (back, local(inverse, grid.box(shape, "x", dtype)))):
-                ok &= got.shape == want.shape
-                if got.size:
-                    worst = max(worst, float(np.abs(got - want).max() / np.abs(want).max()))
-    worst = COMM.allreduce(worst, op=__import__("mpi4py").MPI.MAX)
-    assert everywhere(ok and worst < 1e-12), worst
+            bx = grid.box(shape, "x", dtype)
+            bz = grid.box(half(shape) if real else shape, "z", "complex128")
+            y = forward(lib.put(local(data, bx)), grid, shape, norm=norm)
+            worst.add(lib.get(y), local(want_forward, bz), want_forward)
+            back = inverse(lib.put(local(spectrum, bz)), grid, shape, norm=norm)
+            worst.add(lib.get(back), local(want_inverse, bx), want_inverse)
+    ok, value = worst.below(1e-12)
+    assert ok, f"error {value:.3g}"
 
 
-@pytest.mark.parametrize("passes", LOCALS)
-def test_fftn_into_out(lib, passes):
-    """fftn and ifftn write their results into a given out (and return it), on every grid."""
-    local_passes(lib, passes)
+def test_into_out(lib):
+    """Every transform writes into a given out and returns it; the input is left as it was."""
     if lib.name == "jax":
         pytest.skip("JAX arrays are immutable: no out")
-    shape, dtype = (9, 6, 5), "complex128"
-    data = whole(shape, dtype)
-    reference = np.fft.fftn(data)
-    ok, worst = True, 0.0
+    worst, same = Worst(), True
     for pr, pc in grids():
         with dt.Grid(COMM, pr, pc) as grid:
-            bx, bz = grid.box(shape, "x", dtype), grid.box(shape, "z", dtype)
-            x = lib.put(local(data, bx))
-            y, back = lib.put(np.zeros(bz.shape, dtype)), lib.put(np.zeros(bx.shape, dtype))
-            ok &= dt.fft.fftn(x, grid, shape, out=y, backend=lib.backend, local=passes) is y
-            ok &= dt.fft.ifftn(y, grid, shape, out=back, backend=lib.backend, local=passes) is back
-            for got, want in ((lib.get(y), local(reference, bz)), (lib.get(back), local(data, bx))):
-                if got.size:
-                    worst = max(worst, float(np.abs(got - want).max() / np.abs(want).max()))
-    worst = COMM.allreduce(worst, op=__import__("mpi4py").MPI.MAX)
-    assert everywhere(ok and worst < 1e-12), worst
+            for real in (False, True):
+                shape = (9, 6, 5)
+                dtype = "float64" if real else "complex128"
+                forward, inverse = (dt.fft.rfftn, dt.fft.irfftn) if real else (dt.fft.fftn, dt.fft.ifftn)
+                data = whole(shape, dtype)
+                reference = np.fft.rfftn(data) if real else np.fft.fftn(data)
+                bx = grid.box(shape, "x", dtype)
+                bz = grid.box(half(shape) if real else shape, "z", "complex128")
+                x0 = local(data, bx)
+                x = lib.put(x0)
+                y = lib.put(poison(bz.shape, "complex128"))
+                back = lib.put(poison(bx.shape, dtype))
+                for _ in range(2):  # the second time on the arrays the first one checked
+                    same &= forward(x, grid, shape, out=y) is y
+                    same &= inverse(y, grid, shape, out=back) is back
+                worst.add(lib.get(y), local(reference, bz), reference)
+                worst.add(lib.get(back), x0, data)
+                worst.add(lib.get(x), x0, data)
+    ok, value = worst.below(1e-12)
+    assert ok and everywhere(same), f"error {value:.3g}"
+
+
+def test_plans_kept_with_the_grid(lib):
+    """One plan per setting on the grid: made by the first call, taken by the next ones and by the
+    inverse of the same settings, freed by Grid.close; chunks as asked, the backend the array's."""
+    from disttranspose.fft import _plan_of
+    shape, dtype = (6, 5, 4), "complex128"
+    with dt.Grid(COMM) as grid:
+        x = lib.put(local(whole(shape, dtype), grid.box(shape, "x", dtype)))
+        y = dt.fft.fftn(x, grid, shape, chunks=2)
+        plan = _plan_of(grid, "fftn", x, shape, chunks=2)
+        dt.fft.fftn(x, grid, shape, chunks=2)
+        dt.fft.ifftn(y, grid, shape, chunks=2)
+        ok = _plan_of(grid, "fftn", x, shape, chunks=2) is plan and _plan_of(grid, "ifftn", y, shape, chunks=2) is plan
+        ok &= plan.chunks == 2 and (plan.backend == "cpu") == (lib.name == "numpy") and plan.workspace_size > 0
+        dt.fft.fftn(x, grid, shape, norm="ortho", chunks=2)
+        other = _plan_of(grid, "fftn", x, shape, norm="ortho", chunks=2)
+        ok &= other is not plan
+    ok &= plan.handle is None and other.handle is None
+    assert everywhere(ok)
+    raises_everywhere(lambda: dt.fft.fftn(x, grid, shape), RESULT_INVALID_ARGUMENT, "closed")
+
+
+def test_shape_as_a_list(lib):
+    shape, dtype = (5, 4, 3), "complex128"
+    data = whole(shape, dtype)
+    with dt.Grid(COMM) as grid:
+        y = dt.fft.fftn(lib.put(local(data, grid.box(shape, "x", dtype))), grid, list(shape))
+        worst = Worst()
+        worst.add(lib.get(y), local(np.fft.fftn(data), grid.box(shape, "z", dtype)), np.fft.fftn(data))
+    ok, value = worst.below(1e-12)
+    assert ok, value
+
+
+def test_bad_input():
+    """Each bad argument raises Error on every rank before anything runs; calls go on afterwards."""
+    shape = (6, 5, 4)
+    with dt.Grid(COMM) as grid:
+        bx, bz = grid.box(shape, "x", "complex64"), grid.box(shape, "z", "complex64")
+        x = np.zeros(bx.shape, np.complex64)
+
+        def refused(fn, words, code=RESULT_INVALID_ARGUMENT):
+            raises_everywhere(fn, code, words)
+
+        refused(lambda: dt.fft.fftn(np.zeros(bx.shape, np.float32), grid, shape), "complex64 or complex128")
+        refused(lambda: dt.fft.rfftn(x, grid, shape), "float32 or float64")
+        refused(lambda: dt.fft.irfftn(np.zeros(bx.shape, np.float64), grid, shape), "complex64 or complex128")
+        refused(lambda: dt.fft.fftn(np.zeros((1, 2, 3), np.complex64), grid, (7, 5, 4)), "X-pencil")
+        refused(lambda: dt.fft.ifftn(np.zeros((1, 1, 7), np.complex64), grid, shape), "Z-pencil")
+        refused(lambda: dt.fft.fftn(x, grid, (6, 5)), "(nx, ny, nz)")
+        refused(lambda: dt.fft.fftn(x, grid, (6, 0, 4)), "shape[1]")
+        refused(lambda: dt.fft.fftn(x, grid, shape, norm="unitary"), "norm = 'unitary'")
+        refused(lambda: dt.fft.fftn(x, grid, shape, backend="gpu"), "backend = 'gpu'")
+        refused(lambda: dt.fft.fftn(x, grid, shape, backend="nccl"), "runs on GPUs")
+        refused(lambda: dt.fft.fftn(x, grid, shape, chunks=-1), "chunks = -1")
+        refused(lambda: dt.fft.fftn(x, grid, shape, chunks=65), "chunks = 65")
+        refused(lambda: dt.fft.fftn([[1j]], grid, shape), "not an array")
+        strided = np.zeros(bx.shape[:-1] + (2 * bx.shape[-1],), np.complex64)[..., ::2]
+        if anywhere(strided.size > 1):
+            refused(lambda: dt.fft.fftn(strided, grid, shape), "not C-contiguous")
+        refused(lambda: dt.fft.fftn(x, grid, shape, out=np.zeros((1, 1, 1), np.complex64)), "out has shape")
+        refused(lambda: dt.fft.fftn(x, grid, shape, out=np.zeros(bz.shape, np.complex128)), "elements of complex128")
+        ro = np.zeros(bz.shape, np.complex64)
+        ro.flags.writeable = False
+        refused(lambda: dt.fft.fftn(x, grid, shape, out=ro), "read-only")
+        # another grid's box: the slabs' X-pencil where this grid has pencils (or the other way round)
+        with dt.Grid(COMM, 1 if grid.pr > 1 else COMM.Get_size(), 0) as other:
+            wrong = np.zeros(other.box(shape, "x", "complex64").shape, np.complex64)
+            if anywhere(wrong.shape != bx.shape):
+                refused(lambda: dt.fft.fftn(wrong, grid, shape), "X-pencil")
+        assert everywhere(dt.fft.fftn(x, grid, shape).shape == bz.shape)
+
+
+def test_bad_input_on_one_rank():
+    """A problem of the last rank's, or a setting that differs between ranks: Error on every rank,
+    naming the rank or the setting, and nothing written."""
+    if COMM.Get_size() < 2:
+        pytest.skip("needs two ranks")
+    shape = (6, 5, 4)
+    with dt.Grid(COMM) as grid:
+        bx, bz = grid.box(shape, "x", "complex64"), grid.box(shape, "z", "complex64")
+        x = np.zeros(bx.shape, np.complex64)
+        out = poison(bz.shape, "complex64")
+        before = out.copy()
+        mine = R == LAST
+        raises_everywhere(lambda: dt.fft.fftn(x.astype(np.complex128) if mine else x, grid, shape),
+                          RESULT_MISMATCH, "type differs between ranks")
+        raises_everywhere(lambda: dt.fft.fftn(x, grid, shape, norm="ortho" if mine else "backward"), RESULT_MISMATCH,
+                          "norm differs between ranks")
+        raises_everywhere(lambda: dt.fft.fftn(x, grid, shape, chunks=3 if mine else 2), RESULT_MISMATCH,
+                          "chunks differs between ranks")
+        other = (6, 5, 5)
+        raises_everywhere(lambda: dt.fft.fftn(np.zeros(grid.box(other, "x", "complex64").shape, np.complex64) if mine
+                                              else x, grid, other if mine else shape), RESULT_MISMATCH,
+                          "shape differs between ranks")
+        raises_everywhere(lambda: (dt.fft.ifftn(out, grid, shape) if mine else dt.fft.fftn(x, grid, shape, out=out)),
+                          RESULT_MISMATCH, "the call differs between ranks")
+        ro = out.copy()
+        ro.flags.writeable = not mine
+        msg = raises_everywhere(lambda: dt.fft.fftn(x, grid, shape, out=ro), RESULT_INVALID_ARGUMENT, "read-only")
+        assert everywhere(mine or f"rank {LAST}:" in msg), msg
+        raises_everywhere(lambda: dt.fft.fftn([[0j]] if mine else x, grid, shape, out=out), RESULT_INVALID_ARGUMENT,
+                          "not an array")
+        assert everywhere(np.array_equal(out.view(np.uint8), before.view(np.uint8)))
+        assert everywhere(dt.fft.fftn(x, grid, shape, out=out) is out)
+
+
+def test_checks_not_skipped_for_changed_arrays():
+    """A call on the arrays the last one checked skips the checks; an array changed in place since
+    (reshaped, retyped) is checked again, and refused on every rank."""
+    shape = (6, 5, 4)
+    with dt.Grid(COMM) as grid:
+        x = np.zeros(grid.box(shape, "x", "complex64").shape, np.complex64)
+        out = np.zeros(grid.box(shape, "z", "complex64").shape, np.complex64)
+        for _ in range(3):
+            assert everywhere(dt.fft.fftn(x, grid, shape, out=out) is out)
+        if x.size > 1 and R == LAST:
+            x.shape = (x.size,)  # the same object, another shape
+        if anywhere(x.size > 1):
+            raises_everywhere(lambda: dt.fft.fftn(x, grid, shape, out=out), RESULT_INVALID_ARGUMENT, "shape")
+        x.shape = grid.box(shape, "x", "complex64").shape
+        raises_everywhere(lambda: dt.fft.fftn(x, grid, shape, out=out.view(np.float64)), RESULT_INVALID_ARGUMENT,
+                          "float64")
+        assert everywhere(dt.fft.fftn(x, grid, shape, out=out) is out)

@@ -3,7 +3,7 @@ sub-communicators; bit for bit against the pattern of global indices, outputs po
 
 import numpy as np
 import pytest
-from conftest import COMM, DTYPES, everywhere, pattern, poison, same_bits
+from conftest import COMM, DTYPES, everywhere, gathered, pattern, poison, same_bits
 
 import disttranspose as dt
 
@@ -54,7 +54,7 @@ def test_local_size():
     p, r = COMM.Get_size(), COMM.Get_rank()
     rows, cols = 2 * p + 1, 3
     ls = dt.local_size(rows, cols, "complex128", COMM, howmany=2)
-    starts = COMM.allgather((ls.in_row_start, ls.in_rows, ls.out_row_start, ls.out_rows))
+    starts = gathered((ls.in_row_start, ls.in_rows, ls.out_row_start, ls.out_rows))
     ok = sum(s[1] for s in starts) == rows and sum(s[3] for s in starts) == cols
     ok &= all(abs(s[1] - starts[0][1]) <= 1 for s in starts)
     ok &= ls.in_bytes == ls.in_rows * cols * 32 and ls.entry_bytes == 32 and ls.in_shape == (ls.in_rows, cols, 2)

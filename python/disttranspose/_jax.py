@@ -1,0 +1,181 @@
+"""JAX arrays and tracers through XLA's FFI: a plan's execute is a JAX primitive whose lowering is an XLA
+custom call (python/ffi/jax_ffi.cc), so it runs inside jax.jit on XLA's stream (its CPU threads on the
+host) with no host synchronization, and eagerly as a one-primitive computation: the same bits.
+
+- Order: the custom calls of one function body are chained by a byte of data (each takes the byte the
+  one before gave), so XLA runs them in program order on every rank; two transposes with no data
+  between them could otherwise run in either order, or at once on XLA's CPU threads, and the ranks'
+  collectives would cross. Not JAX's ordered effects: an effect takes every call of a jitted function
+  off JAX's fast dispatch path (0.5 ms a call instead of tens of microseconds on the host). The
+  custom calls are marked as having side effects, so XLA neither drops, merges nor repeats one.
+- Differentiation: a plan is linear, so its tangent is the same plan on the tangent, and its transpose
+  (the adjoint, for grad, vjp and linear_transpose) is the reverse plan on the cotangent.
+- vmap: a leading batch of n becomes a plan with howmany * n entries (the batch moved next to the
+  trailing howmany axis: one exchange, not n).
+- Checks: a tracer's shape and type are checked at trace time and agreed over the plan's ranks, so a
+  wrong one raises Error on every rank before anything is compiled.
+
+Where the package was built without jax, the custom calls are missing: concrete JAX arrays then take
+the synchronous path of _arrays._Jax and tracers raise Error saying so.
+"""
+
+import ctypes
+import functools
+import os
+
+import jax
+import numpy as np
+from jax.extend.core import Primitive
+from jax.interpreters import ad, batching, mlir
+
+from . import _arrays, _collective, _lib, _ops
+from .errors import RESULT_INVALID_ARGUMENT, Error
+
+_TARGET = "disttranspose_execute"
+_NAME = "libdisttranspose_jax.so"
+
+
+@functools.lru_cache(maxsize=None)
+def module():
+    """The custom calls' library, registered with XLA (None where it was not built): beside the package's
+    files, or beside the library DISTTRANSPOSE_LIBRARY names."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for folder in (here, os.path.dirname(os.path.abspath(_lib.PATH))):
+        path = os.path.join(folder, _NAME)
+        if os.path.exists(path):
+            break
+    else:
+        return None
+    lib = ctypes.CDLL(path)
+    lib.dtrJaxInit.argtypes = [ctypes.c_void_p]
+    lib.dtrJaxRegister.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+    lib.dtrJaxForget.argtypes = [ctypes.c_int64]
+    lib.dtrJaxInit(ctypes.cast(_lib.lib.dtrGetLastError, ctypes.c_void_p))
+    jax.ffi.register_ffi_target(_TARGET, jax.ffi.pycapsule(lib.dtrJaxExecuteHost), platform="cpu")
+    try:
+        jax.ffi.register_ffi_target(_TARGET, jax.ffi.pycapsule(lib.dtrJaxExecuteCuda), platform="CUDA")
+    except Exception:  # a jaxlib without GPU support: host arrays only
+        pass
+    return lib
+
+
+_NOT_BUILT = ("JAX tracers (jax.jit, grad, vmap) need disttranspose's XLA custom calls, which this installation "
+              "lacks (jax was not importable when it was built): reinstall with 'pip install --no-build-isolation "
+              "./python' in an environment that has jax and scikit-build-core")
+
+
+def op_of(plan):
+    """The plan's number, registered with the custom calls on first use."""
+    if not plan._jax_registered:
+        module().dtrJaxRegister(plan._op, plan._executor, plan._handle, plan._direction)
+        # Eager calls through a jitted call of the primitive: JAX's fast dispatch (apply_primitive, its
+        # own path for one primitive, costs ten times as much a call).
+        plan._jax_call = jax.jit(functools.partial(execute_p.bind, op=plan._op))
+        plan._jax_registered = True
+    return plan._op
+
+
+def forget(plan):
+    """Before the plan is destroyed: the computations whose results are alive are waited for (one that
+    still uses the plan would otherwise find it gone), then the custom calls forget it (after any call
+    running it returns)."""
+    if plan._jax_registered:
+        jax.block_until_ready(jax.live_arrays())
+        module().dtrJaxForget(plan._op)
+        plan._jax_call = None
+        plan._jax_registered = False
+
+
+def _device_of(a):
+    devices = list(a.devices())
+    if len(devices) != 1:
+        return None
+    d = devices[0]
+    return d.local_hardware_id if d.platform in ("gpu", "cuda", "rocm") else -1
+
+
+def execute(plan, a, out, stream):
+    """plan.execute for a JAX array or tracer (NotImplemented: the synchronous path, without custom calls)."""
+    tracer = isinstance(a, jax.core.Tracer)
+    if module() is None:
+        if tracer:
+            raise Error(RESULT_INVALID_ARGUMENT, _NOT_BUILT)
+        return NotImplemented
+    ad_ = _arrays.adapter(a)
+    device = plan._device if tracer else _device_of(a)
+    problem = None
+    if out is not None:
+        problem = "out: JAX arrays are immutable; leave out=None (the result is a new array)"
+    elif stream is not None:
+        problem = "stream: JAX runs the plan on its own stream; leave stream=None"
+    elif device is None:
+        problem = "a is a JAX array sharded over several devices: pass each process's local array"
+    else:
+        d = _arrays.Described(0, tuple(a.shape), np.dtype(a.dtype), True, device)
+        problem = _arrays.problem(ad_, d, plan.in_shape, plan._expected(ad_), plan._device, "a")
+    _collective.agree(plan._comm, problem)
+    op = op_of(plan)
+    return execute_p.bind(a, op=op) if tracer else plan._jax_call(a)
+
+
+execute_p = Primitive("disttranspose_execute")
+_CHAIN = jax.core.ShapedArray((1,), np.uint8)
+_CHAINS = object()  # the key of the chains' ends in a lowering's module context
+
+
+def _impl(x, *, op):
+    from jax._src.dispatch import apply_primitive
+    return apply_primitive(execute_p, x, op=op)
+
+
+def _abstract(x, *, op):
+    return jax.core.ShapedArray(_ops.get(op).out_shape, x.dtype)
+
+
+def _lowering(ctx, x, *, op):
+    plan = _ops.get(op)
+    platform = ctx.module_context.platforms[0]
+    if (platform in ("cuda", "rocm", "gpu")) != (plan._device >= 0):
+        where = f"GPU {plan._device}" if plan._device >= 0 else "the host (cpu backend)"
+        raise Error(RESULT_INVALID_ARGUMENT, f"the plan runs on {where}; this computation runs on {platform}")
+    # The chain's end in the block being lowered (a function's body, a loop's); the first call of a
+    # block starts from a constant.
+    ends = ctx.module_context.cached_primitive_lowerings.setdefault(_CHAINS, {})
+    block = mlir.ir.InsertionPoint.current.block
+    after = ends.get(block)
+    if after is None:
+        after = mlir.ir_constant(np.zeros(1, np.uint8))
+    chained = ctx.replace(avals_in=(*ctx.avals_in, _CHAIN), avals_out=(*ctx.avals_out, _CHAIN))
+    y, ends[block] = jax.ffi.ffi_lowering(_TARGET, has_side_effect=True)(chained, x, after, op=np.int64(op))
+    return [y]
+
+
+def _transpose(ct, x, *, op):
+    return [execute_p.bind(ct, op=op_of(_ops.get(op)._adjoint()))]
+
+
+def _batch(args, dims, *, op):
+    (x,), (axis,) = args, dims
+    plan = _ops.get(op)
+    n = x.shape[axis]
+    batched = plan._batched(n)
+    k = plan._spatial
+    x = jax.numpy.moveaxis(x, axis, k).reshape(batched.in_shape)
+    y = execute_p.bind(x, op=op_of(batched))
+    y = y.reshape(tuple(plan.out_shape[:k]) + (n,) + tuple(plan.out_shape[k:]))
+    return jax.numpy.moveaxis(y, k, 0), 0
+
+
+execute_p.def_impl(_impl)
+execute_p.def_abstract_eval(_abstract)
+# Linear: the tangent is the plan on the tangent; symbolic zeros pass through (JAX's rule for linear
+# primitives).
+ad.deflinear2(execute_p, _transpose)
+batching.primitive_batchers[execute_p] = _batch
+# Not cacheable: a cached lowering is emitted once into a function of its own and called, which would
+# take the call out of its block's chain.
+mlir.register_lowering(execute_p, _lowering, platform="cpu", cacheable=False)
+try:
+    mlir.register_lowering(execute_p, _lowering, platform="cuda", cacheable=False)
+except NotImplementedError:  # no GPU platform in this jaxlib
+    pass

@@ -1,0 +1,192 @@
+"""PyTorch through the custom op disttranspose::execute: on the host (cpu backend, in CI) and on GPUs where
+there are. Results bit for bit against the direct path and the pattern; torch.autograd.gradcheck of a
+transpose and of a pencil transpose (float64, complex128) as functions of the whole array;
+torch.compile(fullgraph=True), forward and backward; bad input refused on every rank."""
+
+import numpy as np
+import pytest
+from conftest import COMM, GPU, everywhere, framework_platforms, raises_everywhere, same_bits
+from mpi4py import MPI
+from test_pencils import box_values
+from test_transpose import slabs
+
+import disttranspose as dt
+from disttranspose.errors import RESULT_INVALID_ARGUMENT
+
+torch = pytest.importorskip("torch")
+
+R, LAST = COMM.Get_rank(), COMM.Get_size() - 1
+
+
+class Where:
+    """A platform of the tests: its torch device and the backend of its plans."""
+
+    def __init__(self, platform):
+        import os
+        self.gpu = platform == "gpu"
+        self.backend = os.environ.get("DTR_TEST_GPU_BACKEND", "auto") if self.gpu else "cpu"
+        self.device = torch.device("cuda", GPU) if self.gpu else torch.device("cpu")
+
+    def put(self, a):
+        return torch.from_numpy(np.ascontiguousarray(a)).to(self.device)
+
+
+def host(t):
+    return t.detach().cpu().numpy()
+
+
+@pytest.fixture(params=framework_platforms("torch"))
+def where(request):
+    return Where(request.param)
+
+
+def _plans(where, dtype):
+    """A transpose with a rank of no rows where there are several, and a pencil transpose."""
+    p = COMM.Get_size()
+    grid = dt.Grid(COMM)
+    return grid, [dt.Plan(max(p - 1, 1), 5, dtype, COMM, backend=where.backend),
+                  dt.PencilPlan(grid, (5, 4, 3), "x", "y", dtype, backend=where.backend)]
+
+
+def _input(plan, dtype):
+    if isinstance(plan, dt.Plan):
+        return slabs(plan.rows, plan.cols, dtype, 1, plan.local)
+    g = plan._grid
+    return (box_values(g.box(plan.shape, plan.src, dtype), plan.shape, dtype),
+            box_values(g.box(plan.shape, plan.dst, dtype), plan.shape, dtype))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+def test_autograd_path(where, dtype):
+    """A tensor that requires grad goes through the op: the same bits, and a gradient function."""
+    grid, plans = _plans(where, dtype)
+    ok = True
+    for plan in plans:
+        a, want = _input(plan, dtype)
+        x = where.put(a)
+        y = plan.execute(x.clone().requires_grad_(True))
+        ok &= y.grad_fn is not None and same_bits(host(y), want) and same_bits(host(plan.execute(x)), want)
+        plan.close()
+    grid.close()
+    assert everywhere(ok)
+
+
+class _Scatter(torch.autograd.Function):
+    """The whole input (every rank's part, flattened, in rank order; the same on every rank) to this
+    rank's part. Its adjoint sums every rank's gradient of its part into the whole."""
+
+    @staticmethod
+    def forward(ctx, whole, start, shape):
+        ctx.start, ctx.count, ctx.total = start, int(np.prod(shape)), whole.numel()
+        return whole[start:start + ctx.count].reshape(shape).clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        g = np.zeros(ctx.total, dtype=host(grad).dtype)
+        g[ctx.start:ctx.start + ctx.count] = host(grad).reshape(-1)
+        COMM.Allreduce(MPI.IN_PLACE, g, op=MPI.SUM)
+        return torch.from_numpy(g).to(grad.device), None, None
+
+
+class _Gather(torch.autograd.Function):
+    """Every rank's part of the result, flattened, in rank order, on every rank; its adjoint takes this
+    rank's part of the gradient."""
+
+    @staticmethod
+    def forward(ctx, part):
+        parts = COMM.allgather(host(part).reshape(-1))
+        ctx.start, ctx.shape = sum(len(q) for q in parts[:R]), part.shape
+        return torch.from_numpy(np.concatenate(parts)).to(part.device)
+
+    @staticmethod
+    def backward(ctx, grad):
+        count = int(np.prod(ctx.shape))
+        return grad[ctx.start:ctx.start + count].reshape(ctx.shape).contiguous()
+
+
+def _whole_function(plan):
+    """plan.execute as a function of the whole array to the whole result, the same on every rank; and the
+    whole array's size."""
+    sizes = COMM.allgather(int(np.prod(plan.in_shape)))
+    start = sum(sizes[:R])
+    return (lambda whole: _Gather.apply(plan.execute(_Scatter.apply(whole, start, plan.in_shape)))), sum(sizes)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_gradcheck(where, dtype):
+    """The transpose as a function of the whole array, whose gradient the ranks assemble: gradcheck's
+    numerical Jacobian against the analytical one of the reverse plans."""
+    grid, plans = _plans(where, dtype)
+    ok = True
+    for plan in plans:
+        f, total = _whole_function(plan)
+        rng = np.random.default_rng(7)
+        whole = rng.standard_normal(total) + (1j * rng.standard_normal(total) if dtype == "complex128" else 0)
+        x = torch.from_numpy(whole.astype(dtype)).to(where.device).requires_grad_(True)
+        ok &= torch.autograd.gradcheck(f, (x,), eps=1e-6, atol=1e-9, raise_exception=False)
+        plan.close()
+    grid.close()
+    assert everywhere(ok)
+
+
+def _backends():
+    # Inductor compiles C++ for the host: one run of it (on one rank) is enough; aot_eager traces the
+    # same graph through dynamo and AOTAutograd everywhere.
+    return ["aot_eager"] + (["inductor"] if COMM.Get_size() == 1 else [])
+
+
+@pytest.mark.parametrize("backend", _backends())
+def test_compile_fullgraph(where, backend):
+    """torch.compile(fullgraph=True) traces through the op (a graph break would raise): the same bits as
+    eager, forward and backward, for a transpose and a chain of pencil transposes."""
+    torch._dynamo.reset()
+    dtype = "float32"
+    grid, (plan, fwd) = _plans(where, dtype)
+    back = fwd._adjoint()
+    ok = True
+
+    def f(t):
+        return plan.execute(t * 2) - t.sum()
+
+    def small(shape):  # exact sums in any order
+        return np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape) % 7 + R
+
+    g = torch.compile(f, fullgraph=True, backend=backend)
+    x = where.put(small(plan.in_shape))
+    ok &= same_bits(host(g(x)), host(f(x)))
+    xg = x.clone().requires_grad_(True)
+    g(xg).sum().backward()
+    xe = x.clone().requires_grad_(True)
+    f(xe).sum().backward()
+    ok &= same_bits(host(xg.grad), host(xe.grad))
+
+    u = where.put(small(fwd.in_shape))
+    h = torch.compile(lambda t: back.execute(fwd.execute(t) * 4), fullgraph=True, backend=backend)
+    ok &= same_bits(host(h(u)), host(u * 4))
+    plan.close()
+    fwd.close()
+    grid.close()
+    assert everywhere(ok)
+
+
+def test_compiled_wrong_shape_refused_everywhere(where):
+    """A tensor of the wrong shape on one rank: torch.compile's trace stops on every rank, naming it."""
+    torch._dynamo.reset()
+    with dt.Plan(9, 7, "float32", COMM, backend=where.backend) as plan:
+        rows = plan.in_shape[0] + (R == LAST)
+        g = torch.compile(lambda t: plan.execute(t) + 1, fullgraph=True, backend="aot_eager")
+        try:
+            g(where.put(np.zeros((rows, 7), np.float32)))
+            failed = ""
+        except Exception as e:  # noqa: BLE001 (dynamo wraps what the fake implementation raised)
+            failed = str(e)
+        assert everywhere("a has shape" in failed), failed
+
+
+def test_out_with_autograd_refused():
+    with dt.Plan(6, 4, "float64", COMM, backend="cpu") as plan:
+        x = torch.zeros(plan.in_shape, dtype=torch.float64, requires_grad=True)
+        out = torch.zeros(plan.out_shape, dtype=torch.float64)
+        raises_everywhere(lambda: plan.execute(x, out=out), RESULT_INVALID_ARGUMENT, "out and stream")
+        with torch.no_grad():
+            assert everywhere(plan.execute(x, out=out) is out)
