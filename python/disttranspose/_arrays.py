@@ -3,9 +3,8 @@ PyTorch and JAX, and anything else that offers ``__cuda_array_interface__`` or D
 
 Each library gets an adapter with the same few operations: describe an array (pointer, shape,
 element type, contiguity, device), allocate a result like it, name the stream its work runs on, and
-finish a result (JAX: wait, since its streams are its own). `operation`, where not None, may take an
-execute over as the framework's own operation (JAX's primitive, PyTorch's custom op), or leave it to
-the plan's own path (NotImplemented).
+finish a result (JAX: wait, since its streams are its own). Which executes the frameworks take over
+as operations of their own is _frameworks.py's business.
 """
 
 import ctypes
@@ -92,7 +91,6 @@ def _contiguous(shape, strides, itemsize):
 class _NumPy:
     name = "numpy"
     synchronous_result = True
-    operation = None
 
     @staticmethod
     def key(a, cache):
@@ -153,7 +151,6 @@ def _count(shape):
 class _CuPy:
     name = "cupy"
     synchronous_result = True
-    operation = None
 
     @staticmethod
     def key(a, cache):
@@ -196,29 +193,9 @@ class _CuPy:
         return out
 
 
-def _torch_ops():
-    """The custom ops' module (_torch.py), imported once torch is; None for a PyTorch without
-    torch.library's registrations (before 2.4), whose tensors take the plan's own path only."""
-    global _torch_ops
-    try:
-        from . import _torch
-    except (ImportError, AttributeError):
-        _torch = None
-    _torch_ops = lambda: _torch  # noqa: E731
-    return _torch
-
-
 class _Torch:
     name = "torch"
     synchronous_result = True
-
-    @staticmethod
-    def operation(plan, a, out, stream):
-        """Tensors that autograd follows, and every tensor under torch.compile, through the custom op."""
-        ops = _torch_ops()
-        if ops is not None and ((a.requires_grad and ops.grad_enabled()) or ops.compiling()):
-            return ops.execute(plan, a, out, stream)
-        return NotImplemented
 
     @staticmethod
     def key(a, cache):
@@ -267,11 +244,6 @@ class _Jax:
     synchronous_result = False
     accepts_out = False
     name = "jax"
-
-    @staticmethod
-    def operation(plan, a, out, stream):
-        from . import _jax
-        return _jax.execute(plan, a, out, stream)
 
     @staticmethod
     def describe(a, cache):
@@ -326,7 +298,6 @@ class _Interface:
     """Any other array with __cuda_array_interface__ (device memory) or __array_interface__ (host)."""
     key = None
     synchronous_result = True
-    operation = None
     name = "array interface"
 
     @staticmethod
@@ -386,7 +357,6 @@ class _DLPack:
     """Any other array with __dlpack__ (DLPack's unversioned capsule, read without consuming it)."""
     key = None
     synchronous_result = True
-    operation = None
     name = "DLPack"
 
     dtype = _Interface.dtype

@@ -5,7 +5,7 @@ C library: the same meaning, arguments and errors (include/disttranspose.h)."""
 import ctypes
 import sys
 
-from . import _arrays, _collective, _lib, _ops
+from . import _arrays, _collective, _frameworks, _lib, _ops
 from .errors import Error
 
 # What the frameworks' compiled programs call to run a plan (_ops.py): dtrExecute itself.
@@ -107,7 +107,7 @@ class _PlanBase:
         self._jax_registered = False  # known to JAX's custom calls (_jax.py)
         self._traced = set()  # the (shape, dtype) of inputs torch.compile traced and the ranks agreed on
         if "torch" in sys.modules:
-            _arrays._torch_ops()  # the custom ops registered before a compiled program traces a call
+            _frameworks.torch_ops()  # the custom ops registered before a compiled program traces a call
 
     def _derive(self, key, make):
         """Collective: the plan `key` names ('adjoint', ('batch', n)), made by make() the first time a
@@ -196,8 +196,8 @@ class _PlanBase:
         if handle is None:
             self._live()
         ad = _arrays.adapter(a)
-        if ad.operation is not None:
-            result = ad.operation(self, a, out, stream)
+        if ad.name in _frameworks.NAMES:
+            result = _frameworks.operation(ad, self, a, out, stream)
             if result is not NotImplemented:
                 return result
         return self._run(handle, ad, a, out, stream)

@@ -61,6 +61,9 @@ dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDir
 /* x[i] *= factor for `reals` real numbers of the complex side: on the stream on GPUs, else now. */
 dtrResult_t dtrFftScale(const struct dtrFftPlan* f, char* x, size_t reals, double factor, cudaStream_t stream);
 
+/* `event` recorded on `recorded`, and `waits` waiting for it. */
+dtrResult_t dtrFftEventThen(cudaEvent_t event, cudaStream_t recorded, cudaStream_t waits);
+
 /* The slab route (slab_copies.c). Choose: collective, whether every rank takes it (`wanted`: the
  * environment allows it; `area`: the passes' work area besides its staging array). Passes: its two
  * transposing passes along z. Run: one execute on it, the normalization `factor` included. */

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 
 #include "core/checks.h"
+#include "cufft_pass.h"
+#include "fftw_pass.h"
 
 struct dtrLocalFft {
   dtrLocalFftShape shape;

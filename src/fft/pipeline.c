@@ -26,45 +26,12 @@
 #include "launch.h"
 #include "plan.h"
 
-dtrFftChunk dtrFftChunkOf(const struct dtrFftPlan* f, dtrPlan_t exchange, int pencilIndex, int chunks, int k) {
-  const dtrRange e = dtrChunkEntries(&exchange->geo, exchange->comm.rank, chunks, k);
-  const int64_t length = f->length[pencilIndex];
-  const dtrFftChunk c = {length ? e.start / length : 0, length ? e.count / length : 0};
-  return c;
-}
-
-dtrFftChunk dtrFftFirstPassChunk(const struct dtrFftPlan* f, dtrPlan_t exchange, int chunks, int k) {
-  const int64_t realLength = f->npencils == 2 ? f->shape[0] * f->shape[1] : f->shape[0];
-  if (!(f->gpu && f->kind == dtrFftR2C && realLength % 2)) return dtrFftChunkOf(f, exchange, 0, chunks, k);
-  const dtrFftChunk whole = {0, k == 0 ? f->transforms[0] : 0};
-  return whole;
-}
-
 /* The factor the normalization asks of a direction: 1, 1/N or 1/sqrt(N). */
 static double scaleOf(const struct dtrFftPlan* f, dtrFftDirection_t direction) {
   const double n = (double)f->shape[0] * (double)f->shape[1] * (double)f->shape[2];
   if (f->norm == dtrFftNormOrtho) return 1.0 / sqrt(n);
   if (f->norm == dtrFftNormInverse && direction == dtrFftInverse) return 1.0 / n;
   return 1.0;
-}
-
-dtrResult_t dtrFftScale(const struct dtrFftPlan* f, char* x, size_t reals, double factor, cudaStream_t stream) {
-  const int dbl = f->ctype == dtrComplex128;
-  if (f->gpu) {
-    CUDACHECK(dtrScaleLaunch(x, reals, dbl, factor, stream));
-    return dtrSuccess;
-  }
-  if (dbl)
-    for (size_t i = 0; i < reals; i++) ((double*)x)[i] *= factor;
-  else
-    for (size_t i = 0; i < reals; i++) ((float*)x)[i] *= (float)factor;
-  return dtrSuccess;
-}
-
-static dtrResult_t eventThen(cudaEvent_t event, cudaStream_t recorded, cudaStream_t waits) {
-  CUDACHECK(cudaEventRecord(event, recorded));
-  CUDACHECK(cudaStreamWaitEvent(waits, event, 0));
-  return dtrSuccess;
 }
 
 dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction, cudaStream_t stream) {
@@ -116,7 +83,7 @@ dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDir
   const size_t complexBytes = dtrDataTypeSize(f->ctype);
   if (f->gpu) {
     CUDACHECK(cudaSetDevice(f->device));
-    DTRCHECK(eventThen(f->start, stream, f->exchange));
+    DTRCHECK(dtrFftEventThen(f->start, stream, f->exchange));
   }
   /* From here on every rank runs every chunk of every exchange whatever fails locally, so that no
    * rank's GPU waits for another that left: the first failure is kept and returned (agreed) at the end. */
@@ -133,13 +100,13 @@ dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDir
         res = dtrFftScale(f, dst[0] + (size_t)(c.first * f->length[p]) * complexBytes, (size_t)(c.count * f->length[p]) * 2,
                           factor, stream);
       if (!exchange[j]) continue;
-      if (res == dtrSuccess && f->gpu) res = eventThen(f->passed, stream, f->exchange);
+      if (res == dtrSuccess && f->gpu) res = dtrFftEventThen(f->passed, stream, f->exchange);
       const dtrResult_t moved = dtrPlanChunkRun(exchange[j], C, k, f->ctas, f->gpu ? f->exchange : stream);
       if (res == dtrSuccess) res = moved;
     }
     if (exchange[j]) {
       lastExchange = exchange[j];
-      if (res == dtrSuccess && f->gpu) res = eventThen(f->exchanged, f->exchange, stream);
+      if (res == dtrSuccess && f->gpu) res = dtrFftEventThen(f->exchanged, f->exchange, stream);
     }
   }
   const int last = pencil[E];

@@ -79,12 +79,6 @@ static dtrRange rowsOf(const struct dtrFftPlan* f, int b) {
   return r;
 }
 
-static dtrResult_t eventThen(cudaEvent_t event, cudaStream_t recorded, cudaStream_t waits) {
-  CUDACHECK(cudaEventRecord(event, recorded));
-  CUDACHECK(cudaStreamWaitEvent(waits, event, 0));
-  return dtrSuccess;
-}
-
 /* Copies of `height` blocks of `width` bytes, a plane apart, at the same offset of this rank's and
  * rank q's staging array. */
 static dtrResult_t copyTo(struct dtrFftPlan* f, char* peer, size_t offset, size_t width, size_t height,
@@ -124,7 +118,7 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
       if (res == dtrSuccess) res = dtrLocalFftRun(f->pass[0], direction, t.first, t.count, in, own, stream);
       if (res == dtrSuccess && factor != 1.0 && t.count)
         res = dtrFftScale(f, own + (size_t)t.first * plane * e, (size_t)t.count * plane * 2, factor, stream);
-      if (res == dtrSuccess) res = eventThen(f->passed, stream, f->exchange);
+      if (res == dtrSuccess) res = dtrFftEventThen(f->passed, stream, f->exchange);
       for (int q = 0; q < P && res == dtrSuccess; q++) {
         if (q == r) continue;
         const dtrRange theirs = rowsOf(f, q);
@@ -137,7 +131,7 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
       const dtrFftChunk c = dtrFftChunkOf(f, x, 1, C, k);
       char* mine = s + (size_t)(rows.start * nx) * e;
       if (res == dtrSuccess) res = dtrLocalFftRun(f->zInto, direction, c.first, c.count, in, mine, stream);
-      if (res == dtrSuccess) res = eventThen(f->passed, stream, f->exchange);
+      if (res == dtrSuccess) res = dtrFftEventThen(f->passed, stream, f->exchange);
       for (int q = 0; q < P && res == dtrSuccess; q++) {
         if (q == r) continue;
         const dtrRange theirs = planesOf(f, q);
@@ -148,7 +142,7 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
   }
   const dtrResult_t finished = dtrP2pBarrier(x, dtrPeerFinish, f->exchange);
   if (res == dtrSuccess) res = finished;
-  if (res == dtrSuccess) res = eventThen(f->exchanged, f->exchange, stream);
+  if (res == dtrSuccess) res = dtrFftEventThen(f->exchanged, f->exchange, stream);
   if (res == dtrSuccess) {
     if (!inverse) {
       /* This rank's rows of every plane, along z, into the Z-pencil. */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "core/checks.h"
-#include "local_fft.h"
+#include "fftw_pass.h"
 
 #ifdef DTR_HAVE_FFTW
 #include <fftw3.h>

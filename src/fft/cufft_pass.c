@@ -10,7 +10,7 @@
 #include <cufft.h>
 
 #include "core/checks.h"
-#include "local_fft.h"
+#include "cufft_pass.h"
 
 typedef struct {
   int64_t batch;

@@ -1,0 +1,29 @@
+"""The executes that the frameworks take over as operations of their own: JAX arrays and tracers go
+through XLA's custom calls (_jax.py), PyTorch tensors that autograd or torch.compile follow through
+the custom op (_torch.py); everything else takes the plan's own path. The frameworks' modules are
+imported only for their own arrays."""
+
+NAMES = ("jax", "torch")
+
+
+def torch_ops():
+    """The custom ops' module (_torch.py), imported once torch is; None for a PyTorch without
+    torch.library's registrations (before 2.4), whose tensors take the plan's own path only."""
+    global torch_ops
+    try:
+        from . import _torch
+    except (ImportError, AttributeError):
+        _torch = None
+    torch_ops = lambda: _torch  # noqa: E731
+    return _torch
+
+
+def operation(ad, plan, a, out, stream):
+    """The framework's operation for this execute, or NotImplemented for the plan's own path."""
+    if ad.name == "jax":
+        from . import _jax
+        return _jax.execute(plan, a, out, stream)
+    ops = torch_ops()
+    if ops is not None and ((a.requires_grad and ops.grad_enabled()) or ops.compiling()):
+        return ops.execute(plan, a, out, stream)
+    return NotImplemented

@@ -1,0 +1,41 @@
+/*
+ * The pieces of an execute that both routes take (pipeline.c's and the slab route's): the transforms of
+ * a pass in a chunk, the normalization, and one stream waiting for another.
+ */
+#include "backends/backend.h"
+#include "core/checks.h"
+#include "fft_plan.h"
+#include "launch.h"
+
+dtrFftChunk dtrFftChunkOf(const struct dtrFftPlan* f, dtrPlan_t exchange, int pencilIndex, int chunks, int k) {
+  const dtrRange e = dtrChunkEntries(&exchange->geo, exchange->comm.rank, chunks, k);
+  const int64_t length = f->length[pencilIndex];
+  const dtrFftChunk c = {length ? e.start / length : 0, length ? e.count / length : 0};
+  return c;
+}
+
+dtrFftChunk dtrFftFirstPassChunk(const struct dtrFftPlan* f, dtrPlan_t exchange, int chunks, int k) {
+  const int64_t realLength = f->npencils == 2 ? f->shape[0] * f->shape[1] : f->shape[0];
+  if (!(f->gpu && f->kind == dtrFftR2C && realLength % 2)) return dtrFftChunkOf(f, exchange, 0, chunks, k);
+  const dtrFftChunk whole = {0, k == 0 ? f->transforms[0] : 0};
+  return whole;
+}
+
+dtrResult_t dtrFftScale(const struct dtrFftPlan* f, char* x, size_t reals, double factor, cudaStream_t stream) {
+  const int dbl = f->ctype == dtrComplex128;
+  if (f->gpu) {
+    CUDACHECK(dtrScaleLaunch(x, reals, dbl, factor, stream));
+    return dtrSuccess;
+  }
+  if (dbl)
+    for (size_t i = 0; i < reals; i++) ((double*)x)[i] *= factor;
+  else
+    for (size_t i = 0; i < reals; i++) ((float*)x)[i] *= (float)factor;
+  return dtrSuccess;
+}
+
+dtrResult_t dtrFftEventThen(cudaEvent_t event, cudaStream_t recorded, cudaStream_t waits) {
+  CUDACHECK(cudaEventRecord(event, recorded));
+  CUDACHECK(cudaStreamWaitEvent(waits, event, 0));
+  return dtrSuccess;
+}

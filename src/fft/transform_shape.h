@@ -1,0 +1,29 @@
+/* The shape of a batch of local transforms: what the FFT's local passes and their implementations
+ * (cuFFT, FFTW) share. */
+#ifndef DTR_FFT_TRANSFORM_SHAPE_H
+#define DTR_FFT_TRANSFORM_SHAPE_H
+
+#include <stdint.h>
+
+typedef struct {
+  int dims;     /* 1 or 2 */
+  int64_t n[2]; /* logical sizes, slowest first (n[dims - 1] is the contiguous one; a real pass's is the
+                   real length, whose complex side holds n / 2 + 1) */
+  int real;     /* the real pass: R2C forward, C2R inverse; else complex to complex */
+  int dbl;      /* double precision */
+  /* A 1-D complex pass in another layout than packed transforms (0: packed): entries between a
+   * transform's points and between transforms, on each side. The slab route's pass along z reads the
+   * planes of a [z][y][x] array and writes the Z-pencil (or the other way round), a transpose for free. */
+  int64_t in_stride, in_dist, out_stride, out_dist;
+} dtrLocalFftShape;
+
+/* Entries of one transform: complex ones (the complex side), and real ones (a real pass's real side). */
+static inline int64_t dtrLocalFftComplexLength(const dtrLocalFftShape* s) {
+  const int64_t last = s->real ? s->n[s->dims - 1] / 2 + 1 : s->n[s->dims - 1];
+  return s->dims == 2 ? s->n[0] * last : last;
+}
+static inline int64_t dtrLocalFftRealLength(const dtrLocalFftShape* s) {
+  return s->dims == 2 ? s->n[0] * s->n[1] : s->n[0];
+}
+
+#endif
