@@ -222,8 +222,6 @@ dtrResult_t dtrPlanRun(dtrPlan_t plan, dtrResult_t checked, const void* in, void
 
 dtrResult_t dtrPlanChunksBegin(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out) {
   if (plan->broken) return dtrSetError(dtrTimeout, "this plan timed out (or its transport failed) in an earlier call");
-  if (checked == dtrSuccess) checked = plan->ops->checkBuffers(plan, in, out);
-  if (!plan->ops->agrees_on_checks) DTRCHECK(dtrAgree(plan->comm.comm, checked));
   plan->chunks_by = plan;
   DTRCHECK(plan->ops->chunksBegin(plan, checked, in, out));
   if (plan->hand_over) {

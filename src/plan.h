@@ -27,9 +27,11 @@ dtrResult_t dtrPlanRun(dtrPlan_t plan, dtrResult_t checked, const void* in, void
 
 /*
  * Executes in chunks (geometry.h's dtrChunk*), for the FFT layer's overlap of its local passes with the
- * exchange. Begin: collective, once per execute of in -> out: this rank's checks of the buffers
- * (`checked`, and the backend's own), agreed, and what the backend needs of the other ranks (p2p:
- * their out pointers; where auto's p2p plan cannot map them, its NCCL fallback serves the chunks).
+ * exchange. Begin: collective, once per execute of in -> out, whose buffers the caller has checked
+ * (the FFT's door: the caller's; the rest are its own workspace) and whose result it agrees on across
+ * its ranks afterwards: what the backend needs of the other ranks (p2p: their out pointers, agreed with
+ * `checked`, this rank's result so far; where auto's p2p plan cannot map them, its NCCL fallback
+ * serves the chunks). The other backends need nothing of the other ranks and take no collective.
  * Run: chunk k of `chunks`, stream-ordered on the GPU backends (collective on the host on the cpu
  * backend); `ctas` blocks per peer of a one-pass kernel (0: the backend's default). End: under a
  * deadline, waits for `stream` (the last chunk's), as dtrExecute does.

@@ -76,8 +76,9 @@ struct dtrBackendOps {
    * so that the stream drains and the plan can be destroyed (NULL: nothing waits on the device). */
   void (*abort)(dtrPlan_t plan);
   /* An execute in chunks (geometry.h's dtrChunk*: the FFT's overlap of its local passes with the
-   * exchange). Collective, on the host, once before the chunks: what every chunk needs of the other
-   * ranks (p2p: their out pointers), `checked` as in execute. Returns an agreed result. */
+   * exchange). On the host, once before the chunks: what every chunk needs of the other ranks (p2p:
+   * their out pointers, collectively, agreed with `checked`, this rank's result so far; the others
+   * need nothing of them and leave the agreement to the caller). */
   dtrResult_t (*chunksBegin)(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out);
   /* Chunk k of `chunks` of the execute begun: stream-ordered work only on the GPU backends (the cpu
    * backend's runs on the host, collectively). Every rank runs every chunk in order, empty ones too.

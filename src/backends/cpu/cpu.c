@@ -82,6 +82,20 @@ static dtrResult_t cpuCheckBuffers(dtrPlan_t plan, const void* in, void* out) {
   return dtrSuccess;
 }
 
+/* The exchange of the counts and displacements set in the state: blocking, or polled under a deadline. */
+static dtrResult_t alltoallv(dtrPlan_t plan, const char* what) {
+  CpuState* s = plan->state;
+  if (!dtrDeadlineSet()) {
+    MPICHECK(MPI_Alltoallv(s->send, s->scount, s->sdispl, s->entry, s->recv, s->rcount, s->rdispl, s->entry,
+                           plan->comm.comm));
+    return dtrSuccess;
+  }
+  MPI_Request req;
+  MPICHECK(MPI_Ialltoallv(s->send, s->scount, s->sdispl, s->entry, s->recv, s->rcount, s->rdispl, s->entry,
+                          plan->comm.comm, &req));
+  return dtrWait(&req, what);
+}
+
 /* Stage st's packs and messages: A's pieces into the send segments, through MPI_Alltoallv. */
 static dtrResult_t exchangeStage(dtrPlan_t plan, const char* a, int st) {
   CpuState* s = plan->state;
@@ -97,15 +111,7 @@ static dtrResult_t exchangeStage(dtrPlan_t plan, const char* a, int st) {
     s->rcount[q] = (int)rp.count;
     s->rdispl[q] = (int)rp.start;
   }
-  if (!dtrDeadlineSet()) {
-    MPICHECK(MPI_Alltoallv(s->send, s->scount, s->sdispl, s->entry, s->recv, s->rcount, s->rdispl, s->entry,
-                           plan->comm.comm));
-    return dtrSuccess;
-  }
-  MPI_Request req;
-  MPICHECK(MPI_Ialltoallv(s->send, s->scount, s->sdispl, s->entry, s->recv, s->rcount, s->rdispl, s->entry,
-                          plan->comm.comm, &req));
-  return dtrWait(&req, "the exchange (MPI_Ialltoallv)");
+  return alltoallv(plan, "the exchange (MPI_Ialltoallv)");
 }
 
 static void unpackStage(dtrPlan_t plan, char* b, int st) {
@@ -143,7 +149,7 @@ static dtrResult_t cpuExecute(dtrPlan_t plan, dtrResult_t checked, const void* i
 }
 
 static dtrResult_t cpuChunksBegin(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out) {
-  (void)plan, (void)checked, (void)in, (void)out; /* agreed by the plan layer; nothing to learn of the others */
+  (void)plan, (void)checked, (void)in, (void)out; /* the caller agrees; nothing to learn of the others */
   return dtrSuccess;
 }
 
@@ -165,15 +171,7 @@ static dtrResult_t cpuChunkRun(dtrPlan_t plan, int chunks, int k, int ctas, cuda
     s->scount[q] = (int)dtrChunkSegmentEntries(g, r, q, chunks, k);
     s->rcount[q] = (int)dtrChunkSegmentEntries(g, q, r, chunks, k);
   }
-  if (!dtrDeadlineSet()) {
-    MPICHECK(MPI_Alltoallv(s->send, s->scount, s->sdispl, s->entry, s->recv, s->rcount, s->rdispl, s->entry,
-                           plan->comm.comm));
-  } else {
-    MPI_Request req;
-    MPICHECK(MPI_Ialltoallv(s->send, s->scount, s->sdispl, s->entry, s->recv, s->rcount, s->rdispl, s->entry,
-                            plan->comm.comm, &req));
-    DTRCHECK(dtrWait(&req, "a chunk's exchange (MPI_Ialltoallv)"));
-  }
+  DTRCHECK(alltoallv(plan, "a chunk's exchange (MPI_Ialltoallv)"));
   dtrHostBlock(plan->chunk_in, plan->chunk_out, dtrChunkDirectBlock(g, r, r, chunks, k), e);
   for (int q = 0; q < p; q++)
     if (q != r)

@@ -286,7 +286,7 @@ static dtrResult_t ncclExecute(dtrPlan_t plan, dtrResult_t checked, const void* 
 }
 
 static dtrResult_t ncclChunksBegin(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out) {
-  (void)checked, (void)in, (void)out; /* agreed by the plan layer; every rank knows every chunk's sizes */
+  (void)checked, (void)in, (void)out; /* the caller agrees; every rank knows every chunk's sizes */
   NcclState* s = plan->state;
   return dtrNcclCommUsable(s->nccl);
 }
