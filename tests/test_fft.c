@@ -10,6 +10,7 @@
  *   - the forward against the DFT (relative L2 error over all ranks: c128 1e-12, c64 1e-5), the
  *     round trip back to the input with the normalization's factor;
  *   - on GPUs, an execute captured into a CUDA graph and replayed; the caller's device unchanged;
+ *   - grids on the halves of a split communicator, both halves at once;
  *   - bad input: the same error on every rank, from one rank's bad argument or a setting that differs.
  * test_fft cpu|gpu [-v]   (-v: each case's name before it runs)
  */
@@ -25,6 +26,8 @@
 #include "node_local.h"
 
 static int rank, nranks, gpu, verbose, myDevice = -1;
+/* The communicator a case's grid is made on (the world, or a half of it) and its checks reduce over. */
+static MPI_Comm caseComm;
 static cudaStream_t stream;
 
 /* ---- the input and the reference ------------------------------------------------------------- */
@@ -131,7 +134,7 @@ static void expectDevice(const char* after) {
 }
 
 static double sumAll(double v) {
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, caseComm);
   return v;
 }
 
@@ -177,7 +180,7 @@ static double forwardError(const void* got, const dtrBox_t* box, const double* r
 
 /* Whether every rank succeeded (a rank that failed must not leave the others waiting in a launch). */
 static int allGood(int bad) {
-  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, caseComm);
   return !bad;
 }
 
@@ -212,7 +215,7 @@ static void runCase(const Case* c) {
     fflush(stdout);
   }
   dtrGrid_t grid = NULL;
-  if (dtrGridCreate(&grid, MPI_COMM_WORLD, c->pr, c->pc) != dtrSuccess) {
+  if (dtrGridCreate(&grid, caseComm, c->pr, c->pc) != dtrSuccess) {
     EXPECT(0, "%s: grid: %s", name, dtrGetLastError());
     return;
   }
@@ -270,7 +273,7 @@ static void runCase(const Case* c) {
   const double tol = dblOf(c->type) ? 1e-12 : 1e-5;
   int failed = runExecute(plan, in, out, dtrFftForward, c->graph);
   expectDevice("dtrFftExecute");
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, caseComm);
   EXPECT(!failed, "%s: forward execute: %s", name, dtrGetLastError());
   if (!failed) {
     toHost(hostOut, out, ob.bytes);
@@ -287,7 +290,7 @@ static void runCase(const Case* c) {
     /* The round trip: in place back into the same buffer, else into a fresh one. */
     void* target = c->inplace ? in : back;
     failed = runExecute(plan, out, target, dtrFftInverse, 0);
-    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, caseComm);
     EXPECT(!failed, "%s: inverse execute: %s", name, dtrGetLastError());
     if (!failed) {
       toHost(hostBack, target, ib.bytes);
@@ -447,6 +450,7 @@ int main(int argc, char** argv) {
   static const dtrFftKind_t kinds[4] = {dtrFftC2C, dtrFftC2C, dtrFftR2C, dtrFftR2C};
   static const dtrDataType_t types[4] = {dtrComplex64, dtrComplex128, dtrFloat32, dtrFloat64};
   static const int chunkCounts[4] = {1, 2, 3, 64};
+  caseComm = MPI_COMM_WORLD;
   int n = 0;
   for (int g = 0; g < ngrids; g++)
     for (int s = 0; s < nshapes; s++)
@@ -456,6 +460,20 @@ int main(int argc, char** argv) {
         c.graph = gpu && n % 7 == 3;
         runCase(&c);
       }
+  /* Each half of the world a grid of its own (slabs and, where a half has two ranks or more, pencils),
+   * the halves' FFTs running at the same time. */
+  if (nranks > 1) {
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &caseComm);
+    int half = 0;
+    MPI_Comm_size(caseComm, &half);
+    for (int t = 0; t < 4; t++, n++) {
+      Case c = {{9, 7, 6}, 1, half, kinds[t], types[t], (dtrFftNorm_t)(t % 3), 1 + t, t == 1, 0};
+      if (t >= 2 && half > 1) c.pr = half, c.pc = 1;
+      runCase(&c);
+    }
+    MPI_Comm_free(&caseComm);
+    caseComm = MPI_COMM_WORLD;
+  }
   badInput();
   if (gpu) cudaStreamDestroy(stream);
   int failures = dtrTestFailures, total = 0;
