@@ -51,7 +51,6 @@ static dtrResult_t resolveBackend(dtrPlan_t plan, const dtrConfig_t* cfg, int* t
     }
   }
   setBackend(plan, *tryP2p ? dtrBackendP2p : b);
-  plan->automatic = cfg->backend == dtrBackendAuto;
   return dtrSuccess;
 }
 
@@ -72,7 +71,6 @@ static int resolveStages(dtrPlan_t plan, int asked) {
 
 void dtrPlanFree(dtrPlan_t plan) {
   if (!plan) return;
-  if (plan->fallback) dtrPlanFree(plan->fallback);
   if (plan->state) plan->ops->destroy(plan);
   if (plan->device >= 0) cudaSetDevice(plan->device); /* the workspace is freed on its device */
   dtrPlanWorkspaceRelease(plan);
@@ -146,34 +144,12 @@ fail:
   return res;
 }
 
-/* Collective: the plan's transpose on the same ranks and device on another backend (auto's NCCL plan
- * for buffers the p2p backend cannot map). */
-static dtrResult_t planLike(dtrPlan_t plan, dtrBackend_t backend, dtrPlan_t* out) {
-  dtrConfig_t cfg;
-  memset(&cfg, 0, sizeof cfg);
-  cfg.backend = backend;
-  cfg.kernel = dtrKernelAuto;
-  cfg.device = plan->device;
-  cfg.workspace = dtrWorkspaceOwn;
-  cfg.inplace = plan->inplace;
-  cfg.timeout = plan->timeout;
-  dtrPlan_t like = NULL;
-  DTRCHECK(dtrPlanNew(plan->comm.comm, &like));
-  return dtrPlanFinish(like, NULL, &plan->geo, plan->type, plan->howmany, &cfg, out);
-}
-
-/* The transport's asynchronous error, and aborting the device work that waits for other ranks, of a
- * plan and of the plan it hands executes over to. */
-static dtrResult_t asyncError(dtrPlan_t plan) {
-  dtrResult_t res = plan->ops->asyncError ? plan->ops->asyncError(plan) : dtrSuccess;
-  if (res == dtrSuccess && plan->fallback) res = asyncError(plan->fallback);
-  return res;
-}
+/* The transport's asynchronous error, and aborting the device work that waits for other ranks. */
+static dtrResult_t asyncError(dtrPlan_t plan) { return plan->ops->asyncError ? plan->ops->asyncError(plan) : dtrSuccess; }
 
 static void abortDeviceWork(dtrPlan_t plan) {
   plan->broken = 1;
   if (plan->ops->abort) plan->ops->abort(plan);
-  if (plan->fallback) abortDeviceWork(plan->fallback);
 }
 
 /*
@@ -207,42 +183,26 @@ dtrResult_t dtrPlanRun(dtrPlan_t plan, dtrResult_t checked, const void* in, void
     else if (checked != dtrSuccess) return checked;
   }
   DTRCHECK(plan->ops->execute(plan, checked, in, out, stream));
-  if (plan->hand_over) {
-    /* Every rank hands over together: the backend decided on agreed facts. */
-    plan->hand_over = 0;
-    if (!plan->fallback) {
-      INFO("%s: a rank's buffer cannot be served; this execute and the like go through NCCL", plan->ops->name);
-      DTRCHECK(planLike(plan, dtrBackendNccl, &plan->fallback));
-    }
-    DTRCHECK(plan->fallback->ops->execute(plan->fallback, dtrSuccess, in, out, stream));
-  }
   if (plan->timeout > 0 && plan->device >= 0) DTRCHECK(waitForStream(plan, stream, "the exchange on the GPU"));
   return dtrSuccess;
 }
 
 dtrResult_t dtrPlanChunksBegin(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out) {
   if (plan->broken) return dtrSetError(dtrTimeout, "this plan timed out (or its transport failed) in an earlier call");
-  plan->chunks_by = plan;
+  plan->chunk_in = NULL;
+  plan->chunk_out = NULL;
   DTRCHECK(plan->ops->chunksBegin(plan, checked, in, out));
-  if (plan->hand_over) {
-    /* Every rank hands over together: the backend decided on agreed facts. */
-    plan->hand_over = 0;
-    if (!plan->fallback) {
-      INFO("%s: a rank's buffer cannot be served; these chunks and the like go through NCCL", plan->ops->name);
-      DTRCHECK(planLike(plan, dtrBackendNccl, &plan->fallback));
-    }
-    plan->chunks_by = plan->fallback;
-    DTRCHECK(plan->fallback->ops->chunksBegin(plan->fallback, dtrSuccess, in, out));
-  }
-  plan->chunks_by->chunk_in = in;
-  plan->chunks_by->chunk_out = out;
+  plan->chunk_in = in;
+  plan->chunk_out = out;
   return dtrSuccess;
 }
 
 dtrResult_t dtrPlanChunkRun(dtrPlan_t plan, int chunks, int k, int ctas, cudaStream_t stream) {
-  dtrPlan_t by = plan->chunks_by;
-  if (!by) return dtrSetError(dtrInternalError, "a chunk run without dtrPlanChunksBegin");
-  return by->ops->chunkRun(by, chunks, k, ctas, stream);
+  return plan->ops->chunkRun(plan, chunks, k, ctas, stream);
+}
+
+dtrResult_t dtrPlanChunksFinish(dtrPlan_t plan, cudaStream_t stream) {
+  return plan->ops->chunksFinish ? plan->ops->chunksFinish(plan, stream) : dtrSuccess;
 }
 
 dtrResult_t dtrPlanChunksEnd(dtrPlan_t plan, cudaStream_t stream) {

@@ -30,14 +30,16 @@ dtrResult_t dtrPlanRun(dtrPlan_t plan, dtrResult_t checked, const void* in, void
  * exchange. Begin: collective, once per execute of in -> out, whose buffers the caller has checked
  * (the FFT's door: the caller's; the rest are its own workspace) and whose result it agrees on across
  * its ranks afterwards: what the backend needs of the other ranks (p2p: their out pointers, agreed with
- * `checked`, this rank's result so far; where auto's p2p plan cannot map them, its NCCL fallback
- * serves the chunks). The other backends need nothing of the other ranks and take no collective.
- * Run: chunk k of `chunks`, stream-ordered on the GPU backends (collective on the host on the cpu
- * backend); `ctas` blocks per peer of a one-pass kernel (0: the backend's default). End: under a
- * deadline, waits for `stream` (the last chunk's), as dtrExecute does.
+ * `checked`, this rank's result so far). The other backends need nothing of the other ranks and take
+ * no collective. Run: chunk k of `chunks`, stream-ordered on the GPU backends (collective on the host
+ * on the cpu backend); `ctas` blocks per peer of a one-pass kernel (0: the backend's default). Finish:
+ * after the last chunk, on the chunks' stream, before anything reads out (p2p: a landing buffer
+ * copied into an out that CUDA IPC cannot share). End: under a deadline, waits for `stream` (the last
+ * chunk's), as dtrExecute does.
  */
 dtrResult_t dtrPlanChunksBegin(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out);
 dtrResult_t dtrPlanChunkRun(dtrPlan_t plan, int chunks, int k, int ctas, cudaStream_t stream);
+dtrResult_t dtrPlanChunksFinish(dtrPlan_t plan, cudaStream_t stream);
 dtrResult_t dtrPlanChunksEnd(dtrPlan_t plan, cudaStream_t stream);
 
 /* Collective (local once the plan timed out): frees the plan and its backend's state. */

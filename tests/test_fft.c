@@ -149,6 +149,7 @@ typedef struct {
   int chunks;
   int inplace;
   int graph;
+  int pooled; /* GPU: the output from a stream-ordered pool, which CUDA IPC cannot share (as JAX's are) */
 } Case;
 
 static const char* caseName(const Case* c, char* buf, size_t len) {
@@ -156,6 +157,7 @@ static const char* caseName(const Case* c, char* buf, size_t len) {
   snprintf(buf, len, "%lldx%lldx%lld %s %s on %dx%d, norm %s, chunks %d%s%s", (long long)c->shape[0],
            (long long)c->shape[1], (long long)c->shape[2], c->kind == dtrFftR2C ? "R2C" : "C2C", dtrDataTypeName(c->type),
            c->pr, c->pc, norms[c->norm], c->chunks, c->inplace ? ", in place" : "", c->graph ? ", graph" : "");
+  if (c->pooled) snprintf(buf + strlen(buf), len - strlen(buf), ", pooled output");
   return buf;
 }
 
@@ -259,7 +261,10 @@ static void runCase(const Case* c) {
   }
   const size_t larger = ib.bytes > ob.bytes ? ib.bytes : ob.bytes;
   void* in = alloc(c->inplace ? larger : ib.bytes);
-  void* out = c->inplace ? in : alloc(ob.bytes);
+  void* out = NULL;
+  if (c->inplace) out = in;
+  else if (c->pooled && gpu && cudaMallocAsync(&out, ob.bytes ? ob.bytes : 16, stream) == cudaSuccess) cudaStreamSynchronize(stream);
+  else out = alloc(ob.bytes);
   void* back = alloc(ib.bytes);
   void* hostOut = malloc(larger + 16);
   void* hostBack = malloc(ib.bytes + 16);
@@ -308,7 +313,12 @@ static void runCase(const Case* c) {
   EXPECT(dtrFftPlanDestroy(plan) == dtrSuccess, "%s: destroy: %s", name, dtrGetLastError());
   expectDevice("dtrFftPlanDestroy");
   release(in);
-  if (!c->inplace) release(out);
+  if (c->pooled && gpu) {
+    cudaFreeAsync(out, stream);
+    cudaStreamSynchronize(stream);
+  } else if (!c->inplace) {
+    release(out);
+  }
   release(back);
   free(h);
   free(hostOut);
@@ -456,8 +466,9 @@ int main(int argc, char** argv) {
     for (int s = 0; s < nshapes; s++)
       for (int t = 0; t < 4; t++, n++) {
         Case c = {{shapes[s][0], shapes[s][1], shapes[s][2]}, grids[g][0], grids[g][1], kinds[t], types[t],
-                  (dtrFftNorm_t)(n % 3), chunkCounts[(n / 3 + s) % 4], kinds[t] == dtrFftC2C && n % 5 == 1, 0};
+                  (dtrFftNorm_t)(n % 3), chunkCounts[(n / 3 + s) % 4], kinds[t] == dtrFftC2C && n % 5 == 1, 0, 0};
         c.graph = gpu && n % 7 == 3;
+        c.pooled = gpu && !c.inplace && n % 4 == 2;
         runCase(&c);
       }
   /* Each half of the world a grid of its own (slabs and, where a half has two ranks or more, pencils),
@@ -467,7 +478,7 @@ int main(int argc, char** argv) {
     int half = 0;
     MPI_Comm_size(caseComm, &half);
     for (int t = 0; t < 4; t++, n++) {
-      Case c = {{9, 7, 6}, 1, half, kinds[t], types[t], (dtrFftNorm_t)(t % 3), 1 + t, t == 1, 0};
+      Case c = {{9, 7, 6}, 1, half, kinds[t], types[t], (dtrFftNorm_t)(t % 3), 1 + t, t == 1, 0, 0};
       if (t >= 2 && half > 1) c.pr = half, c.pc = 1;
       runCase(&c);
     }

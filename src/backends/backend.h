@@ -2,7 +2,7 @@
  * What a backend is and what it sees of a plan. The plan layer (plan.c) resolves everything here
  * before a backend's create runs: the geometry and exchange layout, the backend, the pipeline stages,
  * where the workspace comes from. A backend reads it, keeps its own state in `state`, and calls
- * nothing above it (a buffer it cannot serve it hands back with hand_over).
+ * nothing above it.
  */
 #ifndef DTR_BACKEND_H
 #define DTR_BACKEND_H
@@ -28,7 +28,6 @@ struct dtrPlan {
   dtrDataType_t type;
   int64_t howmany;
   dtrBackend_t backend;  /* resolved: never Auto */
-  int automatic;         /* the backend was auto's choice: p2p may then hand an execute to NCCL */
   dtrKernel_t kernel;    /* resolved for the packs: never Auto on the NCCL backend */
   int device;            /* -1 on the CPU backend */
   dtrGpuPlacement gpu;   /* found where a GPU backend is a candidate */
@@ -43,12 +42,7 @@ struct dtrPlan {
   double timeout;        /* seconds of each collective call's deadline (timeout.h); 0: none */
   int broken;            /* a call of this plan timed out (or NCCL failed under way): it can only be
                             destroyed, without the other ranks */
-  int hand_over;         /* set by a backend's execute that could not serve its buffers (p2p: memory
-                            CUDA IPC cannot share): the plan layer runs the execute on `fallback` */
-  dtrPlan_t fallback;    /* that plan (NCCL, on the same ranks), made at the first hand-over */
-  dtrPlan_t chunks_by;   /* the plan that serves the chunks of the execute begun: this one, or its
-                            fallback where the p2p backend handed the buffers over */
-  const char* chunk_in;  /* that execute's buffers */
+  const char* chunk_in;  /* the buffers of the execute begun in chunks */
   char* chunk_out;
 };
 
@@ -84,6 +78,9 @@ struct dtrBackendOps {
    * backend's runs on the host, collectively). Every rank runs every chunk in order, empty ones too.
    * `ctas`: blocks per peer of a one-pass kernel (0: the backend's default). */
   dtrResult_t (*chunkRun)(dtrPlan_t plan, int chunks, int k, int ctas, cudaStream_t stream);
+  /* After the last chunk, on the chunks' stream: what completes out (p2p: its landing buffer copied
+   * in); NULL: nothing. */
+  dtrResult_t (*chunksFinish)(dtrPlan_t plan, cudaStream_t stream);
 };
 
 /* Workspace bytes for setting the own block aside in in-place executes (the NCCL and CPU backends;

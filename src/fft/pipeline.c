@@ -106,6 +106,8 @@ dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDir
     }
     if (exchange[j]) {
       lastExchange = exchange[j];
+      const dtrResult_t finished = dtrPlanChunksFinish(exchange[j], f->gpu ? f->exchange : stream);
+      if (res == dtrSuccess) res = finished;
       if (res == dtrSuccess && f->gpu) res = dtrFftEventThen(f->exchanged, f->exchange, stream);
     }
   }

@@ -200,4 +200,4 @@ static dtrResult_t cpuAlltoall(dtrPlan_t plan, const void* send, void* recv, siz
 
 /* Its exchange runs on the host (under a deadline, polled by dtrWait): nothing waits on a device. */
 const dtrBackendOps dtrCpuBackend = {"cpu", cpuCreate, cpuCheckBuffers, cpuExecute, cpuDestroy, cpuAlltoall, 0, NULL, NULL,
-                                     cpuChunksBegin, cpuChunkRun};
+                                     cpuChunksBegin, cpuChunkRun, NULL};

@@ -348,4 +348,4 @@ static void ncclAbort(dtrPlan_t plan) {
 }
 
 const dtrBackendOps dtrNcclBackend = {"nccl",  ncclCreate, dtrCheckDeviceBuffers, ncclExecute, ncclDestroy, ncclAlltoall, 0,
-                                      ncclAsyncError, ncclAbort, ncclChunksBegin, ncclChunkRun};
+                                      ncclAsyncError, ncclAbort, ncclChunksBegin, ncclChunkRun, NULL};

@@ -19,6 +19,11 @@
  * few dozen bytes; the IPC handle only the first time a plan sees an allocation), and map the ones
  * new to this process (peer_memory.c). An execute is capturable into a CUDA graph once its buffers
  * have been through one execute outside the capture.
+ *
+ * A B that CUDA IPC cannot share (a stream-ordered pool's, or a framework allocator's such as XLA's):
+ * its rank describes its landing buffer instead, an allocation of the plan's own that the peers map
+ * once, and copies it into B after the finishing barrier. The choice is each rank's own (the peers map
+ * whatever pointer they are given), so it needs no agreement; the cost is one local copy of B.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +53,10 @@ typedef struct {
   char* stash;                    /* a copy of A for in-place executes (config.inplace) */
   unsigned* abort;                /* pinned host word the barriers watch (flags.abort): set after a timeout */
   char* chunk_outs[DTR_GROUP_MAX]; /* every rank's B as mapped here, for the chunks of an execute begun */
+  void* chunk_landed;             /* that execute's B where its landing stands in for it, else NULL */
+  char* landing;                  /* this rank's stand-in for a B that CUDA IPC cannot share (on first need) */
+  uint64_t* unshareable;          /* ids of the allocations found so (ids are never reused) */
+  int nunshareable;
   ncclComm_t nccl;                /* only for the benchmark's bare all-to-all, made on first use */
   dtrTimeline* timeline;          /* DTR_PERF_REPORT, else NULL */
 } P2pState;
@@ -61,10 +70,12 @@ static void p2pStateFree(dtrPlan_t plan, P2pState* s) {
    * come, and the flags are left to the end of the process instead. */
   const int agreed = !plan->broken && !dtrDeadlinePassed() && dtrBarrier(plan->comm.comm, "the peers to unmap the p2p flags") == dtrSuccess;
   if (agreed && plan->comm.rank < DTR_GROUP_MAX && s->flags.peer[plan->comm.rank]) cudaFree(s->flags.peer[plan->comm.rank]);
+  if (agreed && s->landing) cudaFree(s->landing);
   if (s->abort) cudaFreeHost(s->abort);
   if (s->nccl) dtrNcclCommRelease(s->nccl);
   dtrTimelineDestroy(s->timeline);
   free(s->published);
+  free(s->unshareable);
   free(s->held);
   free(s->records);
   free(s);
@@ -117,11 +128,10 @@ static dtrResult_t checkPeers(dtrPlan_t plan) {
 /*
  * Collective: every rank's description of `p` (with its handle where the peers have not had it);
  * maps the peers' ones here into ptrs[q] (ptrs[rank] = p). `publish` tells whether p's allocation is
- * new to this plan's peers (-1: look it up). Where a rank's buffer cannot be shared, *unshareable is
- * set on every rank if not NULL, else that rank's error is returned. Returns an agreed result.
+ * new to this plan's peers (-1: look it up). Returns an agreed result.
  */
 static dtrResult_t exchangePointers(dtrPlan_t plan, P2pState* s, dtrResult_t checked, void* p, int publish,
-                                    char** ptrs, int* mappings, uint64_t* id, int* unshareable) {
+                                    char** ptrs, int* mappings, uint64_t* id) {
   const dtrComm* c = &plan->comm;
   dtrPeerBuffer* mine = &s->records[c->rank];
   memset(mine, 0, sizeof *mine);
@@ -133,20 +143,13 @@ static dtrResult_t exchangePointers(dtrPlan_t plan, P2pState* s, dtrResult_t che
   }
   if (res == dtrSuccess && publish) res = dtrPeerBufferDescribe(p, 1, mine);
   mine->result = (int32_t)res;
-  mine->unshareable = checked == dtrSuccess && res != dtrSuccess;
   DTRCHECK(dtrAllgather(s->records, (int)sizeof *mine, c->comm, "the other ranks' out buffers"));
-  int failed = 0, refused = 0, fresh = 0;
+  int failed = 0, fresh = 0;
   for (int q = 0; q < c->nranks; q++) {
     failed |= s->records[q].result != dtrSuccess;
-    refused |= s->records[q].result != dtrSuccess && !s->records[q].unshareable;
     fresh |= s->records[q].has_handle;
   }
-  /* Every rank saw the same records: all of them take the same branch. A failed check anywhere is
-   * every rank's failure; a buffer that only cannot be shared is auto's cue to hand over to NCCL. */
-  if (failed && unshareable && !refused) {
-    *unshareable = 1;
-    return dtrSuccess;
-  }
+  /* Every rank saw the same records: a failure anywhere is every rank's. */
   if (failed) return dtrAgree(c->comm, res);
   *id = mine->buffer_id;
   for (int q = 0; q < c->nranks && res == dtrSuccess; q++) {
@@ -213,7 +216,7 @@ static dtrResult_t createFlags(dtrPlan_t plan, P2pState* s) {
   DTRCHECK(dtrAgree(plan->comm.comm, res));
   char* ptrs[DTR_GROUP_MAX];
   uint64_t id = 0;
-  DTRCHECK(exchangePointers(plan, s, dtrSuccess, own, 1, ptrs, s->flag_mappings, &id, NULL));
+  DTRCHECK(exchangePointers(plan, s, dtrSuccess, own, 1, ptrs, s->flag_mappings, &id));
   for (int q = 0; q < p; q++) s->flags.peer[q] = (uint64_t*)ptrs[q];
   return dtrSuccess;
 }
@@ -252,25 +255,56 @@ fail:
   return res;
 }
 
-/* Collective: every rank's B (out) mapped here into outs[]; where auto cannot map a rank's, the plan
- * is marked for the hand-over to NCCL instead (*handed). */
-static dtrResult_t mapOuts(dtrPlan_t plan, dtrResult_t checked, void* out, char** outs, int* handed) {
+/* Local: whether CUDA IPC cannot share p's allocation, remembered by the allocation's id. */
+static int cannotShare(P2pState* s, const void* p) {
+  dtrPeerBuffer d;
+  if (dtrPeerBufferDescribe(p, 0, &d) != dtrSuccess) return 0; /* exchangePointers reports it */
+  for (int i = 0; i < s->npublished; i++)
+    if (s->published[i] == d.buffer_id) return 0;
+  for (int i = 0; i < s->nunshareable; i++)
+    if (s->unshareable[i] == d.buffer_id) return 1;
+  if (dtrPeerBufferShareable(p)) return 0;
+  uint64_t* ids = realloc(s->unshareable, (size_t)(s->nunshareable + 1) * sizeof *ids);
+  if (ids) {
+    s->unshareable = ids;
+    s->unshareable[s->nunshareable++] = d.buffer_id;
+  }
+  INFO("p2p: CUDA IPC cannot share the allocation of %p; the peers store into this rank's landing buffer, copied "
+       "into it after the exchange",
+       p);
+  return 1;
+}
+
+/* Local: the landing buffer, made on first need (the room of this rank's B). */
+static dtrResult_t landingGet(dtrPlan_t plan, P2pState* s) {
+  if (s->landing) return dtrSuccess;
+  const size_t bytes = (size_t)dtrOutEntries(&plan->geo, plan->comm.rank) * plan->geo.entry_bytes;
+  const cudaError_t err = cudaMalloc((void**)&s->landing, bytes);
+  if (err == cudaSuccess) return dtrSuccess;
+  (void)cudaGetLastError();
+  s->landing = NULL;
+  return dtrSetError(DTR_CUDA_RESULT(err),
+                     "cannot allocate the p2p backend's landing buffer (%zu bytes) for an out buffer CUDA IPC cannot "
+                     "share: %s",
+                     bytes, cudaGetErrorString(err));
+}
+
+/* Collective: every rank's B (out) mapped here into outs[]; *landed where this rank's landing buffer
+ * stands in for an out that CUDA IPC cannot share (the caller copies it into out afterwards). */
+static dtrResult_t mapOuts(dtrPlan_t plan, dtrResult_t checked, void* out, char** outs, int* landed) {
   P2pState* s = plan->state;
   const int r = plan->comm.rank;
   /* A rank that owns no B still takes part: it has nothing to map, so it stands in its flags. */
   void* mine = dtrOutEntries(&plan->geo, r) > 0 ? out : (void*)s->flags.peer[r];
+  *landed = 0;
+  if (checked == dtrSuccess && mine == out && cannotShare(s, out)) {
+    checked = landingGet(plan, s);
+    *landed = checked == dtrSuccess;
+    if (*landed) mine = s->landing;
+  }
   int mappings[DTR_GROUP_MAX];
   uint64_t id = 0;
-  int unshareable = 0;
-  /* Auto may hand buffers it cannot map to NCCL, except where ranks share a GPU (NCCL refuses that). */
-  const int mayHandOver = plan->automatic && !plan->gpu.shared;
-  DTRCHECK(exchangePointers(plan, s, checked, mine, -1, outs, mappings, &id, mayHandOver ? &unshareable : NULL));
-  *handed = unshareable;
-  if (unshareable) {
-    /* Auto chose p2p: buffers it cannot map (a stream-ordered pool's) go to NCCL, by the plan layer. */
-    plan->hand_over = 1;
-    return dtrSuccess;
-  }
+  DTRCHECK(exchangePointers(plan, s, checked, mine, -1, outs, mappings, &id));
   return keepMappings(plan, s, mappings, id, s->records[r].has_handle);
 }
 
@@ -309,9 +343,8 @@ static dtrResult_t p2pExecute(dtrPlan_t plan, dtrResult_t checked, const void* i
   const int r = plan->comm.rank, p = plan->comm.nranks;
   CUDACHECK(cudaSetDevice(plan->device));
   char* outs[DTR_GROUP_MAX];
-  int handed = 0;
-  DTRCHECK(mapOuts(plan, checked, out, outs, &handed));
-  if (handed) return dtrSuccess;
+  int landed = 0;
+  DTRCHECK(mapOuts(plan, checked, out, outs, &landed));
   /* In place, the peers store into this rank's A: the kernel reads a copy of it, made before this
    * rank arrives at the barrier that lets them start. */
   const char* a = in;
@@ -323,6 +356,7 @@ static dtrResult_t p2pExecute(dtrPlan_t plan, dtrResult_t checked, const void* i
   dtrBlock blocks[DTR_GROUP_MAX];
   for (int q = 0; q < p; q++) blocks[q] = dtrDirectBlock(g, r, q);
   DTRCHECK(launchPass(plan, a, outs, blocks, s->ctas, s->timeline, stream));
+  if (landed) CUDACHECK(cudaMemcpyAsync(out, s->landing, (size_t)dtrOutEntries(g, r) * g->entry_bytes, cudaMemcpyDeviceToDevice, stream));
   dtrTimelineEnd(s->timeline, stream);
   return dtrSuccess;
 }
@@ -331,8 +365,11 @@ static dtrResult_t p2pChunksBegin(dtrPlan_t plan, dtrResult_t checked, const voi
   (void)in;
   P2pState* s = plan->state;
   CUDACHECK(cudaSetDevice(plan->device));
-  int handed = 0;
-  return mapOuts(plan, checked, out, s->chunk_outs, &handed);
+  int landed = 0;
+  s->chunk_landed = NULL;
+  DTRCHECK(mapOuts(plan, checked, out, s->chunk_outs, &landed));
+  if (landed) s->chunk_landed = out;
+  return dtrSuccess;
 }
 
 /* Chunk k: one pass over the chunk's blocks, with its own two barriers (an epoch per chunk). */
@@ -345,8 +382,20 @@ static dtrResult_t p2pChunkRun(dtrPlan_t plan, int chunks, int k, int ctas, cuda
   return launchPass(plan, plan->chunk_in, s->chunk_outs, blocks, ctas > 0 ? ctas : s->ctas, NULL, stream);
 }
 
+/* After the last chunk: a landed B copied into the caller's. */
+static dtrResult_t p2pChunksFinish(dtrPlan_t plan, cudaStream_t stream) {
+  P2pState* s = plan->state;
+  if (!s->chunk_landed) return dtrSuccess;
+  CUDACHECK(cudaSetDevice(plan->device));
+  CUDACHECK(cudaMemcpyAsync(s->chunk_landed, s->landing,
+                            (size_t)dtrOutEntries(&plan->geo, plan->comm.rank) * plan->geo.entry_bytes,
+                            cudaMemcpyDeviceToDevice, stream));
+  s->chunk_landed = NULL;
+  return dtrSuccess;
+}
+
 char* const* dtrP2pChunkOuts(dtrPlan_t plan) {
-  if (plan->backend != dtrBackendP2p || plan->chunks_by != plan || !plan->state) return NULL;
+  if (plan->backend != dtrBackendP2p || !plan->state || ((P2pState*)plan->state)->chunk_landed) return NULL;
   return ((P2pState*)plan->state)->chunk_outs;
 }
 
@@ -382,4 +431,4 @@ static void p2pAbort(dtrPlan_t plan) {
 }
 
 const dtrBackendOps dtrP2pBackend = {"p2p", p2pCreate, dtrCheckDeviceBuffers, p2pExecute, p2pDestroy, p2pAlltoall, 1,
-                                     NULL, p2pAbort, p2pChunksBegin, p2pChunkRun};
+                                     NULL, p2pAbort, p2pChunksBegin, p2pChunkRun, p2pChunksFinish};

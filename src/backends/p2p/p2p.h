@@ -10,7 +10,7 @@
 #include "launch.h"
 
 /* [q]: rank q's out of the execute begun, as mapped here (its own at [rank]); NULL where this plan is
- * not a p2p plan serving its chunks itself. */
+ * not a p2p plan, or where this rank's out is one CUDA IPC cannot share (the route needs its own). */
 char* const* dtrP2pChunkOuts(dtrPlan_t plan);
 
 /* The barrier that begins an epoch (no rank writes into another's out before its owner's stream got

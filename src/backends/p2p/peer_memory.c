@@ -42,6 +42,16 @@ dtrResult_t dtrPeerBufferDescribe(const void* p, int with_handle, dtrPeerBuffer*
   return dtrSuccess;
 }
 
+int dtrPeerBufferShareable(const void* p) {
+  uintptr_t base = 0;
+  size_t size = 0;
+  cudaIpcMemHandle_t handle;
+  if (dtrAllocationRange(p, &base, &size) != 0) return 0;
+  if (cudaIpcGetMemHandle(&handle, (void*)base) == cudaSuccess) return 1;
+  (void)cudaGetLastError();
+  return 0;
+}
+
 typedef struct {
   int64_t pid;
   uint64_t buffer_id;

@@ -21,12 +21,14 @@ typedef struct {
   cudaIpcMemHandle_t handle;  /* of the allocation; valid when has_handle */
   int32_t has_handle;
   int32_t result;             /* the owner's dtrResult_t in checking and describing it */
-  int32_t unshareable;        /* result is the failure to describe it (not to check it) */
-  int32_t reserved;
 } dtrPeerBuffer;
 
 /* Local: describes device pointer p (its pid, id, offset; the IPC handle too when with_handle). */
 dtrResult_t dtrPeerBufferDescribe(const void* p, int with_handle, dtrPeerBuffer* out);
+
+/* Local and quiet: whether CUDA IPC can share the allocation of device pointer p (cudaMalloc's can;
+ * a stream-ordered pool's or cuMemCreate's, as frameworks' allocators hand out, cannot). */
+int dtrPeerBufferShareable(const void* p);
 
 /* Local: the allocation of b mapped on `device` (opened with b's handle the first time; a reference
  * counted after that): *ptr is b's pointer here; *mapping is the reference to give back. */
