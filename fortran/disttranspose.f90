@@ -4,8 +4,9 @@
 ! arguments in the same order. Differences, each for Fortran's sake:
 !   - communicators are Fortran handles: type(MPI_Comm) of mpi_f08, or the integer of `use mpi`
 !     (one generic name takes either); the library converts them with MPI_Comm_f2c;
-!   - plans, FFT plans and grids are derived types holding the C handle, null until created and
-!     after destroy;
+!   - plans, FFT plans, halo plans and grids are derived types holding the C handle, null until
+!     created and after destroy;
+!   - periodic axes (dtr_halo_plan_create) as logicals, or as C's integers;
 !   - buffers are type(c_ptr): c_loc(array) for host arrays (with the target attribute), the
 !     pointer cudaMalloc gave for device memory; streams are integer(c_intptr_t), 0 the default;
 !   - optional trailing arguments where C takes NULL or -1 (config, rank, stream, grid dimensions);
@@ -50,6 +51,7 @@ module disttranspose
   integer(c_int), parameter, public :: DTR_FFT_NORM_NONE = 0, DTR_FFT_NORM_INVERSE = 1, DTR_FFT_NORM_ORTHO = 2
   integer(c_int), parameter, public :: DTR_FFT_INPUT_SIDE = 0, DTR_FFT_OUTPUT_SIDE = 1
   integer(c_int), parameter, public :: DTR_FFT_MAX_CHUNKS = 64
+  integer(c_int), parameter, public :: DTR_AUTOTUNE_FFT = 0, DTR_AUTOTUNE_TRANSPOSES = 1, DTR_AUTOTUNE_HALO = 2
 
   ! dtrConfig_t. The initial values are dtrConfigInit's (the test of the binding checks they agree).
   type, bind(c), public :: dtr_config
@@ -84,6 +86,30 @@ module disttranspose
     integer(c_int) :: norm = DTR_FFT_NORM_NONE
   end type
 
+  ! dtrAutotuneTiming_t: one candidate of the grid tuner's report (seconds 0 where it was skipped).
+  type, bind(c), public :: dtr_autotune_timing
+    integer(c_int) :: pr = 0, pc = 0
+    integer(c_int) :: backend = DTR_BACKEND_AUTO
+    integer(c_int) :: result = DTR_SUCCESS
+    real(c_double) :: seconds = 0
+  end type
+
+  ! dtrAutotuneConfig_t, with dtrAutotuneConfigInit's values. transpose%workspace and transpose%inplace
+  ! are the tuner's business; timings, capacity and count are set by dtr_grid_autotune from its optional
+  ! arguments.
+  type, bind(c), public :: dtr_autotune_config
+    type(dtr_config) :: transpose
+    integer(c_int) :: fft_kind = DTR_FFT_C2C          ! DTR_AUTOTUNE_FFT: C2C or R2C
+    integer(c_int64_t) :: howmany = 1                 ! DTR_AUTOTUNE_TRANSPOSES, DTR_AUTOTUNE_HALO
+    integer(c_int) :: halo_pencil = DTR_PENCIL_X      ! DTR_AUTOTUNE_HALO
+    integer(c_int) :: halo(3) = 1
+    integer(c_int) :: periodic(3) = 1
+    integer(c_int) :: iterations = 3                  ! timed per candidate, after one untimed
+    type(c_ptr) :: timings = c_null_ptr
+    integer(c_int) :: capacity = 0
+    type(c_ptr) :: count = c_null_ptr
+  end type
+
   type, public :: dtr_plan
     type(c_ptr) :: handle = c_null_ptr
   end type
@@ -96,6 +122,10 @@ module disttranspose
     type(c_ptr) :: handle = c_null_ptr
   end type
 
+  type, public :: dtr_halo_plan
+    type(c_ptr) :: handle = c_null_ptr
+  end type
+
   public :: dtr_config_init, dtr_get_local_size, dtr_plan_create, dtr_execute, dtr_plan_destroy
   public :: dtr_plan_get_backend, dtr_plan_get_kernel, dtr_plan_get_device, dtr_plan_get_stages, &
             dtr_plan_get_workspace_size
@@ -104,6 +134,13 @@ module disttranspose
             dtr_pencil_name, dtr_data_type_size
   public :: dtr_fft_config_init, dtr_fft_plan_create, dtr_fft_execute, dtr_fft_get_box, dtr_fft_get_workspace_size, &
             dtr_fft_get_chunks, dtr_fft_get_backend, dtr_fft_plan_destroy
+  public :: dtr_halo_plan_create, dtr_halo_execute, dtr_halo_get_box, dtr_halo_get_backend, dtr_halo_plan_destroy
+  public :: dtr_autotune_config_init, dtr_grid_autotune
+
+  ! Periodic axes as Fortran's logicals, or as C's 0 / non-zero integers.
+  interface dtr_halo_plan_create
+    module procedure halo_plan_create_logical, halo_plan_create_int
+  end interface
 
   ! One name for either kind of communicator handle.
   interface dtr_get_local_size
@@ -111,6 +148,9 @@ module disttranspose
   end interface
   interface dtr_plan_create
     module procedure plan_create_f08, plan_create_int
+  end interface
+  interface dtr_grid_autotune
+    module procedure grid_autotune_f08, grid_autotune_int
   end interface
   interface dtr_grid_create
     module procedure grid_create_f08, grid_create_int
@@ -185,6 +225,17 @@ module disttranspose
       integer(c_int), value :: from, to, type
       integer(c_int64_t), value :: howmany
     end function
+    subroutine c_autotune_config_init(config) bind(c, name="dtrAutotuneConfigInit")
+      import :: dtr_autotune_config
+      type(dtr_autotune_config), intent(out) :: config
+    end subroutine
+    integer(c_int) function c_grid_autotune(comm, shape, type, what, config, pr, pc, backend) bind(c, name="dtrGridAutotuneF")
+      import :: c_int, c_int64_t, dtr_autotune_config
+      integer(c_int), value :: comm, type, what
+      integer(c_int64_t), intent(in) :: shape(3)
+      type(dtr_autotune_config), intent(in) :: config
+      integer(c_int), intent(out) :: pr, pc, backend
+    end function
     subroutine c_fft_config_init(config) bind(c, name="dtrFftConfigInit")
       import :: dtr_fft_config
       type(dtr_fft_config), intent(out) :: config
@@ -211,6 +262,26 @@ module disttranspose
     integer(c_int) function c_fft_plan_destroy(plan) bind(c, name="dtrFftPlanDestroy")
       import :: c_int, c_ptr
       type(c_ptr), value :: plan
+    end function
+    integer(c_int) function c_halo_plan_create(plan, grid, shape, pencil, type, howmany, halo, periodic, config) &
+        bind(c, name="dtrHaloPlanCreate")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), intent(out) :: plan
+      type(c_ptr), value :: grid, config
+      integer(c_int64_t), intent(in) :: shape(3)
+      integer(c_int), value :: pencil, type
+      integer(c_int64_t), value :: howmany
+      integer(c_int), intent(in) :: halo(3), periodic(3)
+    end function
+    integer(c_int) function c_halo_execute(plan, buf, stream) bind(c, name="dtrHaloExecute")
+      import :: c_int, c_intptr_t, c_ptr
+      type(c_ptr), value :: plan, buf
+      integer(c_intptr_t), value :: stream
+    end function
+    integer(c_int) function c_halo_get_box(plan, box) bind(c, name="dtrHaloGetBox")
+      import :: c_int, c_ptr, dtr_box
+      type(c_ptr), value :: plan
+      type(dtr_box), intent(out) :: box
     end function
     type(c_ptr) function c_error_string(result) bind(c, name="dtrGetErrorString")
       import :: c_int, c_ptr
@@ -240,6 +311,8 @@ module disttranspose
   procedure(c_plan_get_int), bind(c, name="dtrPlanGetStages") :: c_plan_get_stages
   procedure(c_plan_get_int), bind(c, name="dtrFftGetChunks") :: c_fft_get_chunks
   procedure(c_plan_get_int), bind(c, name="dtrFftGetBackend") :: c_fft_get_backend
+  procedure(c_plan_get_int), bind(c, name="dtrHaloGetBackend") :: c_halo_get_backend
+  procedure(c_fft_plan_destroy), bind(c, name="dtrHaloPlanDestroy") :: c_halo_plan_destroy
   procedure(c_plan_get_workspace_size), bind(c, name="dtrFftGetWorkspaceSize") :: c_fft_get_workspace_size
   procedure(c_name_of), bind(c, name="dtrDataTypeName") :: c_data_type_name
   procedure(c_name_of), bind(c, name="dtrBackendName") :: c_backend_name
@@ -332,6 +405,65 @@ contains
     type(dtr_plan), intent(in) :: plan
     integer(c_size_t), intent(out) :: bytes
     res = c_plan_get_workspace_size(plan%handle, bytes)
+  end function
+
+  subroutine dtr_autotune_config_init(config)
+    type(dtr_autotune_config), intent(out) :: config
+    call c_autotune_config_init(config)
+  end subroutine
+
+  ! Collective over comm: the fastest pr x pc grid (pr * pc = its size) for `what` (DTR_AUTOTUNE_FFT,
+  ! _TRANSPOSES, _HALO) on a global array of `shape` and `type`, measured on every grid; the same on every
+  ! rank. backend: the backend it ran on; timings: the report's first size(timings) candidates; count:
+  ! how many there were. config (absent: the defaults) as dtrAutotuneConfig_t, its report fields unused.
+  integer(c_int) function grid_autotune_f08(comm, shape, type, what, pr, pc, config, backend, timings, count) result(res)
+    type(MPI_Comm), intent(in) :: comm
+    integer(c_int64_t), intent(in) :: shape(3)
+    integer(c_int), intent(in) :: type, what
+    integer(c_int), intent(out) :: pr, pc
+    type(dtr_autotune_config), intent(in), optional :: config
+    integer(c_int), intent(out), optional :: backend, count
+    type(dtr_autotune_timing), intent(inout), optional, target, contiguous :: timings(:)
+    res = grid_autotune(int(comm%MPI_VAL, c_int), shape, type, what, pr, pc, config, backend, timings, count)
+  end function
+
+  integer(c_int) function grid_autotune_int(comm, shape, type, what, pr, pc, config, backend, timings, count) result(res)
+    integer, intent(in) :: comm
+    integer(c_int64_t), intent(in) :: shape(3)
+    integer(c_int), intent(in) :: type, what
+    integer(c_int), intent(out) :: pr, pc
+    type(dtr_autotune_config), intent(in), optional :: config
+    integer(c_int), intent(out), optional :: backend, count
+    type(dtr_autotune_timing), intent(inout), optional, target, contiguous :: timings(:)
+    res = grid_autotune(int(comm, c_int), shape, type, what, pr, pc, config, backend, timings, count)
+  end function
+
+  integer(c_int) function grid_autotune(comm, shape, type, what, pr, pc, config, backend, timings, count) result(res)
+    integer(c_int), intent(in) :: comm
+    integer(c_int64_t), intent(in) :: shape(3)
+    integer(c_int), intent(in) :: type, what
+    integer(c_int), intent(out) :: pr, pc
+    type(dtr_autotune_config), intent(in), optional :: config
+    integer(c_int), intent(out), optional :: backend, count
+    type(dtr_autotune_timing), intent(inout), optional, target, contiguous :: timings(:)
+    type(dtr_autotune_config) :: c
+    integer(c_int) :: chosen
+    ! Written by the C call through config%count, which the compiler does not see.
+    integer(c_int), target, volatile :: n
+    if (present(config)) c = config
+    c%timings = c_null_ptr
+    c%capacity = 0
+    if (present(timings)) then
+      if (size(timings) > 0) then
+        c%timings = c_loc(timings(1))
+        c%capacity = int(size(timings), c_int)
+      end if
+    end if
+    n = 0
+    c%count = c_loc(n)
+    res = c_grid_autotune(comm, shape, type, what, c, pr, pc, chosen)
+    if (present(backend)) backend = chosen
+    if (present(count)) count = n
   end function
 
   ! Collective over comm. pr = pc = 0 (or absent): the squarest grid.
@@ -487,6 +619,62 @@ contains
   integer(c_int) function dtr_fft_plan_destroy(plan) result(res)
     type(dtr_fft_plan), intent(inout) :: plan
     res = c_fft_plan_destroy(plan%handle)
+    plan%handle = c_null_ptr
+  end function
+
+  ! ---- Halo exchanges ------------------------------------------------------------------------
+
+  ! Collective over the grid. halo = [hx, hy, hz]: cells on both sides of each axis; periodic(a) wraps
+  ! axis a (logical, or integer(c_int) as in C). The padded array (dtr_halo_get_box) is the pencil's
+  ! box with halo(a) more cells on both sides of each axis a, in the pencil's order.
+  integer(c_int) function halo_plan_create_logical(plan, grid, shape, pencil, type, howmany, halo, periodic, config) &
+      result(res)
+    type(dtr_halo_plan), intent(out) :: plan
+    type(dtr_grid), intent(in) :: grid
+    integer(c_int64_t), intent(in) :: shape(3), howmany
+    integer(c_int), intent(in) :: pencil, type, halo(3)
+    logical, intent(in) :: periodic(3)
+    type(dtr_config), intent(in), optional, target :: config
+    res = c_halo_plan_create(plan%handle, grid%handle, shape, pencil, type, howmany, halo, &
+                             merge(1_c_int, 0_c_int, periodic), config_ptr(config))
+  end function
+
+  integer(c_int) function halo_plan_create_int(plan, grid, shape, pencil, type, howmany, halo, periodic, config) &
+      result(res)
+    type(dtr_halo_plan), intent(out) :: plan
+    type(dtr_grid), intent(in) :: grid
+    integer(c_int64_t), intent(in) :: shape(3), howmany
+    integer(c_int), intent(in) :: pencil, type, halo(3), periodic(3)
+    type(dtr_config), intent(in), optional, target :: config
+    res = c_halo_plan_create(plan%handle, grid%handle, shape, pencil, type, howmany, halo, periodic, config_ptr(config))
+  end function
+
+  ! Collective, in place on this rank's padded array: c_loc of a host array on the cpu backend, device
+  ! memory on the GPU backends (ordered on `stream`).
+  integer(c_int) function dtr_halo_execute(plan, buf, stream) result(res)
+    type(dtr_halo_plan), intent(in) :: plan
+    type(c_ptr), intent(in) :: buf
+    integer(c_intptr_t), intent(in), optional :: stream
+    res = c_halo_execute(plan%handle, buf, optional_stream(stream))
+  end function
+
+  ! Not collective: this rank's padded box (start = the box's start - halo, size = its size + 2 halo).
+  integer(c_int) function dtr_halo_get_box(plan, padded) result(res)
+    type(dtr_halo_plan), intent(in) :: plan
+    type(dtr_box), intent(out) :: padded
+    res = c_halo_get_box(plan%handle, padded)
+  end function
+
+  integer(c_int) function dtr_halo_get_backend(plan, backend) result(res)
+    type(dtr_halo_plan), intent(in) :: plan
+    integer(c_int), intent(out) :: backend
+    res = c_halo_get_backend(plan%handle, backend)
+  end function
+
+  ! Collective. The handle is null afterwards.
+  integer(c_int) function dtr_halo_plan_destroy(plan) result(res)
+    type(dtr_halo_plan), intent(inout) :: plan
+    res = c_halo_plan_destroy(plan%handle)
     plan%handle = c_null_ptr
   end function
 

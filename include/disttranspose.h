@@ -310,6 +310,93 @@ dtrResult_t dtrFftGetBackend(dtrFftPlan_t plan, dtrBackend_t* backend);
 /* Collective. Waits for nothing: destroy after the last execute's stream work has finished. */
 dtrResult_t dtrFftPlanDestroy(dtrFftPlan_t plan);
 
+/* ---- A process grid chosen by measurement --------------------------------------------------- */
+
+/*
+ * dtrGridAutotune times the work of `what` on every pr x pc grid of the communicator's size (and, with
+ * config.transpose.backend auto, on every GPU backend that can serve) for the caller's shape and type,
+ * and returns the fastest grid, the same on every rank. Each candidate is built, run once untimed and
+ * `iterations` times timed, and freed before the next; one that cannot be built or run (out of memory,
+ * a backend that cannot serve these ranks) is skipped on every rank. A candidate's time is the median
+ * over its iterations of the slowest rank's time (host clock around iterations synchronized on a stream
+ * of the tuner's, or on the host for the cpu backend); ties go to the earlier candidate (pr ascending,
+ * then p2p, nccl, cpu). DTR_DEBUG=INFO logs the table.
+ */
+typedef enum {
+  dtrAutotuneFft = 0,        /* the FFT (config.fft_kind, type its input's), forward then inverse */
+  dtrAutotuneTransposes = 1, /* the pencil chain X->Y->Z->Y->X (X->Z->X on 1 x P), howmany entries */
+  dtrAutotuneHalo = 2,       /* a halo exchange of config.halo_pencil (config.halo, config.periodic) */
+  dtrNumAutotuneTargets
+} dtrAutotuneTarget_t;
+
+/* One candidate of the report. */
+typedef struct {
+  int pr, pc;
+  dtrBackend_t backend; /* the backend the candidate's plans were made with (never auto) */
+  dtrResult_t result;   /* dtrSuccess, or why the candidate was skipped */
+  double seconds;       /* one iteration: median over iterations of the slowest rank; 0 where skipped */
+} dtrAutotuneTiming_t;
+
+typedef struct {
+  dtrConfig_t transpose;   /* the plans' settings: backend (auto: each GPU backend that serves, or cpu
+                              where a rank has no GPU; DTR_BACKEND overrides auto), kernel, device,
+                              stages, timeout; workspace and inplace are the tuner's and must stay at
+                              their defaults */
+  dtrFftKind_t fft_kind;   /* dtrAutotuneFft: C2C (default; type c64, c128) or R2C (type fp32, fp64) */
+  int64_t howmany;         /* dtrAutotuneTransposes, dtrAutotuneHalo: entries of `type` per point (default 1) */
+  dtrPencil_t halo_pencil; /* dtrAutotuneHalo: the pencil whose halos are exchanged (default X) */
+  int halo[3];             /* dtrAutotuneHalo: halo width along x, y, z (default 1, 1, 1) */
+  int periodic[3];         /* dtrAutotuneHalo: periodic axes (default 1, 1, 1) */
+  int iterations;          /* timed iterations per candidate, after one untimed (default 3, at most 1000) */
+  dtrAutotuneTiming_t* timings; /* optional report (NULL: none): the first `capacity` candidates, in the */
+  int capacity;                 /* order they were timed, on every rank */
+  int* count;                   /* optional: the number of candidates (may exceed capacity) */
+} dtrAutotuneConfig_t;
+
+void dtrAutotuneConfigInit(dtrAutotuneConfig_t* config);
+
+/*
+ * Collective over comm: the fastest pr x pc grid (pr * pc = the communicator's size) for `what` on a
+ * global array of `shape` and `type`, and the backend it ran on (backend may be NULL); pass them to
+ * dtrGridCreate and config.backend. config may be NULL for the defaults. Every argument is agreed across
+ * the ranks first; when no candidate runs, the last candidate's failure is returned on every rank. The
+ * caller's current device is left as it was.
+ */
+dtrResult_t dtrGridAutotune(MPI_Comm comm, const int64_t shape[3], dtrDataType_t type, dtrAutotuneTarget_t what,
+                            const dtrAutotuneConfig_t* config, int* pr, int* pc, dtrBackend_t* backend);
+
+/* ---- Halo exchanges on pencils ------------------------------------------------------------- */
+
+/*
+ * The cells around each rank's pencil box, for stencils, filters and particle-mesh steps: a padded local
+ * array is the box plus halo[a] cells on both sides of every axis a, in the pencil's memory order, each
+ * entry `howmany` elements of `type`. An execute fills every halo cell with the value of the global cell
+ * it stands for (the interior of the rank that owns it), edges and corners included: the axes are
+ * exchanged one after another, each over the padded extent of the others. A periodic axis wraps (one
+ * that no grid dimension splits, locally); at a domain edge of an axis that is not periodic the halo
+ * cells are left untouched. A halo wider than a neighbour's box takes its cells from the ranks beyond
+ * (empty boxes too); a periodic halo is at most the whole axis. Backends as for pencil plans: cpu (MPI,
+ * host buffers), nccl (pack kernels and NCCL send/recv; faces that are whole planes of the padded array
+ * travel in place), p2p (one host: the pieces stored straight into the peers' receive buffers, mapped
+ * through CUDA IPC; ranks may share a GPU).
+ */
+typedef struct dtrHaloPlan* dtrHaloPlan_t;
+
+/* Collective over the grid. halo[a]: cells on both sides of axis a (0 = x, 1 = y, 2 = z); periodic[a] != 0
+ * wraps. config may be NULL for the defaults (its backend, device and timeout apply; workspace, inplace
+ * and stages must stay at their defaults). The plan stays valid after the grid is destroyed. */
+dtrResult_t dtrHaloPlanCreate(dtrHaloPlan_t* plan, dtrGrid_t grid, const int64_t shape[3], dtrPencil_t pencil,
+                              dtrDataType_t type, int64_t howmany, const int halo[3], const int periodic[3],
+                              const dtrConfig_t* config);
+/* Collective. In place on the padded local array (dtrHaloGetBox), stream-ordered on GPUs (no host sync,
+ * graph-capturable where the backend allows), returns when done on cpu. */
+dtrResult_t dtrHaloExecute(dtrHaloPlan_t plan, void* buf, cudaStream_t stream);
+/* Not collective: this rank's padded box: start = box.start - halo, size = box.size + 2 halo, order = the pencil's. */
+dtrResult_t dtrHaloGetBox(dtrHaloPlan_t plan, dtrBox_t* padded);
+dtrResult_t dtrHaloGetBackend(dtrHaloPlan_t plan, dtrBackend_t* backend);
+/* Collective. Waits for nothing: destroy after the last execute's stream work has finished. */
+dtrResult_t dtrHaloPlanDestroy(dtrHaloPlan_t plan);
+
 /* The same calls with the communicator as a Fortran handle (MPI_Comm_c2f's value: an mpi_f08
  * communicator's MPI_VAL, mpi4py's comm.py2f()), for the Fortran and Python bindings. */
 dtrResult_t dtrLocalSizeF(int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany, MPI_Fint comm, int rank,
@@ -317,6 +404,8 @@ dtrResult_t dtrLocalSizeF(int64_t rows, int64_t cols, dtrDataType_t type, int64_
 dtrResult_t dtrPlanCreateF(dtrPlan_t* plan, int64_t rows, int64_t cols, dtrDataType_t type, int64_t howmany, MPI_Fint comm,
                            const dtrConfig_t* config);
 dtrResult_t dtrGridCreateF(dtrGrid_t* grid, MPI_Fint comm, int pr, int pc);
+dtrResult_t dtrGridAutotuneF(MPI_Fint comm, const int64_t shape[3], dtrDataType_t type, dtrAutotuneTarget_t what,
+                             const dtrAutotuneConfig_t* config, int* pr, int* pc, dtrBackend_t* backend);
 
 const char* dtrGetErrorString(dtrResult_t result);
 /* The message of the last failed call on this thread, naming the problem (and the rank it came

@@ -64,7 +64,8 @@ dtrResult_t dtrCheckConfig(const dtrConfig_t* c) {
 }
 
 dtrResult_t dtrAgreeCall(MPI_Comm comm, const dtrAgreedValue* args, int nargs, const dtrConfig_t* cfg) {
-  dtrAgreedValue all[16 + DTR_ENV_AGREED];
+  /* Up to 16 arguments, then the config's 5 fields and the environment's values. */
+  dtrAgreedValue all[16 + 5 + DTR_ENV_AGREED];
   int n = 0;
   for (int i = 0; i < nargs && n < 16; i++) all[n++] = args[i];
   all[n++] = (dtrAgreedValue){"config.backend", (int64_t)cfg->backend, dtrValueBackend};

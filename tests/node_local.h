@@ -4,6 +4,8 @@
 #ifndef DTR_TEST_NODE_LOCAL_H
 #define DTR_TEST_NODE_LOCAL_H
 
+#include <stdio.h>
+
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 
@@ -27,6 +29,17 @@ static inline int dtrTestPickGpu(int* shared) {
   MPI_Allreduce(&mine, shared, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (count > 0) cudaSetDevice(localRank % count);
   return count;
+}
+
+/* Collective, for a test's GPU mode: picks this rank's GPU and returns 0, or, where a rank sees none,
+ * says `name` is skipped (rank 0) and returns 1 on every rank. */
+static inline int dtrTestGpuOrSkip(const char* name) {
+  int shared = 0, rank = 0;
+  int none = dtrTestPickGpu(&shared) == 0, any = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Allreduce(&none, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any && rank == 0) printf("%s: a rank sees no GPU: skipped\n", name);
+  return any;
 }
 
 #endif

@@ -439,12 +439,7 @@ int main(int argc, char** argv) {
   gpu = argc > 1 && !strcmp(argv[1], "gpu");
   verbose = argc > 2 && !strcmp(argv[2], "-v");
   if (gpu) {
-    int shared = 0;
-    const int count = dtrTestPickGpu(&shared);
-    int none = count == 0, any = 0;
-    MPI_Allreduce(&none, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (any) {
-      if (rank == 0) printf("test_fft gpu: a rank sees no GPU: skipped\n");
+    if (dtrTestGpuOrSkip("test_fft gpu")) {
       MPI_Finalize();
       return DTR_TEST_SKIP;
     }

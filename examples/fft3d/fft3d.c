@@ -15,6 +15,11 @@
  * a single-process 3-D FFT of the same data (cuFFT, or FFTW), within the same bounds. Times are medians
  * of the slowest rank; GFLOP/s = 5 N log2 N / t (2.5 N log2 N for real input). --json FILE writes the
  * results as one JSON object (docs/performance.md's FFT table is generated from those).
+ *
+ * --grid auto: the grid (and, with --backend auto, the backend) is chosen by dtrGridAutotune on the FFT
+ * first; --all-grids then times the FFT on every candidate grid (and backend) with the same loop, so that
+ * the tuner's choice can be held against the best of them (docs/fft.md, "Choosing the grid"). Both go
+ * into the JSON.
  */
 #include <math.h>
 #include <stdint.h>
@@ -41,17 +46,42 @@ typedef struct {
   int chunks;           /* 0: the library's rule */
   int iters, warmup, reference;
   const char* json;
+  int autogrid;         /* --grid auto: dtrGridAutotune on the FFT */
+  int allGrids;         /* --all-grids: the FFT timed on every grid (and tuned backend) too */
 } Options;
+
+#define MAX_CANDIDATES 64
+
+/* What --grid auto measured, and what --all-grids timed with the FFT's own loop. */
+typedef struct {
+  int pr, pc;
+  dtrBackend_t backend;
+  dtrResult_t result;
+  double seconds;            /* the tuner's: forward + inverse, median of the slowest rank */
+  double forward, inverse;   /* --all-grids: medians of the slowest rank; -1 where it could not run */
+  int chunks;
+} Candidate;
+
+static struct {
+  int tuned, iterations, count;
+  int pr, pc;
+  dtrBackend_t backend;
+  double wall;               /* seconds the whole dtrGridAutotune call took, on the slowest rank */
+  Candidate c[MAX_CANDIDATES];
+  int timed;                 /* --all-grids ran */
+} tuning;
 
 static int rank, nranks;
 
 static void usage(void) {
   if (rank) return;
-  printf("Usage: mpirun -np N fft3d [--shape NXxNYxNZ | N] [--grid PRxPC] [--dtype c64|c128] [--r2c]\n"
+  printf("Usage: mpirun -np N fft3d [--shape NXxNYxNZ | N] [--grid PRxPC | auto] [--all-grids] [--dtype c64|c128] [--r2c]\n"
          "                     [--backend auto|nccl|p2p|cpu] [--chunks N] [--iters N] [--warmup N] [--reference 0|1]\n"
          "                     [--json FILE]\n"
          "The library's 3-D FFT on slabs (1xP) or pencils, forward and inverse, checked and timed beside its parts.\n"
-         "--r2c: real input (fp32 for --dtype c64, fp64 for c128). --chunks: 0 (default) the library's rule.\n");
+         "--r2c: real input (fp32 for --dtype c64, fp64 for c128). --chunks: 0 (default) the library's rule.\n"
+         "--grid auto: the grid (and with --backend auto the backend) the FFT ran fastest on, measured by\n"
+         "dtrGridAutotune. --all-grids: also time the FFT on every grid (each backend the tuner tried).\n");
 }
 
 static int parseDims(const char* s, int n, long long* out) {
@@ -77,7 +107,7 @@ static int parse(int argc, char** argv, Options* o) {
   (void)cudaGetLastError();
   int any = gpus > 0, all = 0;
   MPI_Allreduce(&any, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  *o = (Options){{64, 64, 64}, 0, 0, 0, 0, all, all ? dtrBackendAuto : dtrBackendCpu, 0, 10, 3, 1, NULL};
+  *o = (Options){{64, 64, 64}, 0, 0, 0, 0, all, all ? dtrBackendAuto : dtrBackendCpu, 0, 10, 3, 1, NULL, 0, 0};
   for (int i = 1; i < argc; i++) {
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
     long long g[2];
@@ -86,12 +116,18 @@ static int parse(int argc, char** argv, Options* o) {
       o->real = 1;
       continue;
     }
+    if (!strcmp(argv[i], "--all-grids")) {
+      o->allGrids = 1;
+      continue;
+    }
     if (!v) goto bad;
     if (!strcmp(argv[i], "--shape")) {
       if (parseDims(v, 3, o->shape)) goto bad;
     } else if (!strcmp(argv[i], "--grid")) {
-      if (parseDims(v, 2, g) || g[0] > 65536 || g[1] > 65536) goto bad;
-      o->pr = (int)g[0], o->pc = (int)g[1];
+      o->autogrid = !strcmp(v, "auto");
+      if (o->autogrid) o->pr = o->pc = 0;
+      else if (parseDims(v, 2, g) || g[0] > 65536 || g[1] > 65536) goto bad;
+      else o->pr = (int)g[0], o->pc = (int)g[1];
     } else if (!strcmp(argv[i], "--dtype")) {
       if (strcmp(v, "c64") && strcmp(v, "c128")) goto bad;
       o->dbl = !strcmp(v, "c128");
@@ -387,6 +423,126 @@ static double timeStep(Fft* f, RunKind kind, int i, int sign, int iters) {
 static int writeJson(const Fft* f, double med[nRuns][2], double stepMed[2][MAX_STEPS][2], double flops, double roundTrip,
                      double tol, double refError, int compared, int status);
 
+/* --grid auto: the tuner on the FFT this run makes; the grid (and, for --backend auto, the backend) it
+ * chose go into the options. Collective; 0 on success. */
+static int autotune(Options* o) {
+  dtrAutotuneConfig_t cfg;
+  dtrAutotuneConfigInit(&cfg);
+  cfg.transpose.backend = o->gpu ? o->backend : dtrBackendCpu;
+  cfg.fft_kind = o->real ? dtrFftR2C : dtrFftC2C;
+  cfg.timings = (dtrAutotuneTiming_t[MAX_CANDIDATES]){{0}};
+  cfg.capacity = MAX_CANDIDATES;
+  cfg.count = &tuning.count;
+  const dtrDataType_t type = o->real ? (o->dbl ? dtrFloat64 : dtrFloat32) : (o->dbl ? dtrComplex128 : dtrComplex64);
+  const int64_t shape[3] = {o->shape[0], o->shape[1], o->shape[2]};
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double t0 = MPI_Wtime();
+  const dtrResult_t res = dtrGridAutotune(MPI_COMM_WORLD, shape, type, dtrAutotuneFft, &cfg, &tuning.pr, &tuning.pc, &tuning.backend);
+  double wall = MPI_Wtime() - t0;
+  MPI_Allreduce(&wall, &tuning.wall, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  if (res != dtrSuccess) {
+    if (rank == 0) fprintf(stderr, "fft3d: --grid auto: %s: %s\n", dtrGetErrorString(res), dtrGetLastError());
+    return -1;
+  }
+  tuning.tuned = 1;
+  tuning.iterations = cfg.iterations;
+  if (tuning.count > MAX_CANDIDATES) tuning.count = MAX_CANDIDATES;
+  for (int i = 0; i < tuning.count; i++) {
+    const dtrAutotuneTiming_t* t = &cfg.timings[i];
+    tuning.c[i] = (Candidate){t->pr, t->pc, t->backend, t->result, t->seconds, -1, -1, 0};
+  }
+  o->pr = tuning.pr, o->pc = tuning.pc;
+  if (o->gpu && o->backend == dtrBackendAuto) o->backend = tuning.backend;
+  return 0;
+}
+
+/* --all-grids: the FFT alone on each candidate (the tuner's, else every grid on the asked backend), with
+ * the timing loop of the main run: warm-ups, then forward and inverse alternated, medians of the slowest
+ * rank. A candidate that cannot be set up is marked and skipped on every rank. */
+static void timeEveryGrid(const Options* asked) {
+  if (!tuning.tuned) {
+    tuning.count = 0;
+    for (int r = 1; r <= nranks && tuning.count < MAX_CANDIDATES; r++)
+      if (nranks % r == 0)
+        tuning.c[tuning.count++] = (Candidate){r, nranks / r, asked->gpu ? asked->backend : dtrBackendCpu, dtrSuccess, 0, -1, -1, 0};
+  }
+  tuning.timed = 1;
+  for (int i = 0; i < tuning.count; i++) {
+    Candidate* c = &tuning.c[i];
+    Fft g;
+    memset(&g, 0, sizeof g);
+    g.o = *asked;
+    g.o.pr = c->pr, g.o.pc = c->pc, g.o.backend = c->backend, g.o.gpu = c->backend != dtrBackendCpu;
+    char err[512] = "";
+    int bad = setup(&g, err, sizeof err) != 0, anyBad = 0;
+    MPI_Allreduce(&bad, &anyBad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (!anyBad) {
+      /* Zeros in: the same work whatever the values, and no subnormals on the host. */
+      if (g.o.gpu) {
+        cudaMemsetAsync(g.in, 0, g.input.bytes ? g.input.bytes : 16, g.stream);
+        cudaStreamSynchronize(g.stream);
+      } else {
+        memset(g.in, 0, g.input.bytes ? g.input.bytes : 16);
+      }
+      double* t[2] = {calloc((size_t)asked->iters, sizeof(double)), calloc((size_t)asked->iters, sizeof(double))};
+      int failed = 0;
+      for (int it = -asked->warmup; it < asked->iters && !failed; it++)
+        for (int s = 0; s < 2 && !failed; s++) {
+          const double dt = timed(&g, runFft, s ? +1 : -1, NULL);
+          failed |= dt < 0;
+          if (it >= 0) t[s][it] = dt;
+        }
+      MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      if (!failed) {
+        c->forward = median(asked->iters, t[0]);
+        c->inverse = median(asked->iters, t[1]);
+        c->chunks = g.chunks;
+      }
+      free(t[0]);
+      free(t[1]);
+    } else if (rank == 0) {
+      fprintf(stderr, "fft3d: --all-grids: %d x %d on %s skipped: %s\n", c->pr, c->pc, dtrBackendName(c->backend),
+              bad ? err : dtrGetLastError());
+    }
+    teardown(&g);
+  }
+}
+
+/* The candidate the tuner chose, and the fastest of --all-grids (forward + inverse); -1 where none. */
+static void bestOfGrids(int* chosen, int* best) {
+  *chosen = *best = -1;
+  for (int i = 0; i < tuning.count; i++) {
+    const Candidate* c = &tuning.c[i];
+    if (tuning.tuned && c->pr == tuning.pr && c->backend == tuning.backend) *chosen = i;
+    if (c->forward >= 0 && (*best < 0 || c->forward + c->inverse < tuning.c[*best].forward + tuning.c[*best].inverse)) *best = i;
+  }
+}
+
+static void printTuning(void) {
+  if (rank || (!tuning.tuned && !tuning.timed)) return;
+  int chosen, best;
+  bestOfGrids(&chosen, &best);
+  if (tuning.tuned)
+    printf("# --grid auto: %d x %d on %s, chosen in %.3f s (FFT forward + inverse, median of %d iterations)\n", tuning.pr,
+           tuning.pc, dtrBackendName(tuning.backend), tuning.wall, tuning.iterations);
+  printf("# %-9s %-7s %14s %14s %14s\n", "grid", "backend", "tuner(us)", "forward(us)", "inverse(us)");
+  for (int i = 0; i < tuning.count; i++) {
+    const Candidate* c = &tuning.c[i];
+    char grid[32], tuner[32] = "-", fwd[32] = "-", inv[32] = "-";
+    snprintf(grid, sizeof grid, "%dx%d", c->pr, c->pc);
+    if (tuning.tuned && c->result == dtrSuccess) snprintf(tuner, sizeof tuner, "%.1f", c->seconds * 1e6);
+    else if (tuning.tuned) snprintf(tuner, sizeof tuner, "skipped");
+    if (c->forward >= 0) snprintf(fwd, sizeof fwd, "%.1f", c->forward * 1e6), snprintf(inv, sizeof inv, "%.1f", c->inverse * 1e6);
+    printf("  %-9s %-7s %14s %14s %14s%s%s\n", grid, dtrBackendName(c->backend), tuner, fwd, inv, i == chosen ? "  chosen" : "",
+           i == best && tuning.timed ? "  best" : "");
+  }
+  if (tuning.tuned && tuning.timed && chosen >= 0 && best >= 0 && tuning.c[chosen].forward >= 0) {
+    const Candidate *c = &tuning.c[chosen], *b = &tuning.c[best];
+    printf("# the tuner's grid against the best grid: %.3f (forward + inverse), %.3f (forward)\n",
+           (c->forward + c->inverse) / (b->forward + b->inverse), c->forward / b->forward);
+  }
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -415,6 +571,11 @@ int main(int argc, char** argv) {
     MPI_Comm_free(&local);
     if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) cudaSetDevice(localRank % count);
   }
+  if (o->autogrid && autotune(o)) {
+    MPI_Finalize();
+    return 1;
+  }
+  if (o->allGrids) timeEveryGrid(o);
   char err[512] = "";
   int bad = setup(&f, err, sizeof err) != 0, anyBad = 0;
   MPI_Allreduce(&bad, &anyBad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
@@ -580,6 +741,7 @@ int main(int argc, char** argv) {
       printf("# reference: the whole array does not fit one %s; not compared\n", o->gpu ? "GPU" : "process");
     else if (refStatus < 0)
       printf("# reference: the single-process FFT failed\n");
+    printTuning();
     printf("# %s\n", status ? "FAILED" : "PASSED");
     if (o->json && writeJson(&f, med, stepMed, flops, roundTrip, tol, refError, refStatus == 0, status)) {
       fprintf(stderr, "fft3d: cannot write %s\n", o->json);
@@ -607,6 +769,37 @@ static void jsonSteps(FILE* out, const Step* steps, int n, double med[MAX_STEPS]
   fprintf(out, "]");
 }
 
+/* --grid auto's candidates and choice, and --all-grids' times of each, where they ran. */
+static void jsonTuning(FILE* out) {
+  if (!tuning.tuned && !tuning.timed) return;
+  int chosen, best;
+  bestOfGrids(&chosen, &best);
+  if (tuning.tuned)
+    fprintf(out, ",\n \"autotune\": {\"target\": \"fft\", \"grid\": [%d, %d], \"backend\": \"%s\", \"iterations\": %d, "
+            "\"seconds\": %.4f}", tuning.pr, tuning.pc, dtrBackendName(tuning.backend), tuning.iterations, tuning.wall);
+  fprintf(out, ",\n \"candidates\": [");
+  for (int i = 0; i < tuning.count; i++) {
+    const Candidate* c = &tuning.c[i];
+    fprintf(out, "%s\n  {\"grid\": [%d, %d], \"backend\": \"%s\", \"chosen\": %s, \"autotune_us\": ", i ? "," : "", c->pr, c->pc,
+            dtrBackendName(c->backend), i == chosen ? "true" : "false");
+    if (tuning.tuned && c->result == dtrSuccess) fprintf(out, "%.3f", c->seconds * 1e6);
+    else fprintf(out, "null");
+    fprintf(out, ", \"autotune_result\": \"%s\"",
+            !tuning.tuned ? "not tuned" : c->result == dtrSuccess ? "success" : dtrGetErrorString(c->result));
+    if (tuning.timed && c->forward >= 0)
+      fprintf(out, ", \"chunks\": %d, \"forward_us\": %.3f, \"inverse_us\": %.3f}", c->chunks, c->forward * 1e6, c->inverse * 1e6);
+    else
+      fprintf(out, ", \"chunks\": null, \"forward_us\": null, \"inverse_us\": null}");
+  }
+  fprintf(out, "]");
+  if (tuning.tuned && tuning.timed && chosen >= 0 && best >= 0 && tuning.c[chosen].forward >= 0) {
+    const Candidate *c = &tuning.c[chosen], *b = &tuning.c[best];
+    fprintf(out, ",\n \"best_grid\": [%d, %d], \"best_backend\": \"%s\", \"autotuned_over_best\": %.4f, "
+            "\"autotuned_over_best_forward\": %.4f", b->pr, b->pc, dtrBackendName(b->backend),
+            (c->forward + c->inverse) / (b->forward + b->inverse), c->forward / b->forward);
+  }
+}
+
 static int writeJson(const Fft* f, double med[nRuns][2], double stepMed[2][MAX_STEPS][2], double flops, double roundTrip,
                      double tol, double refError, int compared, int status) {
   const Options* o = &f->o;
@@ -631,6 +824,8 @@ static int writeJson(const Fft* f, double med[nRuns][2], double stepMed[2][MAX_S
   jsonNumber(out, roundTrip);
   fprintf(out, ", \"error_bound\": %.0e, \"reference_error\": ", tol);
   jsonNumber(out, compared ? refError : NAN);
-  fprintf(out, ", \"passed\": %s}\n", status ? "false" : "true");
+  fprintf(out, ", \"passed\": %s", status ? "false" : "true");
+  jsonTuning(out);
+  fprintf(out, "}\n");
   return fclose(out) ? -1 : 0;
 }

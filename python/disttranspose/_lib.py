@@ -47,6 +47,20 @@ class FftConfig(ctypes.Structure):
     _fields_ = [("transpose", Config), ("chunks", ctypes.c_int), ("norm", ctypes.c_int)]
 
 
+class AutotuneTiming(ctypes.Structure):
+    """dtrAutotuneTiming_t."""
+    _fields_ = [("pr", ctypes.c_int), ("pc", ctypes.c_int), ("backend", ctypes.c_int), ("result", ctypes.c_int),
+                ("seconds", ctypes.c_double)]
+
+
+class AutotuneConfig(ctypes.Structure):
+    """dtrAutotuneConfig_t."""
+    _fields_ = [("transpose", Config), ("fft_kind", ctypes.c_int), ("howmany", ctypes.c_int64),
+                ("halo_pencil", ctypes.c_int), ("halo", ctypes.c_int * 3), ("periodic", ctypes.c_int * 3),
+                ("iterations", ctypes.c_int), ("timings", ctypes.POINTER(AutotuneTiming)), ("capacity", ctypes.c_int),
+                ("count", ctypes.POINTER(ctypes.c_int))]
+
+
 _p = ctypes.c_void_p
 _i = ctypes.c_int
 _i64 = ctypes.c_int64
@@ -78,6 +92,15 @@ _PROTOTYPES = {
     "dtrFftGetChunks": (_i, [_p, ctypes.POINTER(_i)]),
     "dtrFftGetBackend": (_i, [_p, ctypes.POINTER(_i)]),
     "dtrFftPlanDestroy": (_i, [_p]),
+    "dtrHaloPlanCreate": (_i, [ctypes.POINTER(_p), _p, ctypes.POINTER(_i64), _i, _i, _i64, ctypes.POINTER(_i),
+                              ctypes.POINTER(_i), ctypes.POINTER(Config)]),
+    "dtrHaloExecute": (_i, [_p, _p, _p]),
+    "dtrHaloGetBox": (_i, [_p, ctypes.POINTER(Box)]),
+    "dtrHaloGetBackend": (_i, [_p, ctypes.POINTER(_i)]),
+    "dtrHaloPlanDestroy": (_i, [_p]),
+    "dtrAutotuneConfigInit": (None, [ctypes.POINTER(AutotuneConfig)]),
+    "dtrGridAutotuneF": (_i, [_i, ctypes.POINTER(_i64), _i, _i, ctypes.POINTER(AutotuneConfig), ctypes.POINTER(_i),
+                              ctypes.POINTER(_i), ctypes.POINTER(_i)]),
 }
 
 PATH = _find()
@@ -107,3 +130,4 @@ FFT_KINDS = ("c2c", "r2c")
 FFT_NORMS = ("none", "inverse", "ortho")
 FFT_FORWARD, FFT_INVERSE = -1, 1
 FFT_INPUT_SIDE, FFT_OUTPUT_SIDE = 0, 1
+AUTOTUNE_TARGETS = ("fft", "transposes", "halo")

@@ -29,16 +29,38 @@ class Box:
 class Grid:
     """Collective over comm (any mpi4py intracommunicator; a 2-D Cartesian one gives its dims): a pr x pc
     process grid. pr = pc = 0 chooses the squarest with pr <= pc; one of them 0 is taken from the other.
-    Plans made on it stay valid after close()."""
+    Plans made on it stay valid after close().
 
-    def __init__(self, comm=None, pr=0, pc=0):
+    autotune=(nx, ny, nz) chooses the grid by measurement instead (dtrGridAutotune): `target` ('fft',
+    'transposes' or 'halo') is timed on every pr x pc grid of the communicator's size, for an array of
+    that shape and `dtype`, and the fastest is made. 'fft' runs the FFT of rfftn for a real dtype
+    (float32, float64) and of fftn for a complex one; 'transposes' the pencil chain x -> y -> z -> y -> x
+    (x -> z -> x on 1 x P) of `howmany` entries; 'halo' a halo exchange of `pencil` pencils with widths
+    `halo` and `periodic` axes. backend ('auto': each GPU backend that serves, or 'cpu' where a rank has
+    no GPU), device and timeout are the plans' settings; iterations: timed runs per candidate. The grid
+    then holds `autotune_backend`, the backend of the fastest candidate (give it to the plans), and
+    `autotune_timings`: a dict per candidate (pr, pc, backend, result, seconds), in the order they were
+    timed, the same on every rank."""
+
+    def __init__(self, comm=None, pr=0, pc=0, *, autotune=None, dtype=None, target="fft", backend="auto",
+                 iterations=3, howmany=1, pencil="x", halo=(1, 1, 1), periodic=(True, True, True), device=None,
+                 timeout=0):
         from .plan import _comm_or_world
         comm = _comm_or_world(comm)
+        self.autotune_timings = None
+        self.autotune_backend = None
 
         def convert():
-            return comm.py2f(), _collective.integer("pr", pr, 0), _collective.integer("pc", pc, 0)
+            r, c = _collective.integer("pr", pr, 0), _collective.integer("pc", pc, 0)
+            if autotune is not None and (r or c):
+                raise ValueError(f"pr = {r}, pc = {c} beside autotune: give the grid's dimensions or autotune, not both")
+            tune = None if autotune is None else _autotune_arguments(autotune, dtype, target, backend, iterations, howmany,
+                                                                     pencil, halo, periodic, device, timeout)
+            return comm.py2f(), r, c, tune
 
-        fcomm, r, c = _collective.checked(comm, convert)
+        fcomm, r, c, tune = _collective.checked(comm, convert)
+        if tune is not None:
+            r, c = self._autotune(fcomm, *tune)
         handle = ctypes.c_void_p()
         _lib.check(_lib.lib.dtrGridCreateF(ctypes.byref(handle), fcomm, r, c))
         self._handle = handle.value
@@ -47,6 +69,25 @@ class Grid:
         _lib.check(_lib.lib.dtrGridGetDims(self._handle, *(ctypes.byref(d) for d in dims)))
         self.pr, self.pc, self.a, self.b = (d.value for d in dims)
         self._plans = {}  # what the bindings keep with the grid (disttranspose.fft's plans), closed with it
+
+    def _autotune(self, fcomm, shape, code, what, cfg):
+        """dtrGridAutotune; records its report. Returns the chosen (pr, pc)."""
+        capacity = 64
+        timings = (_lib.AutotuneTiming * capacity)()
+        count = ctypes.c_int(0)
+        cfg.timings = ctypes.cast(timings, ctypes.POINTER(_lib.AutotuneTiming))
+        cfg.capacity = capacity
+        cfg.count = ctypes.pointer(count)
+        r, c, backend = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+        _lib.check(_lib.lib.dtrGridAutotuneF(fcomm, (ctypes.c_int64 * 3)(*shape), code, what, ctypes.byref(cfg),
+                                             ctypes.byref(r), ctypes.byref(c), ctypes.byref(backend)))
+        self.autotune_backend = _lib.BACKENDS[backend.value]
+        self.autotune_timings = [
+            dict(pr=t.pr, pc=t.pc, backend=_lib.BACKENDS[t.backend],
+                 result="success" if t.result == 0 else _lib.lib.dtrGetErrorString(t.result).decode(),
+                 seconds=t.seconds if t.result == 0 else None)
+            for t in timings[:min(count.value, capacity)]]
+        return r.value, c.value
 
     def _live(self):
         if self._handle is None:
@@ -89,3 +130,42 @@ class Grid:
 
     def __repr__(self):
         return f"disttranspose.Grid({self.pr} x {self.pc}, rank ({self.a}, {self.b}))"
+
+
+def _autotune_arguments(shape, dtype, target, backend, iterations, howmany, pencil, halo, periodic, device, timeout):
+    """Grid(autotune=...)'s arguments as the C call takes them: (shape, type code, target, config)."""
+    from .plan import _config
+    try:
+        shape = tuple(shape)
+    except TypeError:
+        raise TypeError(f"autotune = {shape!r}: expected the array's shape (nx, ny, nz)") from None
+    if len(shape) != 3:
+        raise ValueError(f"autotune = {shape!r}: expected the array's shape (nx, ny, nz)")
+    shape = tuple(_collective.integer(f"autotune[{i}]", s, 1) for i, s in enumerate(shape))
+    if dtype is None:
+        raise ValueError("autotune needs the array's dtype")
+    name = _arrays.dtype_name(dtype)
+    if not isinstance(target, str) or target.lower() not in _lib.AUTOTUNE_TARGETS:
+        raise ValueError(f"target = {target!r}: expected one of {', '.join(_lib.AUTOTUNE_TARGETS)}")
+    if not isinstance(pencil, str) or pencil.lower() not in _lib.PENCILS:
+        raise ValueError(f"pencil = {pencil!r}: expected 'x', 'y' or 'z'")
+    cfg = _lib.AutotuneConfig()
+    _lib.lib.dtrAutotuneConfigInit(ctypes.byref(cfg))
+    cfg.transpose = _config(backend, "auto", 0, False, device, timeout)
+    # The FFT the dtype makes: R2C of a real one (rfftn), C2C of a complex one (fftn).
+    cfg.fft_kind = _lib.FFT_KINDS.index("r2c" if name in ("float32", "float64") else "c2c")
+    cfg.iterations = _collective.integer("iterations", iterations, 1)
+    cfg.howmany = _collective.integer("howmany", howmany, 1)
+    cfg.halo_pencil = _lib.PENCILS.index(pencil.lower())
+    for name_, values, into in (("halo", halo, cfg.halo), ("periodic", periodic, cfg.periodic)):
+        try:
+            values = tuple(values)
+        except TypeError:
+            raise TypeError(f"{name_} = {values!r}: expected three values (x, y, z)") from None
+        if len(values) != 3:
+            raise ValueError(f"{name_} = {values!r}: expected three values (x, y, z)")
+        for i, v in enumerate(values):
+            if name_ == "periodic" and not isinstance(v, (bool, int)):
+                raise TypeError(f"periodic[{i}] = {v!r}: expected True or False")
+            into[i] = int(bool(v)) if name_ == "periodic" else _collective.integer(f"halo[{i}]", v, 0)
+    return shape, _arrays.DTYPES.index(name), _lib.AUTOTUNE_TARGETS.index(target.lower()), cfg

@@ -299,9 +299,14 @@ int dtrGeometryOverflows(int64_t rows, int64_t cols, int64_t batch, size_t entry
 
 /* ---- pencils --------------------------------------------------------------------------------- */
 
+/* The axis split over pr and the one split over pc, per pencil (the third is whole). */
+static const int overRows[3] = {1, 0, 0}, overCols[3] = {2, 2, 1};
+
+int dtrPencilAxisSplit(int pencil, int axis) {
+  return axis == overRows[pencil] ? 1 : axis == overCols[pencil] ? 2 : 0;
+}
+
 dtrPencilExtent dtrPencilBoxOf(const int64_t shape[3], int pr, int pc, int a, int b, int pencil) {
-  /* The axis split over pr and the one split over pc, per pencil (the third is whole). */
-  static const int overRows[3] = {1, 0, 0}, overCols[3] = {2, 2, 1};
   static const int order[3][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}};
   dtrPencilExtent box;
   for (int d = 0; d < 3; d++) {

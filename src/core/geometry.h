@@ -28,6 +28,14 @@ static inline dtrRange dtrSplit(int64_t n, int parts, int part) {
   return r;
 }
 
+/* The part of that split that holds item i (0 <= i < n): the inverse of dtrSplit. */
+static inline int dtrSplitOwner(int64_t n, int parts, int64_t i) {
+  const int64_t base = n / parts, extra = n % parts;
+  /* The first `extra` parts hold base + 1 items each, the rest base. */
+  if (i < extra * (base + 1)) return (int)(i / (base + 1));
+  return (int)(extra + (i - extra * (base + 1)) / base);
+}
+
 /* The same split in whole granules of g items (n a multiple of g). */
 static inline dtrRange dtrSplitGranules(int64_t n, int64_t g, int parts, int part) {
   dtrRange r = dtrSplit(n / g, parts, part);
@@ -187,6 +195,10 @@ typedef struct {
 } dtrPencilExtent;
 
 dtrPencilExtent dtrPencilBoxOf(const int64_t shape[3], int pr, int pc, int a, int b, int pencil);
+
+/* Which grid dimension splits `axis` (0 = x, 1 = y, 2 = z) of `pencil`: 1 pr (by a: the ranks of a
+ * grid column, dtrGridColumn), 2 pc (by b: a grid row, dtrGridRow), 0 none (the pencil's own axis). */
+int dtrPencilAxisSplit(int pencil, int axis);
 
 /* The sub-communicator a pencil transpose runs on. */
 typedef enum { dtrGridColumn = 0 /* the ranks of one b */, dtrGridRow = 1 /* the ranks of one a */ } dtrGridGroup;

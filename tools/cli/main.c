@@ -22,10 +22,58 @@ static void abortOnTimeout(dtrResult_t res, int rank) {
   MPI_Abort(MPI_COMM_WORLD, 3);
 }
 
+/* --grid auto: the grid (and, for --backend auto, the backend) under which the chain of transposes
+ * X->Y->Z->Y->X (X->Z->X on slabs) ran fastest, measured on every grid; the table on rank 0. Collective;
+ * 0 on success, else the exit status. */
+static int autotuneGrid(dtrCliOptions* o, int rank) {
+  dtrAutotuneConfig_t cfg;
+  dtrAutotuneConfigInit(&cfg);
+  dtrCliConfig(o, &cfg.transpose);
+  cfg.howmany = o->howmany;
+  dtrAutotuneTiming_t timings[64];
+  int count = 0;
+  cfg.timings = timings;
+  cfg.capacity = 64;
+  cfg.count = &count;
+  dtrBackend_t backend = dtrBackendAuto;
+  const dtrResult_t res = dtrGridAutotune(MPI_COMM_WORLD, o->shape, o->type, dtrAutotuneTransposes, &cfg, &o->pr, &o->pc, &backend);
+  abortOnTimeout(res, rank);
+  if (res != dtrSuccess) {
+    if (rank == 0) fprintf(stderr, "disttranspose: --grid auto: %s: %s\n", dtrGetErrorString(res), dtrGetLastError());
+    return 1;
+  }
+  if (rank == 0) {
+    printf("# --grid auto: the transposes X->Y->Z->Y->X (X->Z->X on 1xP) on every grid, median of %d iterations of the "
+           "slowest rank:\n#   %-9s %-7s %14s\n", cfg.iterations, "grid", "backend", "chain(us)");
+    for (int i = 0; i < count && i < 64; i++) {
+      char grid[32];
+      snprintf(grid, sizeof grid, "%dx%d", timings[i].pr, timings[i].pc);
+      if (timings[i].result == dtrSuccess)
+        printf("#   %-9s %-7s %14.1f%s\n", grid, dtrBackendName(timings[i].backend), timings[i].seconds * 1e6,
+               timings[i].pr == o->pr && timings[i].backend == backend ? "  <- chosen" : "");
+      else
+        printf("#   %-9s %-7s %14s (%s)\n", grid, dtrBackendName(timings[i].backend), "skipped",
+               dtrGetErrorString(timings[i].result));
+    }
+    printf("#\n");
+  }
+  /* The rows below run the chosen backend where the user left it to auto. */
+  if (o->backend == dtrBackendAuto) o->backend = backend;
+  return 0;
+}
+
 /* --shape: every pencil transpose of the array on the grid, one row each. Returns the exit status. */
-static int runPencils(const dtrCliOptions* o, int gpus) {
+static int runPencils(const dtrCliOptions* options, int gpus) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  dtrCliOptions chosen = *options;
+  const dtrCliOptions* o = &chosen;
+  /* The header first: the tuning's table belongs under it. */
+  dtrReportHeader(o, gpus);
+  if (options->autogrid) {
+    const int status = autotuneGrid(&chosen, rank);
+    if (status) return status;
+  }
   dtrGrid_t grid = NULL;
   dtrResult_t res = dtrGridCreate(&grid, MPI_COMM_WORLD, o->pr, o->pc);
   if (res != dtrSuccess) {
@@ -34,7 +82,6 @@ static int runPencils(const dtrCliOptions* o, int gpus) {
   }
   int pr, pc;
   dtrGridGetDims(grid, &pr, &pc, NULL, NULL);
-  dtrReportHeader(o, gpus);
   dtrReportPencilHead(o, pr, pc);
   dtrPencil_t from[6], to[6];
   const int n = dtrPencilBenchDirections(pr, from, to);
@@ -95,8 +142,9 @@ static int agreeOnOptions(int parsed, const char* err, const dtrCliOptions* o, i
       {"--shape nx", o->shape[0], dtrValueNumber},  {"--shape ny", o->shape[1], dtrValueNumber},
       {"--shape nz", o->shape[2], dtrValueNumber},  {"--grid rows", o->pr, dtrValueNumber},
       {"--grid columns", o->pc, dtrValueNumber},    {"--help", o->help, dtrValueNumber},
-      {"DTR_TIMEOUT (in ms)", llround(env->timeout * 1000), dtrValueNumber}};
-  int n = 21;
+      {"DTR_TIMEOUT (in ms)", llround(env->timeout * 1000), dtrValueNumber},
+      {"--grid auto", o->autogrid, dtrValueNumber}};
+  int n = 22;
   n += dtrEnvParamsAgreed(env, v + n);
   if (dtrAgreeValues(MPI_COMM_WORLD, v, n) != dtrSuccess) {
     if (rank == 0) fprintf(stderr, "disttranspose: %s\n", dtrGetLastError());

@@ -94,7 +94,8 @@ void dtrCliUsage(FILE* f) {
           "  -s, --shape NXxNYxNZ  a 3-D array (one number: a cube): benchmark every pencil transpose\n"
           "                        of it on a process grid, each beside the bare all-to-all of its group\n"
           "  -g, --grid PRxPC      the process grid of --shape (default: the squarest, PR <= PC;\n"
-          "                        1xP: slabs, with X<->Z)\n"
+          "                        1xP: slabs, with X<->Z); auto: the fastest for the transposes, measured\n"
+          "                        on every grid (and GPU backend, with --backend auto) first\n"
           "  -J, --json FILE       also write the results as JSON\n"
           "  -h, --help            this text\n\n"
           "With no size given: one square matrix of 1 GiB per rank on GPUs, 32 MiB per rank on the CPU.\n"
@@ -194,9 +195,13 @@ int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errle
         break;
       case 'g': {
         int64_t g[2];
+        if (!strcmp(optarg, "auto")) {
+          o->autogrid = 1, o->pr = o->pc = 0;
+          break;
+        }
         bad = dtrParseDims(optarg, 2, 1 << 20, g, why, sizeof why);
-        if (bad) strncat(why, " (expected PRxPC, e.g. 2x2 or 1x4)", sizeof why - strlen(why) - 1);
-        else o->pr = (int)g[0], o->pc = (int)g[1];
+        if (bad) strncat(why, " (expected PRxPC, e.g. 2x2 or 1x4, or auto)", sizeof why - strlen(why) - 1);
+        else o->pr = (int)g[0], o->pc = (int)g[1], o->autogrid = 0;
         break;
       }
       case 'h':
@@ -235,7 +240,7 @@ int dtrCliParse(int argc, char** argv, dtrCliOptions* o, char* err, size_t errle
     snprintf(err, errlen, "--inplace applies to the 2-D transpose, not to --shape (the pencil benchmark)");
     return -1;
   }
-  if (o->pr && !o->shape[0]) {
+  if ((o->pr || o->autogrid) && !o->shape[0]) {
     snprintf(err, errlen, "--grid needs --shape (the 3-D array to move on it)");
     return -1;
   }

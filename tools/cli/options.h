@@ -25,6 +25,7 @@ typedef struct {
   int help;
   int64_t shape[3];            /* --shape NXxNYxNZ: the pencil benchmark of a 3-D array; 0: none */
   int pr, pc;                  /* --grid PRxPC (0: chosen) */
+  int autogrid;                /* --grid auto: chosen by dtrGridAutotune (the transposes) */
 } dtrCliOptions;
 
 void dtrCliDefaults(dtrCliOptions* o);

@@ -1,0 +1,191 @@
+"""Halo exchanges on pencils (dtrHalo*, include/disttranspose.h): the cells around each rank's box of a
+3-D array, filled from the ranks that own them, for stencils, filters and particle-mesh steps.
+
+    with dt.HaloPlan(grid, (nx, ny, nz), "x", "float64", halo=(2, 2, 2)) as plan:
+        u = np.empty(plan.padded_shape, np.float64)     # this rank's box and its halo
+        u[plan.interior] = mine                          # the box's cells
+        plan.execute(u)                                  # the halo's cells, in place
+
+Thin over the C library: the same meaning, arguments and errors. The arrays are NumPy's on the cpu
+backend, CuPy's and PyTorch's on the GPU backends (and anything else with __cuda_array_interface__
+or __array_interface__, or DLPack). JAX arrays are immutable, and the library exchanges in place:
+HaloPlan refuses them for now.
+"""
+
+import ctypes
+
+from . import _arrays, _collective, _lib
+from .errors import Error
+from .grid import Box
+from .plan import _config
+
+__all__ = ["HaloPlan"]
+
+_INT_MAX = 2**31 - 1  # the C library's widths are ints
+
+
+def _per_axis(name, value, convert):
+    """value for each of x, y, z: a sequence of three, or one value for all three."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"{name} = {value!r}: expected three values (x, y, z) or one for every axis")
+    try:
+        values = tuple(value)
+    except TypeError:
+        values = (value,) * 3
+    if len(values) != 3:
+        raise ValueError(f"{name} = {value!r}: expected three values (x, y, z) or one for every axis")
+    return tuple(convert(f"{name}[{i}]", v) for i, v in enumerate(values))
+
+
+def _width(name, value):
+    n = _collective.integer(name, value)
+    if n > _INT_MAX:
+        raise ValueError(f"{name} = {n}: too large")
+    return n  # negative widths: the library's own refusal, agreed over the grid
+
+
+def _flag(name, value):
+    # Booleans only (NumPy's too), or 0 and 1: an axis's wrap is not to be guessed from other values.
+    if isinstance(value, bool) or type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_"):
+        return bool(value)
+    if hasattr(value, "__index__") and value.__index__() in (0, 1):
+        return bool(value.__index__())
+    raise TypeError(f"{name} = {value!r}: expected True or False")
+
+
+class HaloPlan:
+    """Collective over the grid: the halo exchange of this rank's `pencil` box ('x', 'y' or 'z') of a 3-D
+    array of `shape` (nx, ny, nz) and `dtype` (entries of `howmany` elements: a trailing axis where
+    howmany > 1).
+
+    The local array is padded: the box plus halo[a] cells on both sides of each axis a (x, y, z; one
+    number for every axis will do), in the pencil's memory order, shape padded_shape. execute(buf) fills
+    every halo cell (edges and corners too) with the value of the global cell it stands for. An axis
+    with periodic[a] wraps around (a single bool for every axis will do); at a domain edge of an axis
+    that is not periodic the halo cells are left as they were. A periodic halo takes at most the whole
+    axis; one wider than a neighbour's box takes from the ranks beyond.
+
+    backend: None or 'auto' (DTR_BACKEND, else the library's choice: the GPUs where every rank has one),
+    'cpu' (host arrays), 'nccl' or 'p2p' (device arrays); device: the GPU (None: the current one);
+    timeout: seconds a rank waits for the others (0: DTR_TIMEOUT, off by default). The plan stays valid
+    after the grid is closed; close() (or the with block) frees it, collectively.
+    """
+
+    _handle = None
+
+    def __init__(self, grid, shape, pencil, dtype, halo=(1, 1, 1), periodic=(True, True, True), howmany=1,
+                 backend=None, *, device=None, timeout=0):
+        comm = grid.comm
+
+        def convert():
+            if grid._handle is None:
+                raise ValueError("the grid has been closed")
+            sh = tuple(_collective.integer(f"shape[{i}]", s) for i, s in enumerate(shape))
+            if len(sh) != 3:
+                raise ValueError(f"shape = {shape!r}: expected (nx, ny, nz)")
+            if not isinstance(pencil, str) or pencil.lower() not in _lib.PENCILS:
+                raise ValueError(f"pencil = {pencil!r}: expected 'x', 'y' or 'z'")
+            widths = _per_axis("halo", halo, _width)
+            wraps = _per_axis("periodic", periodic, _flag)
+            cfg = _config("auto" if backend is None else backend, "auto", 0, False, device, timeout)
+            return (sh, pencil.lower(), _arrays.dtype_name(dtype), _collective.integer("howmany", howmany), widths,
+                    wraps, cfg)
+
+        sh, p, name, h, widths, wraps, cfg = _collective.checked(comm, convert)
+        handle = ctypes.c_void_p()
+        _lib.check(_lib.lib.dtrHaloPlanCreate(ctypes.byref(handle), grid._handle, (ctypes.c_int64 * 3)(*sh),
+                                              _lib.PENCILS.index(p), _arrays.DTYPES.index(name), h,
+                                              (ctypes.c_int * 3)(*widths), (ctypes.c_int * 3)(*map(int, wraps)),
+                                              ctypes.byref(cfg)))
+        self._handle = handle.value
+        self._comm = comm
+        self.shape, self.pencil, self.howmany, self.halo, self.periodic = sh, p, h, widths, wraps
+        self._dtype = name
+        raw = _lib.Box()
+        _lib.check(_lib.lib.dtrHaloGetBox(self._handle, ctypes.byref(raw)))
+        self.padded_box = Box(raw, p, h)
+        self.box = grid.box(sh, p, name, h)
+        self.padded_shape = self.padded_box.shape
+        # The box within the padded array, as slices of its axes in memory order (slowest first).
+        first = tuple(widths["xyz".index(a)] for a in reversed(self.box.order))
+        self.interior = tuple(slice(w, w + n) for w, n in zip(first, self.box.shape)) + \
+            ((slice(None),) if h > 1 else ())
+        backend_code = ctypes.c_int()
+        _lib.check(_lib.lib.dtrHaloGetBackend(self._handle, ctypes.byref(backend_code)))
+        self._backend = _lib.BACKENDS[backend_code.value]
+        self._expect = {}
+        self._pointers = _arrays.PointerCache()
+
+    def _live(self):
+        if self._handle is None:
+            raise Error(1, "this halo plan has been closed")
+        return self._handle
+
+    @property
+    def backend(self):
+        """The backend the plan resolved: 'cpu', 'nccl' or 'p2p'."""
+        self._live()
+        return self._backend
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    def _problem(self, ad, buf):
+        """Why buf cannot serve as this rank's padded array (None where it can), and its pointer."""
+        if ad is _arrays._Jax:
+            return ("buf is a JAX array: JAX arrays are not supported by HaloPlan yet (they are immutable, and the "
+                    "exchange runs in place): pass a NumPy, CuPy or PyTorch array"), None
+        if not getattr(ad, "accepts_out", True):
+            return f"buf: {ad.name} arrays are immutable; the halo exchange runs in place", None
+        d = ad.describe(buf, self._pointers)
+        expected = self._expect.get(ad)
+        if expected is None:
+            expected = self._expect[ad] = ad.dtype(self._dtype)
+        gpu = self._backend != "cpu"
+        if gpu and d.device < 0:
+            return f"buf is in host memory; the plan's backend ({self._backend}) exchanges GPU memory", d
+        # The plan's GPU is the library's to check (the device it resolved), agreed as every execute's
+        # buffer check is; here whether the memory is a GPU's at all.
+        return _arrays.problem(ad, d, self.padded_shape, expected, d.device if gpu else -1, "buf", writable=True), d
+
+    def execute(self, buf, stream=None):
+        """Collective: fills the halo of `buf` (this rank's padded array: shape padded_shape, the plan's
+        dtype, C-contiguous, writable) in place, and returns buf. GPU arrays: ordered on `stream` (a CuPy
+        or PyTorch stream, or a cudaStream_t as an int), by default the array library's current stream.
+        A wrong array on any rank raises Error on every rank before anything is exchanged."""
+        handle = self._live()
+        problem = ptr = s = None
+        try:
+            ad = _arrays.adapter(buf)
+            problem, d = self._problem(ad, buf)
+            if problem is None:
+                ptr = d.ptr
+                s = ad.stream(buf, stream, d.device)
+        except Exception as e:  # whatever one rank alone finds must stop every rank, not leave them waiting
+            problem = str(e) or type(e).__name__
+        if self._comm.Get_size() > 1:
+            _collective.agree(self._comm, problem)
+        elif problem is not None:
+            raise Error(1, problem)
+        _lib.check(_lib.lib.dtrHaloExecute(handle, ptr or None, s or None))
+        return buf
+
+    def close(self):
+        """Collective: frees the plan (after its last execute's stream work has finished). Idempotent."""
+        if self._handle is not None:
+            handle, self._handle = self._handle, None
+            self._pointers.clear()
+            _lib.check(_lib.lib.dtrHaloPlanDestroy(handle))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __repr__(self):
+        state = "closed" if self._handle is None else self._backend
+        return (f"disttranspose.HaloPlan({'x'.join(map(str, self.shape))} {self._dtype}, "
+                f"{self.pencil.upper()}-pencils, halo {self.halo}, periodic {self.periodic}, {state})")

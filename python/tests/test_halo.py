@@ -1,0 +1,255 @@
+"""Halo exchanges (HaloPlan) on every grid the rank count allows and every pencil: widths 0-3 per axis,
+periodic or not per axis, odd shapes (boxes thinner than the halo, empty boxes, halos wider than a
+whole axis that is not periodic), every element type, howmany 1-3. Each rank's interior comes from the
+pattern of global indices and its halos are poisoned; the reference is the global array gathered from
+every rank's interior and padded with np.pad (mode 'wrap' along periodic axes, the poison beyond the
+edges of the others), bit for bit. Bad input raises Error on every rank."""
+
+import numpy as np
+import pytest
+from conftest import COMM, DTYPES, GPU, ITEMSIZE, LIBS, everywhere, gathered, pattern, poison, raises_everywhere, \
+    same_bits
+
+import disttranspose as dt
+from disttranspose.errors import RESULT_INVALID_ARGUMENT, RESULT_MISMATCH
+
+R = COMM.Get_rank()
+LAST = COMM.Get_size() - 1
+AXES = "xyz"
+T, F = True, False
+
+# (shape, halo, periodic, howmany): odd sizes; 1 x 1 x 1 leaves boxes empty on 2+ ranks (and its y halo
+# of 3, not periodic, is wider than the axis); ny = 2 and nz = 2 or 3 are thinner than the halos
+# across them; a periodic halo as wide as its whole axis (nz = 3, width 3).
+CASES = [
+    ((7, 5, 3), (1, 1, 1), (T, T, T), 1),
+    ((7, 5, 3), (2, 0, 3), (T, F, T), 2),
+    ((1, 1, 1), (0, 3, 1), (F, F, T), 1),
+    ((9, 2, 4), (3, 2, 0), (F, T, F), 1),
+    ((6, 4, 5), (0, 0, 0), (T, T, T), 1),
+    ((3, 7, 2), (1, 3, 2), (T, F, T), 3),
+    ((5, 3, 8), (2, 1, 3), (F, F, F), 1),
+    ((2, 9, 3), (3, 3, 3), (F, T, T), 1),
+]
+
+
+def grids():
+    p = COMM.Get_size()
+    return [(pr, p // pr) for pr in range(1, p + 1) if p % pr == 0]
+
+
+def entry_bytes(a, howmany):
+    """A box's array (memory order, a trailing howmany axis where > 1) as bytes: (s0, s1, s2, entry)."""
+    a = np.ascontiguousarray(a)
+    shape3 = a.shape[:3]
+    return a.view(np.uint8).reshape(shape3 + (a.itemsize * howmany,))
+
+
+def to_xyz(a, order):
+    """A (memory order, bytes) array as [x][y][z][bytes]."""
+    slowest_first = list(reversed(order))
+    return np.transpose(a, [slowest_first.index(axis) for axis in AXES] + [3])
+
+
+def from_xyz(a, order):
+    return np.ascontiguousarray(np.transpose(a, [AXES.index(axis) for axis in reversed(order)] + [3]))
+
+
+def interior_values(box, shape, dtype, howmany):
+    """The pattern of global indices over a box, in its memory order."""
+    idx = [np.arange(box.start[d], box.start[d] + box.size[d]) for d in range(3)]
+    x, y, z = np.meshgrid(idx[0], idx[1], idx[2], indexing="ij")
+    g = x + shape[0] * (y + shape[1] * z)
+    return pattern(np.transpose(g, [AXES.index(a) for a in reversed(box.order)]), dtype, howmany)
+
+
+def reference(plan, pieces):
+    """This rank's padded array as an execute must leave it, from every rank's interior (pieces: their
+    boxes' start, size, order and bytes): the global array padded, cut to this rank's padded box."""
+    shape, halo, periodic = plan.shape, plan.halo, plan.periodic
+    e = ITEMSIZE[plan.dtype] * plan.howmany
+    whole = np.zeros(shape + (e,), np.uint8)
+    filled = np.zeros(shape, bool)
+    for start, size, order, data in pieces:
+        cut = tuple(slice(start[d], start[d] + size[d]) for d in range(3))
+        whole[cut] = to_xyz(data, order)
+        filled[cut] = True
+    assert filled.all(), "the boxes do not cover the array"
+    beyond = np.zeros(tuple(n + 2 * h for n, h in zip(shape, halo)), bool)
+    for d in range(3):
+        widths = [(0, 0)] * 3 + [(0, 0)]
+        widths[d] = (halo[d], halo[d])
+        whole = np.pad(whole, widths, mode="wrap" if periodic[d] else "constant")
+        if not periodic[d]:
+            edge = [slice(None)] * 3
+            edge[d] = np.r_[0:halo[d], halo[d] + shape[d]:2 * halo[d] + shape[d]]
+            beyond[tuple(edge)] = True
+    whole[beyond] = 0xA5  # poison's bytes: untouched beyond an edge that is not periodic
+    p = plan.padded_box
+    cut = tuple(slice(p.start[d] + halo[d], p.start[d] + halo[d] + p.size[d]) for d in range(3))
+    mine = from_xyz(whole[cut], p.order)
+    return mine.view(poison((1,), plan.dtype).dtype).reshape(plan.padded_shape), int(beyond.sum())
+
+
+def run_case(lib, grid, shape, pencil, dtype, halo, periodic, howmany):
+    """One plan: its boxes and shapes checked, two executes against the reference. Returns (ok, whether
+    some rank's box is empty, cells beyond edges that are not periodic)."""
+    with dt.HaloPlan(grid, shape, pencil, dtype, halo=halo, periodic=periodic, howmany=howmany,
+                     backend=lib.backend) as plan:
+        box, p = plan.box, plan.padded_box
+        h = {a: halo[AXES.index(a)] for a in AXES}
+        ok = plan.backend == ("cpu" if lib.name == "numpy" else plan.backend) and plan.backend != "auto"
+        ok &= box.order == p.order and box.order[0] == pencil
+        ok &= p.start == tuple(box.start[d] - halo[d] for d in range(3))
+        ok &= p.size == tuple(box.size[d] + 2 * halo[d] for d in range(3))
+        ok &= plan.padded_shape == tuple(n + 2 * h[a] for n, a in zip(box.shape, reversed(box.order))) + box.shape[3:]
+        ok &= plan.padded_shape == p.shape
+        mine = interior_values(box, shape, dtype, howmany)
+        ok &= mine.shape == box.shape
+        buf = poison(plan.padded_shape, dtype)
+        buf[plan.interior] = mine
+        want, beyond = reference(plan, gathered((box.start, box.size, box.order, entry_bytes(mine, howmany))))
+        # The interior as the reference has it: the slices and the gathered array agree.
+        ok &= same_bits(want[plan.interior], mine)
+        b = lib.put(buf)
+        for _ in range(2):  # the second on the first one's result: the same again
+            got = plan.execute(b)
+            ok &= got is b
+            lib.sync()
+            ok &= same_bits(lib.get(b), want)
+        return ok, box.bytes == 0, beyond
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_every_grid_and_pencil(lib, dtype):
+    """Every grid and pencil, three of CASES each (the dtypes take them in turn, so that every case meets
+    every grid and pencil over the dtypes)."""
+    if not lib.supports(dtype):
+        pytest.skip(f"{lib} has no {dtype}")
+    if lib.name == "jax":
+        pytest.skip("JAX arrays: refused by HaloPlan (test_jax_arrays_refused)")
+    ok, empty, beyond, cases = True, False, 0, 0
+    k = DTYPES.index(dtype)
+    for pr, pc in grids():
+        with dt.Grid(COMM, pr, pc) as grid:
+            for j, pencil in enumerate(AXES):
+                for i in range(3):
+                    shape, halo, periodic, howmany = CASES[(3 * (k + j) + i) % len(CASES)]
+                    good, e, b = run_case(lib, grid, shape, pencil, dtype, halo, periodic, howmany)
+                    ok &= good
+                    empty |= e
+                    beyond += b
+                    cases += 1
+    assert everywhere(ok), f"{cases} cases"
+    assert everywhere(beyond > 0)
+    if COMM.Get_size() > 1:
+        assert everywhere(gathered(empty) and any(gathered(empty)))
+
+
+def test_all_cases(lib):
+    """Every case of CASES on every grid and pencil, in one type."""
+    if lib.name == "jax":
+        pytest.skip("JAX arrays: refused by HaloPlan (test_jax_arrays_refused)")
+    ok = True
+    for pr, pc in grids():
+        with dt.Grid(COMM, pr, pc) as grid:
+            for pencil in AXES:
+                for shape, halo, periodic, howmany in CASES:
+                    ok &= run_case(lib, grid, shape, pencil, "float64", halo, periodic, howmany)[0]
+    assert everywhere(ok)
+
+
+def test_scalar_arguments_and_plan_outliving_grid():
+    """halo and periodic as one value for every axis; the plan works after its grid is closed; close is
+    idempotent; a closed plan refuses."""
+    grid = dt.Grid(COMM)
+    shape = (6, 5, 4)
+    plan = dt.HaloPlan(grid, shape, "y", "int8", halo=2, periodic=False, backend="cpu")
+    assert everywhere(plan.halo == (2, 2, 2) and plan.periodic == (False, False, False))
+    mine = interior_values(plan.box, shape, "int8", 1)
+    pieces = gathered((plan.box.start, plan.box.size, plan.box.order, entry_bytes(mine, 1)))
+    grid.close()
+    buf = poison(plan.padded_shape, "int8")
+    buf[plan.interior] = mine
+    want, _ = reference(plan, pieces)
+    assert everywhere(same_bits(plan.execute(buf), want))
+    assert everywhere("Y-pencils" in repr(plan) and plan.backend == "cpu")
+    plan.close()
+    plan.close()
+    assert everywhere("closed" in repr(plan))
+    with pytest.raises(dt.Error, match="closed"):
+        plan.execute(buf)
+    with pytest.raises(dt.Error, match="closed"):
+        plan.backend
+
+
+def test_bad_arguments():
+    with dt.Grid(COMM) as grid:
+        def make(shape=(8, 6, 5), pencil="x", dtype="float32", **kw):
+            kw.setdefault("backend", "cpu")
+            return lambda: dt.HaloPlan(grid, shape, pencil, dtype, **kw)
+
+        raises_everywhere(make(halo=(1, -1, 1)), RESULT_INVALID_ARGUMENT, "widths must be 0 or more")
+        raises_everywhere(make(halo=(1, 1, 6), periodic=(F, F, T)), RESULT_INVALID_ARGUMENT, "wider than the periodic axis")
+        raises_everywhere(make(halo=(1, 2)), RESULT_INVALID_ARGUMENT, "three values")
+        raises_everywhere(make(halo=(1, 1.5, 1)), RESULT_INVALID_ARGUMENT, "whole number")
+        raises_everywhere(make(halo=(1 << 40, 1, 1), periodic=F), RESULT_INVALID_ARGUMENT, "too large")
+        raises_everywhere(make(periodic=(T, "yes", T)), RESULT_INVALID_ARGUMENT, "True or False")
+        raises_everywhere(make(periodic=(T, 2, T)), RESULT_INVALID_ARGUMENT, "True or False")
+        raises_everywhere(make(pencil="w"), RESULT_INVALID_ARGUMENT, "'x', 'y' or 'z'")
+        raises_everywhere(make(shape=(8, 6)), RESULT_INVALID_ARGUMENT, "(nx, ny, nz)")
+        raises_everywhere(make(shape=(8, 0, 5)), RESULT_INVALID_ARGUMENT, "shape[1]")
+        raises_everywhere(make(dtype="float128"), RESULT_INVALID_ARGUMENT, "float128")
+        raises_everywhere(make(howmany=0), RESULT_INVALID_ARGUMENT, "howmany")
+        raises_everywhere(make(backend="gpu"), RESULT_INVALID_ARGUMENT, "backend")
+    raises_everywhere(make(), RESULT_INVALID_ARGUMENT, "closed")
+
+
+def test_arguments_that_differ_between_ranks():
+    """One rank's bad argument, and arguments that differ: the same Error on every rank, naming it."""
+    with dt.Grid(COMM) as grid:
+        def make(halo=(1, 1, 1), periodic=(T, T, T), dtype="float64", shape=(8, 6, 5)):
+            return lambda: dt.HaloPlan(grid, shape, "z", dtype, halo=halo, periodic=periodic, backend="cpu")
+
+        msg = raises_everywhere(make(halo=(1, 1, -2) if R == LAST else (1, 1, 1)), RESULT_INVALID_ARGUMENT, "widths")
+        msg = raises_everywhere(make(halo=(1, 2) if R == LAST else (1, 1, 1)), RESULT_INVALID_ARGUMENT, "three values")
+        assert everywhere(R == LAST or f"rank {LAST}:" in msg), msg
+        if COMM.Get_size() > 1:
+            raises_everywhere(make(halo=(1, 1, 2 if R == 0 else 1)), RESULT_MISMATCH, "halo[2] (z) differs between ranks")
+            raises_everywhere(make(periodic=(T, R != 0, T)), RESULT_MISMATCH, "periodic")
+            raises_everywhere(make(dtype="float32" if R == 0 else "float64"), RESULT_MISMATCH, "type")
+            raises_everywhere(make(shape=(8, 6, 5 + (R == LAST))), RESULT_MISMATCH, "nz")
+
+
+def test_bad_buffers():
+    """Wrong arrays on every rank, or on one: Error on every rank before anything is exchanged."""
+    with dt.Grid(COMM) as grid, dt.HaloPlan(grid, (8, 6, 5), "x", "complex64", halo=(1, 2, 1), backend="cpu") as plan:
+        good = poison(plan.padded_shape, "complex64")
+        raises_everywhere(lambda: plan.execute(good.astype(np.complex128)), RESULT_INVALID_ARGUMENT, "complex128")
+        raises_everywhere(lambda: plan.execute(poison(plan.box.shape, "complex64")), RESULT_INVALID_ARGUMENT,
+                          "has shape")
+        wide = poison(plan.padded_shape[:2] + (2 * plan.padded_shape[2],), "complex64")
+        raises_everywhere(lambda: plan.execute(wide[:, :, ::2]), RESULT_INVALID_ARGUMENT, "contiguous")
+        ro = good.copy()
+        ro.flags.writeable = False
+        raises_everywhere(lambda: plan.execute(ro), RESULT_INVALID_ARGUMENT, "read-only")
+        raises_everywhere(lambda: plan.execute(good.tolist()), RESULT_INVALID_ARGUMENT, "not an array")
+        # One rank's wrong array: every rank refuses, naming it, and nothing is written anywhere.
+        mine = good.copy()
+        before = mine.copy()
+        bad = mine.astype(np.complex128) if R == LAST else mine
+        msg = raises_everywhere(lambda: plan.execute(bad), RESULT_INVALID_ARGUMENT, "complex128")
+        assert everywhere(R == LAST or f"rank {LAST}:" in msg), msg
+        assert everywhere(same_bits(mine, before))
+        # ... and the plan still works
+        assert everywhere(plan.execute(good) is good)
+
+
+def test_jax_arrays_refused():
+    """JAX arrays are immutable and the exchange runs in place: a clear Error on every rank."""
+    if GPU is not None and "jax" not in LIBS:
+        pytest.skip("JAX would take GPU memory in a run that does not test it")
+    jnp = pytest.importorskip("jax.numpy")
+    with dt.Grid(COMM) as grid, dt.HaloPlan(grid, (6, 5, 4), "x", "float32", backend="cpu") as plan:
+        a = jnp.zeros(plan.padded_shape, jnp.float32)
+        raises_everywhere(lambda: plan.execute(a), RESULT_INVALID_ARGUMENT, "JAX arrays are not supported by HaloPlan")

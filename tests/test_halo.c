@@ -1,0 +1,291 @@
+/*
+ * Halo exchanges (dtrHalo*) under mpiexec, on the backend argv[1] names (cpu: host buffers, in CI; gpu:
+ * auto on the GPUs, one per rank or shared), against the value every halo cell stands for, computed
+ * from the global index alone:
+ *   - every grid the rank count factors into, every pencil, shapes that do not divide (1, primes, boxes
+ *     thinner than the halo, empty boxes where there are more ranks than cells);
+ *   - widths 0-3 per axis and periodic or not per axis, a sampled set of combinations per grid; every
+ *     element type, howmany 1 and 3;
+ *   - interiors filled from a hash of the global index, halos poisoned: after an execute every halo cell
+ *     holds its global cell's bytes, bit for bit, or (beyond a domain edge that is not periodic) the
+ *     poison still; the interior unchanged; a second execute the same; the caller's device unchanged;
+ *   - bad input: the same error on every rank, from one rank's bad argument or arguments that differ.
+ * test_halo cpu|gpu [-v]   (-v: each case's name before it runs)
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "check.h"
+#include "disttranspose.h"
+#include "node_local.h"
+
+static int rank, nranks, gpu, verbose, myDevice = -1;
+static cudaStream_t stream;
+
+/* Byte k of the entry of global cell (x, y, z): below 0x80, so that no entry equals the poison (0xff). */
+static unsigned char cellByte(const int64_t g[3], const int64_t n[3], size_t k) {
+  uint64_t x = (uint64_t)(g[0] + n[0] * (g[1] + n[1] * g[2])) * 131 + k + 0x9e3779b97f4a7c15ull;
+  x ^= x >> 30, x *= 0xbf58476d1ce4e5b9ull, x ^= x >> 27, x *= 0x94d049bb133111ebull, x ^= x >> 31;
+  return (unsigned char)(x & 0x7f);
+}
+
+static void* alloc(size_t bytes) {
+  void* p = NULL;
+  if (!bytes) bytes = 16;
+  if (gpu) return cudaMalloc(&p, bytes) == cudaSuccess ? p : NULL;
+  return malloc(bytes);
+}
+static void release(void* p) {
+  if (gpu) cudaFree(p);
+  else free(p);
+}
+
+static int allGood(int bad) {
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return !bad;
+}
+
+typedef struct {
+  int64_t shape[3];
+  int pr, pc;
+  dtrPencil_t pencil;
+  dtrDataType_t type;
+  int64_t howmany;
+  int halo[3], periodic[3];
+} Case;
+
+/* The padded box's host image as it must be after an execute (poison where untouched). */
+static void expected(const Case* c, const dtrBox_t* p, const int64_t start[3], unsigned char* want) {
+  const size_t e = p->entry_bytes;
+  const int* o = p->order;
+  size_t u = 0;
+  for (int64_t i2 = 0; i2 < p->size[o[2]]; i2++)
+    for (int64_t i1 = 0; i1 < p->size[o[1]]; i1++)
+      for (int64_t i0 = 0; i0 < p->size[o[0]]; i0++, u++) {
+        const int64_t idx[3] = {i0, i1, i2};
+        int64_t g[3];
+        int untouched = 0;
+        for (int d = 0; d < 3; d++) {
+          const int axis = o[d];
+          int64_t v = p->start[axis] + idx[d];
+          if (v < 0 || v >= c->shape[axis]) {
+            if (c->periodic[axis]) v = ((v % c->shape[axis]) + c->shape[axis]) % c->shape[axis];
+            else untouched = 1;
+          }
+          g[axis] = v;
+        }
+        (void)start;
+        for (size_t k = 0; k < e; k++) want[u * e + k] = untouched ? 0xff : cellByte(g, c->shape, k);
+      }
+}
+
+/* The image before: the interior filled, the halo poisoned. */
+static void initial(const Case* c, const dtrBox_t* p, const int64_t start[3], const int64_t size[3], unsigned char* img) {
+  const size_t e = p->entry_bytes;
+  const int* o = p->order;
+  size_t u = 0;
+  for (int64_t i2 = 0; i2 < p->size[o[2]]; i2++)
+    for (int64_t i1 = 0; i1 < p->size[o[1]]; i1++)
+      for (int64_t i0 = 0; i0 < p->size[o[0]]; i0++, u++) {
+        const int64_t idx[3] = {i0, i1, i2};
+        int64_t g[3];
+        int inside = 1;
+        for (int d = 0; d < 3; d++) {
+          const int axis = o[d];
+          g[axis] = p->start[axis] + idx[d];
+          inside &= g[axis] >= start[axis] && g[axis] < start[axis] + size[axis];
+        }
+        for (size_t k = 0; k < e; k++) img[u * e + k] = inside ? cellByte(g, c->shape, k) : 0xff;
+      }
+}
+
+static void runCase(const Case* c, dtrGrid_t grid) {
+  char name[256];
+  snprintf(name, sizeof name, "%lldx%lldx%lld %s-pencil %s x %lld on %dx%d, halo %d %d %d, periodic %d%d%d",
+           (long long)c->shape[0], (long long)c->shape[1], (long long)c->shape[2], dtrPencilName(c->pencil),
+           dtrDataTypeName(c->type), (long long)c->howmany, c->pr, c->pc, c->halo[0], c->halo[1], c->halo[2],
+           c->periodic[0], c->periodic[1], c->periodic[2]);
+  if (verbose && rank == 0) printf("case %s\n", name), fflush(stdout);
+  dtrConfig_t cfg;
+  dtrConfigInit(&cfg);
+  if (!gpu) cfg.backend = dtrBackendCpu;
+  if (gpu) cfg.timeout = 60;
+  dtrHaloPlan_t plan = NULL;
+  dtrResult_t res = dtrHaloPlanCreate(&plan, grid, c->shape, c->pencil, c->type, c->howmany, c->halo, c->periodic, &cfg);
+  EXPECT(res == dtrSuccess, "%s: create: %s", name, dtrGetLastError());
+  if (res != dtrSuccess) return;
+  dtrBox_t box, padded;
+  dtrPencilBox(grid, c->shape, c->pencil, c->type, c->howmany, -1, &box);
+  EXPECT(dtrHaloGetBox(plan, &padded) == dtrSuccess, "%s: box", name);
+  for (int d = 0; d < 3; d++) {
+    EXPECT(padded.start[d] == box.start[d] - c->halo[d] && padded.size[d] == box.size[d] + 2 * c->halo[d] &&
+               padded.order[d] == box.order[d],
+           "%s: padded box along %d", name, d);
+  }
+  const size_t bytes = padded.bytes;
+  unsigned char* img = malloc(bytes + 1);
+  unsigned char* want = malloc(bytes + 1);
+  unsigned char* got = malloc(bytes + 1);
+  initial(c, &padded, box.start, box.size, img);
+  expected(c, &padded, box.start, want);
+  void* buf = bytes ? alloc(bytes) : NULL;
+  int bad = bytes && !buf;
+  for (int round = 0; round < 2 && allGood(bad); round++) {
+    if (gpu && bytes) cudaMemcpy(buf, img, bytes, cudaMemcpyHostToDevice);
+    else if (bytes) memcpy(buf, img, bytes);
+    res = dtrHaloExecute(plan, buf, stream);
+    EXPECT(res == dtrSuccess, "%s: execute: %s", name, dtrGetLastError());
+    bad |= res != dtrSuccess;
+    if (gpu) {
+      bad |= cudaStreamSynchronize(stream) != cudaSuccess;
+      int d = -1;
+      cudaGetDevice(&d);
+      EXPECT(d == myDevice, "%s: the current device is %d after the execute, not %d", name, d, myDevice);
+    }
+    if (gpu && bytes) cudaMemcpy(got, buf, bytes, cudaMemcpyDeviceToHost);
+    else if (bytes) memcpy(got, buf, bytes);
+    size_t wrong = 0, first = 0;
+    for (size_t i = 0; i < bytes; i++)
+      if (got[i] != want[i] && !wrong++) first = i;
+    EXPECT(!wrong, "%s: round %d: %zu wrong bytes, the first at entry %zu (got %02x, want %02x)", name, round, wrong,
+           first / padded.entry_bytes, got[first], want[first]);
+    bad |= wrong != 0;
+  }
+  release(buf);
+  free(img), free(want), free(got);
+  EXPECT(dtrHaloPlanDestroy(plan) == dtrSuccess, "%s: destroy: %s", name, dtrGetLastError());
+}
+
+static void expectEverywhere(dtrResult_t got, dtrResult_t want, const char* what) {
+  int mine = got == want, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  EXPECT(mine, "%s: got %s (%s), expected %s", what, dtrGetErrorString(got), dtrGetLastError(), dtrGetErrorString(want));
+  EXPECT(all, "%s: another rank did not get %s", what, dtrGetErrorString(want));
+}
+
+static void badInput(void) {
+  dtrGrid_t grid = NULL;
+  if (dtrGridCreate(&grid, MPI_COMM_WORLD, 0, 0) != dtrSuccess) {
+    EXPECT(0, "grid: %s", dtrGetLastError());
+    return;
+  }
+  const int64_t shape[3] = {6, 5, 4}, zero[3] = {6, 0, 4};
+  const int halo[3] = {1, 2, 1}, periodic[3] = {1, 1, 0};
+  dtrConfig_t cfg;
+  dtrConfigInit(&cfg);
+  if (!gpu) cfg.backend = dtrBackendCpu;
+  dtrHaloPlan_t plan = NULL;
+  const dtrDataType_t t = dtrFloat32;
+  expectEverywhere(dtrHaloPlanCreate(NULL, grid, shape, dtrPencilX, t, 1, halo, periodic, &cfg), dtrInvalidArgument, "plan NULL");
+  expectEverywhere(dtrHaloPlanCreate(&plan, NULL, shape, dtrPencilX, t, 1, halo, periodic, &cfg), dtrInvalidArgument, "grid NULL");
+  expectEverywhere(dtrHaloPlanCreate(&plan, grid, zero, dtrPencilX, t, 1, halo, periodic, &cfg), dtrInvalidArgument, "shape with 0");
+  expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, (dtrPencil_t)5, t, 1, halo, periodic, &cfg), dtrInvalidArgument, "pencil 5");
+  expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, (dtrDataType_t)9, 1, halo, periodic, &cfg), dtrInvalidArgument, "type 9");
+  expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 0, halo, periodic, &cfg), dtrInvalidArgument, "howmany 0");
+  expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, NULL, periodic, &cfg), dtrInvalidArgument, "halo NULL");
+  expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, halo, NULL, &cfg), dtrInvalidArgument, "periodic NULL");
+  const int negative[3] = {1, -1, 0}, wide[3] = {7, 0, 0}, wideOpen[3] = {0, 0, 9};
+  expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, negative, periodic, &cfg), dtrInvalidArgument, "width -1");
+  expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, wide, periodic, &cfg), dtrInvalidArgument,
+                   "periodic width beyond the axis");
+  /* Only the last rank's width is bad: every rank fails. */
+  const int* mine = rank == nranks - 1 ? negative : halo;
+  expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, mine, periodic, &cfg), dtrInvalidArgument,
+                   "width -1 on one rank");
+  dtrConfig_t odd = cfg;
+  odd.inplace = 1;
+  expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, halo, periodic, &odd), dtrInvalidArgument, "config.inplace");
+  if (nranks > 1) {
+    const int other[3] = {1, rank == 0 ? 2 : 1, 1}, otherPeriodic[3] = {1, 1, rank == 0};
+    expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, other, periodic, &cfg), dtrMismatch,
+                     "widths differing between ranks");
+    expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, halo, otherPeriodic, &cfg), dtrMismatch,
+                     "periodic differing between ranks");
+    expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, rank == 0 ? dtrPencilX : dtrPencilY, t, 1, halo, periodic, &cfg),
+                     dtrMismatch, "pencils differing between ranks");
+  }
+  /* Wider than a non-periodic axis: served (the cells beyond the domain are left alone). */
+  EXPECT(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, wideOpen, periodic, &cfg) == dtrSuccess,
+         "a non-periodic halo wider than the axis: %s", dtrGetLastError());
+  if (plan) dtrHaloPlanDestroy(plan);
+  plan = NULL;
+  EXPECT(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, halo, periodic, &cfg) == dtrSuccess, "plan: %s", dtrGetLastError());
+  if (plan) {
+    dtrBox_t p;
+    dtrHaloGetBox(plan, &p);
+    void* buf = alloc(p.bytes);
+    expectEverywhere(dtrHaloExecute(plan, rank == 0 && p.bytes ? NULL : buf, stream), dtrInvalidArgument, "buf NULL on rank 0");
+    if (gpu) {
+      void* host = malloc(p.bytes + 16);
+      expectEverywhere(dtrHaloExecute(plan, p.bytes ? host : buf, stream), dtrInvalidArgument, "host memory on a GPU plan");
+      free(host);
+    }
+    dtrBackend_t b;
+    EXPECT(dtrHaloGetBackend(plan, &b) == dtrSuccess && (gpu ? b != dtrBackendCpu : b == dtrBackendCpu), "backend %d", (int)b);
+    expectEverywhere(dtrHaloGetBox(plan, NULL), dtrInvalidArgument, "box NULL");
+    EXPECT(dtrHaloPlanDestroy(plan) == dtrSuccess, "destroy: %s", dtrGetLastError());
+    release(buf);
+  }
+  EXPECT(dtrHaloPlanDestroy(NULL) == dtrInvalidArgument, "destroy of NULL");
+  expectEverywhere(dtrHaloExecute(NULL, NULL, stream), dtrInvalidArgument, "execute of NULL");
+  dtrGridDestroy(grid);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  gpu = argc > 1 && !strcmp(argv[1], "gpu");
+  verbose = argc > 2 && !strcmp(argv[2], "-v");
+  if (gpu) {
+    if (dtrTestGpuOrSkip("test_halo gpu")) {
+      MPI_Finalize();
+      return DTR_TEST_SKIP;
+    }
+    cudaGetDevice(&myDevice);
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+  }
+  int grids[8][2], ngrids = 0;
+  for (int pr = 1; pr <= nranks; pr++)
+    if (nranks % pr == 0 && ngrids < 8) grids[ngrids][0] = pr, grids[ngrids][1] = nranks / pr, ngrids++;
+  /* Shapes: primes, 1, boxes thinner than the halo (2 and 3 cells over 2-4 ranks), more ranks than cells. */
+  static const int64_t shapes[][3] = {{7, 5, 3}, {1, 1, 1}, {6, 2, 3}, {3, 7, 2}, {4, 3, 5}, {2, 1, 11}};
+  const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
+  static const dtrDataType_t types[7] = {dtrInt8, dtrFloat16, dtrBfloat16, dtrFloat32, dtrFloat64, dtrComplex64, dtrComplex128};
+  int n = 0;
+  for (int g = 0; g < ngrids; g++) {
+    dtrGrid_t grid = NULL;
+    if (dtrGridCreate(&grid, MPI_COMM_WORLD, grids[g][0], grids[g][1]) != dtrSuccess) {
+      EXPECT(0, "grid %dx%d: %s", grids[g][0], grids[g][1], dtrGetLastError());
+      continue;
+    }
+    for (int p = 0; p < 3; p++)
+      for (int s = 0; s < nshapes; s++)
+        for (int k = 0; k < 4; k++, n++) {
+          Case c = {{shapes[s][0], shapes[s][1], shapes[s][2]}, grids[g][0], grids[g][1], (dtrPencil_t)p,
+                    types[(n + s) % 7], n % 5 == 2 ? 3 : 1, {0, 0, 0}, {0, 0, 0}};
+          /* Widths 0-3 per axis and periodic per axis, spread over the cases by a hash of the counter. */
+          unsigned v = (unsigned)n * 2654435761u;
+          for (int d = 0; d < 3; d++, v >>= 5) {
+            c.halo[d] = (int)(v % 4);
+            c.periodic[d] = (int)((v >> 2) & 1);
+            if (c.periodic[d] && c.halo[d] > c.shape[d]) c.halo[d] = (int)c.shape[d];
+          }
+          if (k == 3) /* every axis periodic, the widest halo the shape allows */
+            for (int d = 0; d < 3; d++) c.periodic[d] = 1, c.halo[d] = c.shape[d] < 3 ? (int)c.shape[d] : 3;
+          runCase(&c, grid);
+        }
+    dtrGridDestroy(grid);
+  }
+  badInput();
+  if (gpu) cudaStreamDestroy(stream);
+  int failures = dtrTestFailures, total = 0;
+  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) printf("test_halo %s: %d cases on %d ranks\n", gpu ? "gpu" : "cpu", n, nranks);
+  const int result = dtrTestEnd("test_halo");
+  MPI_Finalize();
+  return result || total ? 1 : 0;
+}
