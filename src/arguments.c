@@ -64,10 +64,12 @@ dtrResult_t dtrCheckConfig(const dtrConfig_t* c) {
 }
 
 dtrResult_t dtrAgreeCall(MPI_Comm comm, const dtrAgreedValue* args, int nargs, const dtrConfig_t* cfg) {
-  /* Up to 16 arguments, then the config's 5 fields and the environment's values. */
-  dtrAgreedValue all[16 + 5 + DTR_ENV_AGREED];
+  /* The arguments, then the config's 5 fields and the environment's values. */
+  enum { kMostArgs = 16 };
+  dtrAgreedValue all[kMostArgs + 5 + DTR_ENV_AGREED];
+  if (nargs > kMostArgs) return dtrSetError(dtrInternalError, "dtrAgreeCall takes at most %d arguments, given %d", kMostArgs, nargs);
   int n = 0;
-  for (int i = 0; i < nargs && n < 16; i++) all[n++] = args[i];
+  for (int i = 0; i < nargs; i++) all[n++] = args[i];
   all[n++] = (dtrAgreedValue){"config.backend", (int64_t)cfg->backend, dtrValueBackend};
   all[n++] = (dtrAgreedValue){"config.kernel", (int64_t)cfg->kernel, dtrValueKernel};
   all[n++] = (dtrAgreedValue){"config.stages", cfg->stages, dtrValueNumber};
