@@ -2,7 +2,8 @@
  * The halo exchange on GPUs, all of it ordered on the caller's stream (no host synchronisation; a CUDA
  * graph can capture it).
  *
- *   beside   the local wraps of the cells no step touches, on a side stream forked at the start
+ *   beside   the local wraps of the cells no step touches, on a side stream of the lowest priority
+ *            forked once the first step's transfer is under way
  *   nccl     each step: one launch packs the pieces that are not contiguous in the padded array into
  *            the send buffer; one NCCL group on a communication stream of the highest priority sends
  *            and receives every piece (contiguous ones straight from and into the caller's array: a
@@ -105,9 +106,9 @@ static dtrResult_t createLocal(struct dtrHaloPlan* h, struct dtrHaloGpu* s) {
   /* Never empty: a p2p rank that receives nothing still has a buffer its peers map. */
   CUDACHECK(cudaMalloc((void**)&s->recv, (size_t)recv * h->entry + 256));
   if (!s->p2p && send) CUDACHECK(cudaMalloc((void**)&s->send, (size_t)send * h->entry));
-  CUDACHECK(cudaStreamCreateWithFlags(&s->side, cudaStreamNonBlocking));
   int lowest = 0, highest = 0;
   CUDACHECK(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
+  CUDACHECK(cudaStreamCreateWithPriority(&s->side, cudaStreamNonBlocking, lowest));
   CUDACHECK(cudaStreamCreateWithPriority(&s->comm, cudaStreamNonBlocking, highest));
   CUDACHECK(cudaEventCreateWithFlags(&s->fork, cudaEventDisableTiming));
   CUDACHECK(cudaEventCreateWithFlags(&s->besideDone, cudaEventDisableTiming));
@@ -187,6 +188,22 @@ static dtrResult_t launch(struct dtrHaloGpu* s, int n, int fence, cudaStream_t s
   return dtrSuccess;
 }
 
+/* The local wraps that no step touches, on the side stream of the lowest priority, forked from `stream`
+ * once the first step's transfer is under way: launched first, their blocks would hold every SM and
+ * the transfer would wait for them. */
+static dtrResult_t launchBeside(struct dtrHaloPlan* h, char* buf, cudaStream_t stream) {
+  struct dtrHaloGpu* s = h->gpu;
+  const dtrHaloLayout* l = &h->layout;
+  if (!l->nbeside) return dtrSuccess;
+  CUDACHECK(cudaEventRecord(s->fork, stream));
+  CUDACHECK(cudaStreamWaitEvent(s->side, s->fork, 0));
+  int n = 0;
+  for (int k = 0; k < l->nbeside; k++) s->copies[n++] = copyArgs(buf, buf, dtrHaloCopyOf(l, &l->beside[k]), h->entry);
+  DTRCHECK(launch(s, n, 0, s->side));
+  CUDACHECK(cudaEventRecord(s->besideDone, s->side));
+  return dtrSuccess;
+}
+
 static dtrResult_t ncclStep(struct dtrHaloPlan* h, int i, char* buf, cudaStream_t stream) {
   struct dtrHaloGpu* s = h->gpu;
   const dtrHaloLayout* l = &h->layout;
@@ -199,6 +216,7 @@ static dtrResult_t ncclStep(struct dtrHaloPlan* h, int i, char* buf, cudaStream_
   DTRCHECK(launch(s, n, 0, stream));
   CUDACHECK(cudaEventRecord(s->packed[i], stream));
   CUDACHECK(cudaStreamWaitEvent(s->comm, s->packed[i], 0));
+  if (i == 0) DTRCHECK(launchBeside(h, buf, stream));
   /* Pieces to one peer travel in order (NCCL's rule for one group): each rank lists them in the order
    * of the receiver's layout. */
   dtrResult_t res = dtrSuccess;
@@ -238,6 +256,7 @@ static dtrResult_t p2pStep(struct dtrHaloPlan* h, int i, char* buf, cudaStream_t
   const dtrHaloStep* st = &l->steps[i];
   const size_t e = h->entry;
   CUDACHECK(dtrPeerBarrierLaunch(&s->flags[i], dtrPeerArrive, stream));
+  if (i == 0) DTRCHECK(launchBeside(h, buf, stream));
   int n = 0, engines = 0;
   for (int k = 0; k < st->nsends; k++) {
     const dtrHaloPiece* p = &st->sends[k];
@@ -274,17 +293,10 @@ dtrResult_t dtrHaloGpuExecute(struct dtrHaloPlan* h, char* buf, cudaStream_t str
   const dtrHaloLayout* l = &h->layout;
   const size_t e = h->entry;
   CUDACHECK(cudaSetDevice(h->base->device));
-  int n = 0;
-  if (l->nbeside) {
-    CUDACHECK(cudaEventRecord(s->fork, stream));
-    CUDACHECK(cudaStreamWaitEvent(s->side, s->fork, 0));
-    for (int k = 0; k < l->nbeside; k++) s->copies[n++] = copyArgs(buf, buf, dtrHaloCopyOf(l, &l->beside[k]), e);
-    DTRCHECK(launch(s, n, 0, s->side));
-    CUDACHECK(cudaEventRecord(s->besideDone, s->side));
-  }
+  if (!l->nsteps) DTRCHECK(launchBeside(h, buf, stream));
   for (int i = 0; i < l->nsteps; i++) DTRCHECK(s->p2p ? p2pStep(h, i, buf, stream) : ncclStep(h, i, buf, stream));
   if (l->nbeside) CUDACHECK(cudaStreamWaitEvent(stream, s->besideDone, 0));
-  n = 0;
+  int n = 0;
   for (int k = 0; k < l->nafter; k++) s->copies[n++] = copyArgs(buf, buf, dtrHaloCopyOf(l, &l->after[k]), e);
   return launch(s, n, 0, stream);
 }
