@@ -7,15 +7,26 @@
   compiled      the same for a call of a compiled function: jax.jit(plan.execute) and
                 torch.compile(plan.execute, fullgraph=True), results fresh arrays; and, beside them, the
                 frameworks' eager calls through the same operations (a JAX array, a tensor that requires
-                grad)
+                grad); with --ops fftn,rfftn the same for jitted and compiled fftn and rfftn against
+                dtrFftExecute on the same plan (N^3 for N in --sides); and each framework's floor, a
+                compiled call of one multiplication of the same array (what the framework's dispatch
+                costs with no call of ours)
   fft           fftn and ifftn (rfftn and irfftn for a real dtype) of an N^3 array on a grid; with
                 --c-loop the same plan's dtrFftExecute called from C, with --compare mpi4py-fft
                 mpi4py-fft's PFFT on the same ranks, shape and decomposition; timed in turn
+  jaxdecomp     jitted fftn (and ifftn) on JAX arrays, each process's local X-pencil, against jitted
+                jaxdecomp.fft.pfft3d (pifft3d) of jaxdecomp's pure-JAX backend on the global array of the
+                same shape and type, sharded over a mesh of the same processes (jax.distributed, one
+                device a process) with pdims = the grid's (pr, pc); timed in turn, medians of the slowest
+                process; Parseval's sums of both results checked against each other (--against xla:
+                jnp.fft.fftn of the sharded array instead, XLA's own partitioning)
 
   mpirun -np 4 python bench.py fft --shape 128 --grid 2x2 --c-loop build/libdtr_c_loop.so --compare mpi4py-fft --json f.json
   mpirun -np 1 python bench.py overhead --c-loop build/libdtr_c_loop.so --libs numpy,cupy,torch --json o.json
   mpirun -np 1 python bench.py fft-overhead --c-loop build/libdtr_c_loop.so --libs numpy,cupy,torch --json fo.json
   mpirun -np 1 python bench.py compiled --c-loop build/libdtr_c_loop.so --frameworks jax,torch --device gpu --json c.json
+  mpirun -np 1 python bench.py compiled --c-loop build/libdtr_c_loop.so --ops fftn,rfftn --sides 4 8 --json cf.json
+  mpirun -np 2 python bench.py jaxdecomp --shape 512 --grid 1x2 --dtype complex64 --json jd.json
 """
 
 import argparse
@@ -60,10 +71,14 @@ def make(lib, shape, dtype):
     return a
 
 
+GPU = [0]  # this process's GPU (pick_gpu)
+
+
 def pick_gpu():
     local = COMM.Split_type(MPI.COMM_TYPE_SHARED)
     rank = local.Get_rank()
     local.Free()
+    GPU[0] = rank
     for name in ("cupy", "torch"):
         try:
             mod = __import__(name)
@@ -71,6 +86,7 @@ def pick_gpu():
             continue
         n = mod.cuda.runtime.getDeviceCount() if name == "cupy" else mod.cuda.device_count()
         if n:
+            GPU[0] = rank % n
             if name == "cupy":
                 mod.cuda.Device(rank % n).use()
             else:
@@ -130,7 +146,7 @@ def overhead(args):
 def compiled(args):
     """A call of jax.jit(plan.execute) and torch.compile(plan.execute) against the C loop on the same plan
     and the frameworks' own arrays (XLA's and PyTorch's allocations), and the frameworks' eager calls
-    through the same operations."""
+    through the same operations; the same for the FFT calls of --ops; and the frameworks' floors."""
     c = c_loop(args.c_loop)
     gpu = args.device == "gpu"
     rows = []
@@ -140,43 +156,112 @@ def compiled(args):
         except ImportError:
             log(f"  {fw}: not installed, left out")
             continue
-        for side in args.sides:
-            with dt.Plan(side, side, "float32", COMM, backend=args.backend if gpu else "cpu") as plan:
-                stream = None
-                if fw == "jax":
-                    import jax
-                    import jax.numpy as jnp
-                    device = jax.devices("gpu")[plan.device] if gpu else jax.devices("cpu")[0]
-                    a = jax.device_put(jnp.ones(plan.in_shape, jnp.float32), device)
-                    out = jax.device_put(jnp.zeros(plan.out_shape, jnp.float32), device)
-                    aptr, optr = a.unsafe_buffer_pointer(), out.unsafe_buffer_pointer()
-                    jitted, last = jax.jit(plan.execute), [None]
-                    # JAX runs a device's computations in the order they were dispatched: the last
-                    # result ready, every one is.
-                    finish = lambda: last[0].block_until_ready()  # noqa: E731
-                    modes = [("jit", lambda: last.__setitem__(0, jitted(a))),
-                             ("eager", lambda: last.__setitem__(0, plan.execute(a)))]
+        for what in args.ops.split(","):
+            for side in args.sides:
+                if what == "transpose":
+                    rows += _compiled_transpose(args, c, fw, gpu, side)
                 else:
-                    import torch
-                    dev = torch.device("cuda", plan.device) if gpu else torch.device("cpu")
-                    a = torch.ones(plan.in_shape, dtype=torch.float32, device=dev)
-                    out = torch.zeros(plan.out_shape, dtype=torch.float32, device=dev)
-                    aptr, optr = a.data_ptr(), out.data_ptr()
-                    stream = torch.cuda.current_stream(dev).cuda_stream if gpu else None
-                    g = torch.compile(plan.execute, fullgraph=True, backend=args.torch_backend)
-                    ag = a.clone().requires_grad_(True)
-                    finish = lambda: sync("torch" if gpu else "numpy")  # noqa: E731
-                    modes = [("compile", lambda: g(a)), ("autograd", lambda: plan.execute(ag))]
-                for mode, call in modes:
-                    call()
-                    finish()
-                    t = against_c(call, lambda n: c.dtrBenchExecuteLoop(plan._handle, aptr, optr, stream, n), fw,
-                                  args, finish)
-                    rows.append({"lib": fw, "mode": mode, "backend": plan.backend, "rows": side, "cols": side,
-                                 "dtype": "float32", "ranks": COMM.Get_size(), **t, "iters": args.iters,
-                                 "reps": args.reps})
-                    log(f"  {fw:5s} {mode:8s} {plan.backend:5s} {side:6d}^2 fp32  call {t['python_us']:8.2f} us  "
-                        f"C {t['c_us']:8.2f} us  overhead {t['overhead_us']:6.2f} us")
+                    rows += _compiled_fft(args, c, fw, gpu, side, what)
+    return rows
+
+
+def _framework_arrays(fw, gpu, device, shapes_dtypes):
+    """Arrays of ones of each (shape, dtype), the framework's own, on the plan's device."""
+    if fw == "jax":
+        import jax
+        import jax.numpy as jnp
+        dev = jax.devices("gpu")[device] if gpu else jax.devices("cpu")[0]
+        return [jax.device_put(jnp.ones(s, d), dev) for s, d in shapes_dtypes]
+    import torch
+    dev = torch.device("cuda", device) if gpu else torch.device("cpu")
+    return [torch.ones(s, dtype=getattr(torch, d), device=dev) for s, d in shapes_dtypes]
+
+
+def _pointer(fw, a):
+    return a.unsafe_buffer_pointer() if fw == "jax" else a.data_ptr()
+
+
+def _modes(fw, args, gpu, a, compiled_fn, eager_fn):
+    """The timed calls of a framework: compiled (and its floor), eager through the same operation; and
+    what waits for their work."""
+    if fw == "jax":
+        import jax
+        jitted, floor, last = jax.jit(compiled_fn), jax.jit(lambda v: v * 2), [None]
+        # JAX runs a device's computations in the order they were dispatched: the last result ready,
+        # every one is.
+        finish = lambda: last[0].block_until_ready()  # noqa: E731
+        return finish, [("jit", lambda: last.__setitem__(0, jitted(a))),
+                        ("eager", lambda: last.__setitem__(0, eager_fn(a))),
+                        ("jit floor", lambda: last.__setitem__(0, floor(a)))]
+    import torch
+    g = torch.compile(compiled_fn, fullgraph=True, backend=args.torch_backend)
+    floor = torch.compile(lambda t: t * 2, fullgraph=True, backend=args.torch_backend)
+    ag = a.clone().requires_grad_(True)
+    finish = lambda: sync("torch" if gpu else "numpy")  # noqa: E731
+    return finish, [("compile", lambda: g(a)), ("autograd", lambda: eager_fn(ag)), ("compile floor", lambda: floor(a))]
+
+
+def _compiled_transpose(args, c, fw, gpu, side):
+    rows = []
+    with dt.Plan(side, side, "float32", COMM, backend=args.backend if gpu else "cpu") as plan:
+        a, out = _framework_arrays(fw, gpu, plan.device, [(plan.in_shape, "float32"), (plan.out_shape, "float32")])
+        aptr, optr = _pointer(fw, a), _pointer(fw, out)
+        stream = None
+        if fw == "torch" and gpu:
+            import torch
+            stream = torch.cuda.current_stream(a.device).cuda_stream
+        finish, modes = _modes(fw, args, gpu, a, plan.execute, plan.execute)
+        for mode, call in modes:
+            call()
+            finish()
+            t = against_c(call, lambda n: c.dtrBenchExecuteLoop(plan._handle, aptr, optr, stream, n), fw, args, finish)
+            rows.append({"lib": fw, "op": "transpose", "mode": mode, "backend": plan.backend, "rows": side,
+                         "cols": side, "dtype": "float32", "ranks": COMM.Get_size(), **t, "iters": args.iters,
+                         "reps": args.reps})
+            log(f"  {fw:5s} {mode:13s} transpose {plan.backend:5s} {side:6d}^2 fp32  call {t['python_us']:8.2f} us  "
+                f"C {t['c_us']:8.2f} us  overhead {t['overhead_us']:6.2f} us")
+    return rows
+
+
+def _compiled_fft(args, c, fw, gpu, side, name):
+    """jitted / compiled fftn or rfftn of an N^3 array (complex128, float64) on the default grid."""
+    rows = []
+    shape = (side,) * 3
+    dtype = "float64" if name == "rfftn" else "complex128"
+    cshape = ((side // 2 + 1) if name == "rfftn" else side, side, side)
+    backend = args.backend if gpu else "cpu"
+    call = getattr(dt.fft, name)
+    with dt.Grid(COMM) as grid:
+        device = GPU[0] if gpu else -1
+        x, y = _framework_arrays(fw, gpu, device, [(grid.box(shape, "x", dtype).shape, dtype),
+                                                   (grid.box(cshape, "z", "complex128").shape, "complex128")])
+
+        def fn(v):
+            return call(v, grid, shape, backend=backend)
+        if fw == "torch":
+            import torch
+            with torch.no_grad():
+                fn(x)  # the plan, made eagerly (the direct path)
+        else:
+            fn(x)
+        plan = fft_plan(grid, name, x, shape, backend=backend)
+        xp, yp = _pointer(fw, x), _pointer(fw, y)
+        stream = None
+        if fw == "torch" and gpu:
+            import torch
+            stream = torch.cuda.current_stream(x.device).cuda_stream
+        finish, modes = _modes(fw, args, gpu, x, fn, fn)
+        for mode, run in modes:
+            run()
+            finish()
+            t = against_c(run, lambda n: c.dtrBenchFftLoop(plan.handle, xp, yp, _lib.FFT_FORWARD, stream, n), fw, args,
+                          finish)
+            rows.append({"lib": fw, "op": name, "mode": mode, "backend": plan.backend, "shape": list(shape),
+                         "dtype": dtype, "grid": list(grid.dims), "ranks": COMM.Get_size(), **t, "iters": args.iters,
+                         "reps": args.reps})
+            log(f"  {fw:5s} {mode:13s} {name:9s} {plan.backend:5s} {side:6d}^3 {dtype:10s} "
+                f"call {t['python_us']:8.2f} us  "
+                f"C {t['c_us']:8.2f} us  overhead {t['overhead_us']:6.2f} us")
     return rows
 
 
@@ -325,6 +410,125 @@ def fft(args):
     return rows
 
 
+def _start_jax_distributed():
+    """jax.distributed over the MPI job (one device a process: the process's GPU), before JAX computes
+    anything: jaxdecomp's arrays are global ones, sharded over every process's device."""
+    import socket
+
+    import jax
+    port = COMM.bcast(20000 + os.getpid() % 20000 if COMM.Get_rank() == 0 else None)
+    host = COMM.bcast(socket.gethostname() if COMM.Get_rank() == 0 else None)
+    kw = {}
+    if os.path.exists("/dev/nvidiactl") and os.environ.get("JAX_PLATFORMS", "") != "cpu":
+        kw["local_device_ids"] = [GPU[0]]  # this process's GPU only: one device a process
+    else:  # the host: XLA's collectives between processes through gloo
+        jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    jax.distributed.initialize(f"{host}:{port}", num_processes=COMM.Get_size(), process_id=COMM.Get_rank(), **kw)
+
+
+def _values(jnp, dtype, starts, sizes):
+    """The array of global values sin(0.1 i + 0.2 j + 0.3 k) (+ cos as the imaginary part) on the box
+    starts/sizes of axes [z][y][x] (memory order), the same function for both libraries."""
+    z, y, x = (jnp.arange(s0, s0 + n, dtype=jnp.float32) for s0, n in zip(starts, sizes))
+    phase = 0.3 * z[:, None, None] + 0.2 * y[None, :, None] + 0.1 * x[None, None, :]
+    v = jnp.sin(phase)
+    if "complex" in dtype:
+        v = v + 1j * jnp.cos(phase)
+    return v.astype(dtype)
+
+
+def jaxdecomp_compare(args):
+    """Jitted fftn and ifftn against jaxdecomp's pfft3d and pifft3d (pure-JAX backend), one device a
+    process, the same global shape, type and process grid, timed in turn."""
+    if args.against != "none":
+        _start_jax_distributed()
+    import jax
+    import jax.numpy as jnp
+    shape = (args.shape,) * 3
+    pr, pc = (int(v) for v in args.grid.split("x")) if args.grid else (0, 0)
+    dtype = args.dtype
+    on_gpu = jax.default_backend() != "cpu"
+    backend = args.backend if on_gpu else "cpu"
+    device = jax.local_devices()[0]
+    jax.config.update("jax_default_device", device)  # where our traced calls' plans go
+    rows = []
+    with dt.Grid(COMM, pr, pc) as grid:
+        pr, pc = grid.dims
+        bx = grid.box(shape, "x", dtype)
+        # the X-pencil [z][y][x]: starts and sizes along (x, y, z) reversed
+        x = jax.device_put(_values(jnp, dtype, bx.start[::-1], bx.size[::-1]), device)
+        ours_f = jax.jit(lambda v: dt.fft.fftn(v, grid, shape, backend=backend))
+        ours_i = jax.jit(lambda v: dt.fft.ifftn(v, grid, shape, backend=backend))
+        y = ours_f(x).block_until_ready()
+        back = ours_i(y).block_until_ready()
+        roundtrip = COMM.allreduce(float(jnp.abs(back - x).max()) if x.size else 0.0, op=MPI.MAX)
+        energy = COMM.allreduce(float(jnp.sum(jnp.abs(y) ** 2)) if y.size else 0.0)
+        runs = {"disttranspose": (lambda: ours_f(x), lambda: ours_i(y))}
+        jd_info = {}
+        if args.against != "none":
+            from jax.sharding import NamedSharding
+            from jax.sharding import PartitionSpec as P
+            pdims = tuple(int(v) for v in args.pdims.split("x")) if args.pdims else (pr, pc)
+            # jaxdecomp's layout (its documentation's): axis 0 over the mesh's first axis (pdims[0]), axis 1
+            # over its second, axis 2 whole (its first pass); Auto axis types, which its partitioning needs
+            from jax.sharding import AxisType
+            mesh = jax.make_mesh(pdims, ("x", "y"), axis_types=(AxisType.Auto, AxisType.Auto))
+            sharding = NamedSharding(mesh, P("x", "y"))
+
+            def block(index):
+                starts = [sl.start or 0 for sl in index]
+                sizes = [(sl.stop if sl.stop is not None else n) - st for sl, st, n in zip(index, starts, shape)]
+                return _values(jnp, dtype, starts, sizes)
+            g = jax.make_array_from_callback(shape, sharding, block)
+            if args.against == "jaxdecomp":
+                import jaxdecomp
+                jd_f, jd_i = jax.jit(jaxdecomp.fft.pfft3d), jax.jit(jaxdecomp.fft.pifft3d)
+                version = getattr(jaxdecomp, "__version__", "?")
+            else:  # XLA's own SPMD partitioning of jnp.fft.fftn over the same mesh
+                jd_f, jd_i = jax.jit(jnp.fft.fftn), jax.jit(jnp.fft.ifftn)
+                version = jax.__version__
+            k = jd_f(g).block_until_ready()
+            jd_back = jd_i(k).block_until_ready()
+            jd_energy = float(jax.jit(lambda a: jnp.sum(jnp.abs(a) ** 2))(k))
+            jd_roundtrip = float(jax.jit(lambda a, b: jnp.abs(a - b).max())(jd_back, g))
+            runs[args.against] = (lambda: jd_f(g), lambda: jd_i(k))
+            jd_info = {"version": version, "pdims": list(pdims), "energy_rel_diff": abs(jd_energy - energy) / max(energy, 1e-300),
+                       "jaxdecomp_roundtrip_err": jd_roundtrip}
+            log(f"  Parseval: ours {energy:.6e}, {args.against} {jd_energy:.6e}; round trips {roundtrip:.2e}, "
+                f"{jd_roundtrip:.2e}")
+        timed = {}
+        for d, direction in enumerate(("forward", "inverse")):
+            names = list(runs)
+            for _ in range(args.warmup):
+                for n in names:
+                    runs[n][d]().block_until_ready()
+            wall = {n: [] for n in names}
+            for i in range(args.iters):
+                for j in range(len(names)):
+                    n = names[(i + j) % len(names)]
+                    COMM.Barrier()
+                    t0 = time.perf_counter()
+                    runs[n][d]().block_until_ready()
+                    wall[n].append(time.perf_counter() - t0)
+            for n in names:
+                slowest = np.empty(len(wall[n]))
+                COMM.Allreduce(np.array(wall[n]), slowest, op=MPI.MAX)
+                timed.setdefault(n, {})[direction] = round(float(np.median(slowest) * 1e6), 1)
+        plan = fft_plan(grid, "fftn", x, shape, backend=backend)
+        for impl, t in timed.items():
+            row = {"impl": impl, "shape": list(shape), "dtype": dtype, "grid": [pr, pc], "ranks": COMM.Get_size(),
+                   "device": device.platform, "forward_us": t["forward"], "inverse_us": t["inverse"],
+                   "iters": args.iters, "warmup": args.warmup, "jax": jax.__version__}
+            if impl == "disttranspose":
+                row.update(backend=plan.backend, chunks=plan.chunks, roundtrip_err=roundtrip)
+            else:
+                row.update(jd_info)
+            rows.append(row)
+            log(f"  {impl:14s} fftn {args.shape}^3 {dtype} on {pr} x {pc}: forward {t['forward']:.0f} us, "
+                f"inverse {t['inverse']:.0f} us")
+    return rows
+
+
 def fft_overhead(args):
     """The binding's cost per fftn (rfftn) over dtrFftExecute called from C in a loop, on the same plan
     and arrays; small arrays, so that the host's calls, not the transform, set the pace."""
@@ -378,6 +582,7 @@ def main():
     cp.add_argument("--device", default="cpu", choices=("cpu", "gpu"))
     cp.add_argument("--backend", default="auto", help="of the plans on GPUs")
     cp.add_argument("--torch-backend", default="inductor", help="torch.compile's backend")
+    cp.add_argument("--ops", default="transpose", help="transpose, fftn, rfftn (comma-separated)")
     f = sub.add_parser("fft")
     f.add_argument("--shape", type=int, default=128)
     f.add_argument("--dtype", default="complex128", help="complex: fftn and ifftn; float32, float64: rfftn and irfftn")
@@ -391,13 +596,25 @@ def main():
     f.add_argument("--inverse-norm", default="forward",
                    help="ifftn's norm: 'forward' (the default) scales nothing, as mpi4py-fft's backward and examples/fft3d's "
                         "inverse")
-    for s in (o, fo, cp, f):
+    jd = sub.add_parser("jaxdecomp")
+    jd.add_argument("--shape", type=int, default=512)
+    jd.add_argument("--dtype", default="complex64", choices=("complex64", "complex128"))
+    jd.add_argument("--grid", default="", help="pr x pc of ours (default: the library's choice)")
+    jd.add_argument("--pdims", default="", help="jaxdecomp's pdims (default: the grid's pr x pc)")
+    jd.add_argument("--backend", default="auto", help="of our plans on GPUs")
+    jd.add_argument("--iters", type=int, default=20)
+    jd.add_argument("--warmup", type=int, default=3)
+    jd.add_argument("--against", default="jaxdecomp", choices=("jaxdecomp", "xla", "none"),
+                    help="jaxdecomp's pfft3d; xla: jnp.fft.fftn of the sharded array (XLA's SPMD partitioning); none: "
+                         "ours only (no jax.distributed)")
+    for s in (o, fo, cp, f, jd):
         s.add_argument("--json", default="")
     args = p.parse_args()
     pick_gpu()
     log(f"# disttranspose {dt.__version__} bench {args.what}: {COMM.Get_size()} ranks, Python {sys.version.split()[0]}, "
         f"numpy {np.__version__}")
-    rows = {"overhead": overhead, "fft-overhead": fft_overhead, "compiled": compiled, "fft": fft}[args.what](args)
+    rows = {"overhead": overhead, "fft-overhead": fft_overhead, "compiled": compiled, "fft": fft,
+            "jaxdecomp": jaxdecomp_compare}[args.what](args)
     if args.json and COMM.Get_rank() == 0:
         with open(args.json, "w") as out:
             json.dump(rows, out, indent=1)

@@ -1,7 +1,7 @@
-"""The executes that the frameworks take over as operations of their own: JAX arrays and tracers go
-through XLA's custom calls (_jax.py), PyTorch tensors that autograd or torch.compile follow through
-the custom op (_torch.py); everything else takes the plan's own path. The frameworks' modules are
-imported only for their own arrays."""
+"""The executes and FFTs that the frameworks take over as operations of their own: JAX arrays and
+tracers go through XLA's custom calls (_jax.py), PyTorch tensors that autograd or torch.compile follow
+through the custom op (_torch.py); everything else takes the plan's (or the FFT's) own path. The
+frameworks' modules are imported only for their own arrays."""
 
 NAMES = ("jax", "torch")
 
@@ -16,6 +16,20 @@ def torch_ops():
         _torch = None
     torch_ops = lambda: _torch  # noqa: E731
     return _torch
+
+
+def fft(ad, name, x, grid, shape, norm, out, backend, chunks):
+    """The framework's operation for an FFT call (disttranspose.fft), or NotImplemented for the FFT's own
+    path. Traced by torch.compile: nothing here may leave its graph."""
+    if ad.name == "jax":
+        from . import _jax
+        if _jax.module() is None:  # no custom calls: eager arrays on the FFT's own path, tracers refused there
+            return NotImplemented
+        return _jax.fft(name, x, grid, shape, norm, out, backend, chunks)
+    ops = torch_ops()
+    if ops is not None and ((x.requires_grad and ops.grad_enabled()) or ops.compiling()):
+        return ops.fft(name, x, grid, shape, norm, out, backend, chunks)
+    return NotImplemented
 
 
 def operation(ad, plan, a, out, stream):

@@ -9,9 +9,11 @@ host) with no host synchronization, and eagerly as a one-primitive computation: 
   off JAX's fast dispatch path (0.5 ms a call instead of tens of microseconds on the host). The
   custom calls are marked as having side effects, so XLA neither drops, merges nor repeats one.
 - Differentiation: a plan is linear, so its tangent is the same plan on the tangent, and its transpose
-  (the adjoint, for grad, vjp and linear_transpose) is the reverse plan on the cotangent.
+  (for grad, vjp and linear_transpose) is the reverse plan on the cotangent; an FFT's is its other
+  direction, weighed and conjugated around (_ops.py: JAX's transpose is the bilinear one).
 - vmap: a leading batch of n becomes a plan with howmany * n entries (the batch moved next to the
-  trailing howmany axis: one exchange, not n).
+  trailing howmany axis: one exchange, not n); the FFT, whose plans have no howmany, runs the batch
+  as n executes in order.
 - Checks: a tracer's shape and type are checked at trace time and agreed over the plan's ranks, so a
   wrong one raises Error on every rank before anything is compiled.
 
@@ -71,6 +73,7 @@ def op_of(plan):
         # Eager calls through a jitted call of the primitive: JAX's fast dispatch (apply_primitive, its
         # own path for one primitive, costs ten times as much a call).
         plan._jax_call = jax.jit(functools.partial(execute_p.bind, op=plan._op))
+        plan._jax_scaled = {}  # an FFT's eager calls with norm "forward": jitted with the factor
         plan._jax_registered = True
     return plan._op
 
@@ -83,6 +86,7 @@ def forget(plan):
         jax.block_until_ready(jax.live_arrays())
         module().dtrJaxForget(plan._op)
         plan._jax_call = None
+        plan._jax_scaled = {}
         plan._jax_registered = False
 
 
@@ -118,6 +122,41 @@ def execute(plan, a, out, stream):
     return execute_p.bind(a, op=op) if tracer else plan._jax_call(a)
 
 
+def _trace_device(backend):
+    """The device of a traced FFT's plan: the host for the cpu backend, else JAX's default device, or the
+    process's first (one process a GPU: make it the default, or the only one the process sees)."""
+    if backend == "cpu":
+        return -1
+    d = jax.config.jax_default_device
+    if d is None or isinstance(d, str):  # this process's first (jax.devices() may be every process's)
+        d = jax.local_devices(backend=d)[0] if d else jax.local_devices()[0]
+    return -1 if d.platform == "cpu" else d.local_hardware_id
+
+
+def fft(name, x, grid, shape, norm, out, backend, chunks):
+    """disttranspose.fft's call `name` on a JAX array or tracer: agreed (and its plan made) at trace time,
+    or at each eager call; then the plan's direction as a custom call, and norm "forward"'s factor. An
+    eager call runs the same jitted computation a trace would build: the same bits."""
+    tracer = isinstance(x, jax.core.Tracer)
+    if tracer:
+        device = _trace_device(backend.lower() if isinstance(backend, str) else backend)
+    else:
+        device = _device_of(x)
+    op, factor = _ops.fft_operation(name, grid, shape, norm, out, backend, chunks, _arrays._Jax, x.dtype,
+                                    x.shape, device)
+    plan = _ops.get(op)
+    op_of(plan)
+    if tracer:
+        y = execute_p.bind(x, op=op)
+        return y if factor == 1.0 else y * factor
+    if factor == 1.0:
+        return plan._jax_call(x)
+    call = plan._jax_scaled.get(factor)
+    if call is None:
+        call = plan._jax_scaled[factor] = jax.jit(lambda v: execute_p.bind(v, op=op) * factor)
+    return call(x)
+
+
 execute_p = Primitive("disttranspose_execute")
 _CHAIN = jax.core.ShapedArray((1,), np.uint8)
 _CHAINS = object()  # the key of the chains' ends in a lowering's module context
@@ -129,7 +168,8 @@ def _impl(x, *, op):
 
 
 def _abstract(x, *, op):
-    return jax.core.ShapedArray(_ops.get(op).out_shape, x.dtype)
+    plan = _ops.get(op)
+    return jax.core.ShapedArray(plan.out_shape, plan._expected_out(_arrays._Jax))
 
 
 def _lowering(ctx, x, *, op):
@@ -151,7 +191,20 @@ def _lowering(ctx, x, *, op):
 
 
 def _transpose(ct, x, *, op):
-    return [execute_p.bind(ct, op=op_of(_ops.get(op)._adjoint()))]
+    plan = _ops.get(op)
+    adjoint = op_of(plan._adjoint())
+    weights = plan._adjoint_weights
+    if weights is None:  # real: its transpose is its adjoint
+        return [execute_p.bind(ct, op=adjoint)]
+    # The bilinear transpose of a complex map: conj(adjoint(conj(ct))) (_ops.py).
+    before, after = weights
+    u = jax.numpy.conj(ct)
+    if before is not None:
+        u = u * before
+    y = execute_p.bind(u, op=adjoint)
+    if after is not None:
+        y = y * after
+    return [jax.numpy.conj(y)]
 
 
 def _batch(args, dims, *, op):
@@ -159,6 +212,9 @@ def _batch(args, dims, *, op):
     plan = _ops.get(op)
     n = x.shape[axis]
     batched = plan._batched(n)
+    if batched is None:  # no howmany to batch over: one execute an element, chained in order
+        x = jax.numpy.moveaxis(x, axis, 0)
+        return jax.numpy.stack([execute_p.bind(x[i], op=op) for i in range(n)]), 0
     k = plan._spatial
     x = jax.numpy.moveaxis(x, axis, k).reshape(batched.in_shape)
     y = execute_p.bind(x, op=op_of(batched))

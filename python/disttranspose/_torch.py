@@ -1,8 +1,13 @@
 """PyTorch tensors through a custom op (torch.library), so that autograd differentiates a plan's execute
-and torch.compile(fullgraph=True) traces it: `disttranspose::execute(a, op)`, op a plan's number
-(_ops.py). Its fake implementation gives the result's shape and type from the plan; its backward is
-the reverse plan on the gradient (a transpose's adjoint). CUDA tensors run on the current stream,
-CPU tensors on the cpu backend, zero copy, as outside autograd.
+and an FFT, and torch.compile(fullgraph=True) traces them: `disttranspose::execute(a, op)`, op the
+number of a plan or of an FFT plan's direction (_ops.py). Its fake implementation gives the result's
+shape and type from the plan; its backward is the adjoint on the gradient (a transpose's reverse plan;
+an FFT's other direction, weighed). CUDA tensors run on the current stream, CPU tensors on the cpu
+backend, zero copy, as outside autograd.
+
+An FFT call (disttranspose.fft) finds its operation through _fft_op, which torch.compile runs at trace
+time and keeps as a constant of the graph (torch._dynamo.assume_constant_result): the agreement of the
+call over the grid and the plan's making, collective, happen once per trace, not per compiled call.
 
 A plan reached at trace time for the first time (the reverse plan, when autograd records a call or
 torch.compile traces one) is made then, collectively: every rank records and compiles the same program
@@ -11,7 +16,7 @@ in the same order, so every rank makes it together (_ops.py).
 
 import torch
 
-from . import _arrays, _collective, _ops
+from . import _arrays, _collective, _lib, _ops
 from .errors import RESULT_INVALID_ARGUMENT, Error
 
 grad_enabled = torch.is_grad_enabled
@@ -26,25 +31,95 @@ def execute(plan, a, out, stream):
         if compiling():
             raise Error(RESULT_INVALID_ARGUMENT, problem)
         plan._refuse(plan._live(), problem)
-    return torch.ops.disttranspose.execute(a, plan._op)
+    return _call(a, plan._op)
+
+
+def _call(a, op):
+    """The op autograd follows where a's gradient is asked for; else the same kernel without autograd's
+    wrapper (Python code of torch.library's, a dozen microseconds a call): compiled programs that ask
+    no gradient (inference) call that one."""
+    if a.requires_grad and grad_enabled():
+        return torch.ops.disttranspose.execute(a, op)
+    return torch.ops.disttranspose.run(a, op)
+
+
+def _fft_op(name, grid_number, shape, norm, has_out, backend, chunks, dtype, x_shape, device):
+    """Collective (at trace time under torch.compile, else at each call): the FFT operation of the call
+    and its result's factor (fft._framework_op)."""
+    index = -1 if device.type == "cpu" else device.index
+    return _ops.fft_operation(name, _ops.grid_of(grid_number), shape, norm, True if has_out else None, backend, chunks, _arrays._Torch,
+                             dtype, x_shape, index)
+
+
+_fft_op = torch._dynamo.assume_constant_result(_fft_op)
+
+
+def fft(name, x, grid, shape, norm, out, backend, chunks):
+    """disttranspose.fft's call `name` on a tensor that autograd or torch.compile follows."""
+    # A trace's sizes may be symbolic (a recompiled trace makes them dynamic) and cannot be constants of
+    # the trace: there the op's fake implementation checks the shape (agreed as well).
+    x_shape = None if compiling() else tuple(x.shape)
+    op, factor = _fft_op(name, grid._number, shape, norm, out is not None, backend, chunks, x.dtype, x_shape, x.device)
+    y = _call(x, op)
+    return y if factor == 1.0 else y * factor
 
 
 # Defined with torch.library.Library rather than torch.library.custom_op: the latter's Python wrappers
 # cost 10 us a call more on the host (19 against 9.5 us a call of an empty op).
 _library = torch.library.Library("disttranspose", "DEF")
 _library.define("execute(Tensor a, int op) -> Tensor")
+_library.define("run(Tensor a, int op) -> Tensor")  # the same, outside autograd
 
 
 def _execute(a, op):
+    """The op's kernel: a tensor like the one the plan takes (the one a compiled program traced, or one an
+    eager call checked and agreed) straight to the plan's executor; anything else through the plan's own
+    execute path, which checks it and refuses it on every rank."""
+    fast = _fast.get(op)
+    if fast is None:
+        fast = _fast[op] = _fast_path(_ops.get(op))
+    plan, shape, dtype, device, out_shape, out_dtype, run = fast
+    handle = plan._handle
+    if (handle is not None and a.dtype == dtype and a.shape == shape and a.get_device() == device and a.is_contiguous()
+            and not a.data_ptr() % a.element_size()):
+        out = torch.empty(out_shape, dtype=out_dtype, device=a.device)
+        result = run(handle, a.data_ptr() or None, out.data_ptr() or None,
+                     _arrays._torch_stream_ptr(device) if device >= 0 else None)
+        if result:
+            raise Error(result, _lib.last_error())
+        return out
+    _fast.pop(op, None)
     plan = _ops.get(op)
-    return plan._run(plan._live(), _arrays._Torch, a.contiguous(), None, None)
+    a = a.contiguous()
+    if a.data_ptr() % a.element_size():  # a view into storage of smaller elements (gradcheck makes such)
+        a = a.clone()
+    return plan._run(plan._live(), _arrays._Torch, a, None, None)
+
+
+# What _execute needs of a plan, looked up once: per call, the kernel costs a few attribute reads, an
+# allocation and the C call.
+_fast = {}
+_ops.forgetters.append(lambda op: _fast.pop(op, None))
+
+
+def _fast_path(plan):
+    if plan._direction:
+        fn, direction = _lib.lib.dtrFftExecute, plan._direction
+
+        def run(handle, a, out, stream):
+            return fn(handle, a, out, direction, stream)
+    else:
+        run = _lib.lib.dtrExecute
+    return (plan, torch.Size(plan.in_shape), plan._expected(_arrays._Torch), plan._device, tuple(plan.out_shape),
+            plan._expected_out(_arrays._Torch), run)
 
 
 _library.impl("execute", _execute, "CompositeExplicitAutograd")
+_library.impl("run", _execute, "CompositeExplicitAutograd")
 
 
 @torch.library.register_fake("disttranspose::execute")
-def _(a, op):
+def _fake(a, op):
     """The result's shape and type; a wrong input is refused at trace time on every rank (agreed once per
     plan and input shape: a trace may ask more than once)."""
     plan = _ops.get(op)
@@ -56,15 +131,34 @@ def _(a, op):
         d = _arrays.Described(0, key[0], a.dtype, True, plan._device)
         _collective.agree(plan._comm, _arrays.problem(_arrays._Torch, d, plan.in_shape, expected, plan._device, "a"))
         plan._traced.add(key)
-    return a.new_empty(plan.out_shape, dtype=plan._expected(_arrays._Torch))
+    return a.new_empty(plan.out_shape, dtype=plan._expected_out(_arrays._Torch))
+
+
+torch.library.register_fake("disttranspose::run")(_fake)
 
 
 def _setup(ctx, inputs, output):
-    ctx.adjoint = _ops.get(inputs[1])._adjoint()._op
+    plan = _ops.get(inputs[1])
+    ctx.adjoint = plan._adjoint()._op
+    ctx.weights = plan._adjoint_weights
+
+
+def _weigh(t, w):
+    """t times a factor of _adjoint_weights: a number, or a real array (a constant of the graph)."""
+    if isinstance(w, float):
+        return t * w
+    weights = torch.tensor(w.reshape(-1).tolist(), dtype=getattr(torch, w.dtype.name), device=t.device)
+    return t * weights.reshape(w.shape)
 
 
 def _backward(ctx, grad):
-    return torch.ops.disttranspose.execute(grad, ctx.adjoint), None
+    if ctx.weights is None:
+        return _call(grad, ctx.adjoint), None
+    before, after = ctx.weights
+    if before is not None:
+        grad = _weigh(grad, before)
+    y = _call(grad.contiguous(), ctx.adjoint)
+    return (y if after is None else _weigh(y, after)), None
 
 
 torch.library.register_autograd("disttranspose::execute", _backward, setup_context=_setup)

@@ -17,6 +17,11 @@ differ between ranks and plans that some rank lacks), so that a problem on any r
 every rank before anything runs; then it is the library's dtrFftExecute, on the array library's
 current stream on GPUs. A call on the arrays of the previous one with the same settings skips the
 checks (their results stand) but not the reduction (which a grid of one rank does without).
+
+JAX arrays and tracers, and PyTorch tensors that autograd or torch.compile follow, run as the
+frameworks' own operations (_frameworks.py): each direction of a library plan is an operation of the
+plans' protocol (_ops.py, _FftOp here), agreed and made at trace time (or at an eager call) by
+_framework_op, and differentiated by its adjoint (_FftOp._adjoint_weights says how).
 """
 
 import ctypes
@@ -25,16 +30,14 @@ import zlib
 import numpy
 from mpi4py import MPI
 
-from . import _arrays, _collective, _lib
-from .errors import RESULT_MISMATCH, Error
+from . import _arrays, _collective, _frameworks, _lib, _ops
+from .errors import RESULT_INVALID_ARGUMENT, RESULT_MISMATCH, Error
 from .plan import _config
 
 __all__ = ["fftn", "ifftn", "rfftn", "irfftn"]
 
-# A traced JAX array (inside jax.jit) has no buffer to hand to the library; an XLA FFI custom call of
-# the FFT, where one is registered here as callable(name, x, grid, shape, norm, out, backend, chunks),
-# takes those calls (eager JAX arrays keep the path below).
-jax_traced = None
+# What the frameworks' compiled programs call to run an FFT operation (_ops.py): dtrFftExecute itself.
+_EXECUTOR = ctypes.cast(_lib.lib.dtrFftExecute, ctypes.c_void_p).value
 
 
 def fftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0):
@@ -64,8 +67,20 @@ def irfftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=
 
 
 def _transform(name, x, grid, shape, norm, out, backend, chunks):
+    # First, and traceable by torch.compile: the frameworks' operations (a type that is not known yet
+    # is not a framework's: its first call takes the path below, which learns its type).
+    ad = _arrays._BY_TYPE.get(type(x))
+    if ad is None:
+        try:
+            ad = _arrays.adapter(x)
+        except TypeError:  # not an array: refused below, on every rank
+            pass
+    if ad is not None and ad.name in _frameworks.NAMES:
+        result = _frameworks.fft(ad, name, x, grid, shape, norm, out, backend, chunks)
+        if result is not NotImplemented:
+            return result
     state = grid._plans.get(_STATE) or _State.of(grid)
-    problem = call = None
+    problem = call = plan = None
     device = -1
     try:
         ad = _arrays._BY_TYPE.get(type(x)) or _arrays.adapter(x)
@@ -84,19 +99,10 @@ def _transform(name, x, grid, shape, norm, out, backend, chunks):
             call, plan, send, device, xptr, out, optr = _prepare(state, name, x, grid, shape, norm, out, backend,
                                                                  chunks, ad, call)
         stream = ad.stream(x, None, device) or None
-    except _Traced as traced:
-        return traced.result
     except Exception as e:  # whatever one rank alone raises must stop every rank, not leave them waiting
         problem, send = str(e) or type(e).__name__, _State.PROBLEM
 
-    if not state.alone:
-        state.comm.Allreduce(send[0], state.recv, MPI.MAX)
-    if problem is not None or not state.alone and state.buffer.tobytes() != send[1]:
-        _disagreed(state, problem, call, device, send)
-        plan = state.plans[call.agreed(device)[1]]
-    elif send[2] & 1:  # every rank lacks the plan: the first call with these settings
-        plan = state.make_plan(call, device)
-
+    plan = _agree(state, problem, call, device, send, plan)
     result = _lib.lib.dtrFftExecute(plan.handle, xptr or None, optr or None, call.direction, stream)
     if result:
         raise Error(result, _lib.last_error())
@@ -105,12 +111,90 @@ def _transform(name, x, grid, shape, norm, out, backend, chunks):
     return out if ad.synchronous_result else ad.finish(out)
 
 
-class _Traced(Exception):
-    """A traced JAX call, answered by the registered custom call (jax_traced)."""
+def _agree(state, problem, call, device, send, plan):
+    """Collective over the grid: the agreement of a call (_State), its plan made where every rank lacks
+    it; Error on every rank for a problem or settings that differ. Returns the plan."""
+    if not state.alone:
+        state.comm.Allreduce(send[0], state.recv, MPI.MAX)
+    if problem is not None or not state.alone and state.buffer.tobytes() != send[1]:
+        _disagreed(state, problem, call, device, send)
+        return state.plans[call.agreed(device)[1]]
+    if send[2] & 1:  # every rank lacks the plan: the first call with these settings
+        return state.make_plan(call, device)
+    return plan
 
-    def __init__(self, result):
-        super().__init__()
-        self.result = result
+
+def _framework_op(name, grid, shape, norm, out, backend, chunks, ad, dtype, x_shape, device):
+    """Collective over the grid, at trace time (jax.jit, torch.compile) or at a framework's eager call:
+    the checks of a call on an array described by its type, shape (None: left to the operation's
+    trace) and device (None: sharded over several devices), agreed as every call's are, the plan made
+    where missing. Returns the number of the operation that runs the call (_FftOp) and the factor its
+    result takes (norm "forward")."""
+    state = grid._plans.get(_STATE) or _State.of(grid)
+    # The hot path of eager calls: the same call on an array like the last one's needs the agreement
+    # only (its checks stand).
+    try:
+        hot = state.framework_hot.get((name, shape, norm, out, backend, chunks, ad, dtype, x_shape, device))
+    except TypeError:  # an unhashable argument: the full path
+        hot = None
+    if hot is not None and hot[0].handle is not None:
+        plan, send, op, factor, _ = hot
+        if state.alone:
+            return op, factor
+        state.comm.Allreduce(send[0], state.recv, MPI.MAX)
+        if state.buffer.tobytes() == send[1]:
+            return op, factor
+        # settings that differ (Error everywhere), or a rank without the plan (made again everywhere)
+        state.framework_hot.clear()
+        call = state.calls[hot[4]]
+        _disagreed(state, None, call, device, send)
+        return state.plans[call.agreed(device)[1]].op(call.direction, call)._op, factor
+    call = plan = key = None
+    problem = None
+    try:
+        if ad.name not in _LIBRARIES:
+            raise TypeError(f"x is a {ad.name} array; the FFT takes NumPy, CuPy, PyTorch or JAX arrays")
+        key = (name, shape, norm, backend, chunks, ad, dtype)
+        try:
+            call = state.calls.get(key)
+        except TypeError:  # an unhashable argument (a list): worked out at every call
+            key = None
+        if call is None:
+            call = _Call(grid, name, shape, norm, backend, chunks, ad, dtype)
+            if key is not None:
+                state.calls[key] = call
+        if out is not None:
+            raise ValueError(f"out: {ad.name} arrays here are the framework's own (immutable JAX arrays, tensors that "
+                             "autograd or torch.compile follow); leave out=None (the result is a new array)")
+        if device is None:
+            raise ValueError("x is a JAX array sharded over several devices: pass each process's local array")
+        _check_framework(call, ad, None if x_shape is None else tuple(x_shape), dtype, device)
+        _, pkey, send = call.agreed(device)
+        plan = state.plans.get(pkey)
+        if plan is None or plan.device != device:
+            send = _State.value(send[2] | 1)
+    except Exception as e:  # whatever one rank alone raises must stop every rank, not leave them waiting
+        problem, send = str(e) or type(e).__name__, _State.PROBLEM
+    plan = _agree(state, problem, call, device, send, plan)
+    op = plan.op(call.direction, call)._op
+    if key is not None and x_shape is not None:
+        _, _, send = call.agreed(device)
+        state.framework_hot[(name, shape, norm, out, backend, chunks, ad, dtype, x_shape, device)] = \
+            (plan, send, op, call.factor, key)
+    return op, call.factor
+
+
+def _check_framework(call, ad, shape, dtype, device):
+    """The checks of a framework's array (a tracer has no buffer: its type, shape and device; shape None:
+    checked by the operation's own trace, PyTorch's fake implementation)."""
+    if shape is not None and shape != call.x_box:
+        raise ValueError(f"x has shape {shape}; this rank's {call.x_pencil}-pencil is {call.x_box}")
+    if device < 0 and call.backend in ("nccl", "p2p"):
+        raise ValueError(f"x is in host memory; backend '{call.backend}' runs on GPUs")
+    if device >= 0 and call.backend == "cpu":
+        raise ValueError(f"x is on GPU {device}; backend 'cpu' transforms host memory")
+    if dtype != call.x_dtype:
+        raise ValueError(f"x has elements of {ad.name_of(dtype)}; {call.name} takes {ad.name_of(call.x_dtype)} here")
 
 
 def _prepare(state, name, x, grid, shape, norm, out, backend, chunks, ad, call):
@@ -120,9 +204,9 @@ def _prepare(state, name, x, grid, shape, norm, out, backend, chunks, ad, call):
     if ad.name not in _LIBRARIES:
         raise TypeError(f"x is a {ad.name} array; the FFT takes NumPy, CuPy, PyTorch or JAX arrays")
     if ad is _arrays._Jax and _traced(x):
-        if jax_traced is None:
-            raise ValueError(f"x is a traced JAX array (inside jax.jit): {name} takes concrete arrays (eager calls)")
-        raise _Traced(jax_traced(name, x, grid, shape, norm, out, backend, chunks))
+        raise ValueError(f"x is a traced JAX array (jax.jit, grad, vmap): {name} takes it through disttranspose's XLA "
+                         "custom calls, which this installation lacks (jax was not importable when it was built): "
+                         "reinstall with 'pip install --no-build-isolation ./python' in an environment that has jax")
     if call is None:
         call = _Call(grid, name, shape, norm, backend, chunks, ad, x.dtype)
         try:
@@ -184,7 +268,11 @@ class _Call:
                                 "complex64 or complex128" + (" (rfftn takes real arrays)" if name == "fftn" else "")))
         xtype = _REAL[ctype] if kind else ctype  # the X-pencil side's
         cshape = (sh[0] // 2 + 1, sh[1], sh[2]) if kind else sh
-        x_side, z_side = grid.box(sh, "x", xtype).shape, grid.box(cshape, "z", ctype).shape
+        z_box = grid.box(cshape, "z", ctype)
+        x_side, z_side = grid.box(sh, "x", xtype).shape, z_box.shape
+        # Where the Z-pencil's x axis is, and its first x (an R2C adjoint weighs the x planes).
+        self.z_x_axis, self.z_x_start = list(reversed(z_box.order)).index("x"), z_box.start[0]
+        self.xtype, self.ctype, self.x_side, self.z_side = xtype, ctype, x_side, z_side
         forward = direction == _lib.FFT_FORWARD
         if forward:
             self.x_box, self.x_type, self.out_box, self.out_type = x_side, xtype, z_side, ctype
@@ -226,8 +314,16 @@ class _Call:
 class _Plan:
     """A library FFT plan (dtrFftPlan_t) on one device (-1: host memory)."""
 
-    def __init__(self, handle, device):
-        self.handle, self.device = handle, device
+    def __init__(self, handle, device, comm):
+        self.handle, self.device, self.comm = handle, device, comm
+        self.ops = {}  # the plan's directions as operations of JAX and PyTorch programs, made when asked
+
+    def op(self, direction, call):
+        """The operation of one direction (call: any call of this plan, for its sides)."""
+        found = self.ops.get(direction)
+        if found is None:
+            found = self.ops[direction] = _FftOp(self, direction, call)
+        return found
 
     def _get(self, getter, kind=ctypes.c_int):
         value = kind()
@@ -250,11 +346,120 @@ class _Plan:
         """Collective. The library frees a plan without waiting for its executes, and on GPUs the calls
         return before their work has run: a GPU plan goes after its device's queued work."""
         if self.handle is not None:
+            for op in self.ops.values():
+                op.forget()
+            self.ops.clear()
             handle, self.handle = self.handle, None
             if self.device >= 0:
                 from ._cuda import synchronize
                 synchronize(self.device)
             _lib.check(_lib.lib.dtrFftPlanDestroy(handle))
+
+
+class _FftOp:
+    """One direction of a library FFT plan as an operation of JAX and PyTorch programs: the plans'
+    protocol (_ops.py), with dtrFftExecute and that direction as the executor. It is the plan's own
+    transform (its norm: none, inverse or ortho, the library's); norm "forward"'s factor is the
+    framework's multiplication after it.
+
+    Its adjoint (the Hermitian one, PyTorch's backward; JAX's transpose conjugates around it) is the
+    plan's other direction, weighed: with s_f and s_i the plan's scales of the forward and inverse
+    (1, 1/N or 1/sqrt(N)), F the unnormalized forward DFT and G the inverse (F^H = G):
+      C2C forward  s_f F   ->  s_f G = (s_f / s_i) * inverse;  C2C inverse s_i G  ->  (s_i / s_f) * forward.
+      R2C forward  x -> s_f (F x)[half]: its adjoint is g -> s_f Re(G pad(g)), pad putting the half
+        spectrum back among zeros. The library's C2R computes Re(G pad(D h)), D = 2 on the x planes
+        that stand for two of the full spectrum (0 < kx < nx/2) and 1 on kx = 0 and nx/2 (even nx),
+        so the adjoint is (s_f / s_i) * inverse(D^-1 g).
+      C2R inverse  h -> s_i Re(G pad(D h)): its adjoint is t -> s_i D (F t)[half] = (s_i / s_f) D forward(t).
+    _adjoint_weights is (before, after): a factor (a number, or a real array along the Z-pencil's x
+    axis) each, or None."""
+
+    _executor = _EXECUTOR
+    _spatial = 3  # no howmany: _batched gives None (a batch runs as one execute an element)
+
+    def __init__(self, plan, direction, call):
+        self._plan, self._direction = plan, direction
+        x_side, z_side = (call.x_side, call.xtype), (call.z_side, call.ctype)
+        (self.in_shape, self.dtype), (self.out_shape, self.out_dtype) = \
+            (x_side, z_side) if direction == _lib.FFT_FORWARD else (z_side, x_side)
+        self._device, self._comm = plan.device, plan.comm
+        self._call = call
+        self._expect = {}
+        self._weights = None
+        self._jax_registered = False  # known to JAX's custom calls (_jax.py)
+        self._traced = set()  # the (shape, dtype) of inputs torch.compile traced and the ranks agreed on
+        self._op = _ops.add(self)
+
+    @property
+    def _handle(self):
+        return self._plan.handle
+
+    def _live(self):
+        if self._plan.handle is None:
+            raise Error(RESULT_INVALID_ARGUMENT, "this FFT plan has been closed (its grid was closed)")
+        return self._plan.handle
+
+    def _expected(self, ad):
+        """The input's element type as ad's library names it."""
+        e = self._expect.get(ad)
+        if e is None:
+            e = self._expect[ad] = (ad.dtype(self.dtype), ad.dtype(self.out_dtype))
+        return e[0]
+
+    def _expected_out(self, ad):
+        self._expected(ad)
+        return self._expect[ad][1]
+
+    def _adjoint(self):
+        """Not collective: the plan's other direction (the weights: _adjoint_weights)."""
+        return self._plan.op(-self._direction, self._call)
+
+    def _batched(self, n):
+        return None
+
+    @property
+    def _adjoint_weights(self):
+        if self._weights is None:
+            call = self._call
+            n = call.shape[0] * call.shape[1] * call.shape[2]
+            s_f, s_i = {"none": (1.0, 1.0), "inverse": (1.0, 1.0 / n), "ortho": (n ** -0.5, n ** -0.5)}[call.cnorm]
+            forward = self._direction == _lib.FFT_FORWARD
+            scale = s_f / s_i if forward else s_i / s_f
+            if not call.kind:
+                self._weights = (None, None if scale == 1.0 else scale)
+            else:
+                nx, size = call.shape[0], call.z_side[call.z_x_axis]
+                kx = call.z_x_start + numpy.arange(size)
+                once = (kx == 0) | ((nx % 2 == 0) & (kx == nx // 2))  # planes of one of the full spectrum
+                w = numpy.where(once, 1.0, 0.5 if forward else 2.0) * scale
+                shape = [1, 1, 1]
+                shape[call.z_x_axis] = size
+                w = w.astype(call.xtype).reshape(shape)
+                self._weights = (w, None) if forward else (None, w)
+        return self._weights
+
+    def _run(self, handle, ad, a, out, stream):
+        """The op's eager execute (PyTorch's op): its checks were agreed where it was traced or by the
+        call that led here (_framework_op), and what a compiled program hands it is what it traced."""
+        d = ad.describe(a, _SCRATCH)
+        _SCRATCH.clear()
+        if tuple(d.shape) != self.in_shape or d.dtype != self._expected(ad) or not d.contiguous:
+            raise Error(RESULT_INVALID_ARGUMENT, f"x ({tuple(d.shape)}, {d.dtype}) is not what was traced: "
+                                                 f"{self.in_shape}, {self.dtype}")
+        out = ad.empty(a, self.out_shape, self.out_dtype)
+        optr = _pointer_of_new(ad, out)
+        result = _lib.lib.dtrFftExecute(handle, d.ptr or None, optr or None, self._direction,
+                                        ad.stream(a, stream, self._device) or None)
+        if result:
+            raise Error(result, _lib.last_error())
+        return out
+
+    def forget(self):
+        """Before the plan is destroyed: JAX's custom calls forget the operation."""
+        if self._jax_registered:
+            from . import _jax
+            _jax.forget(self)
+        _ops.forget(self._op)
 
 
 class _State:
@@ -271,6 +476,7 @@ class _State:
         self.grid, self.comm = grid, grid.comm
         self.plans = {}
         self.calls = {}
+        self.framework_hot = {}  # _framework_op's calls that passed: (plan, what to give, op, factor, call key)
         self.alone = grid.comm.Get_size() == 1  # nothing to agree on
         self.buffer = numpy.zeros(2, numpy.int64)
         self.recv = [self.buffer, MPI.INT64_T]
@@ -304,13 +510,14 @@ class _State:
         handle = ctypes.c_void_p()
         _lib.check(_lib.lib.dtrFftPlanCreate(ctypes.byref(handle), self.grid._live(), (ctypes.c_int64 * 3)(*call.shape),
                                              call.kind, call.plan_type, ctypes.byref(cfg)))
-        plan = self.plans[key] = _Plan(handle.value, device)
+        plan = self.plans[key] = _Plan(handle.value, device, self.comm)
         return plan
 
     def close(self):
         plans = list(self.plans.values())
         self.plans.clear()
         self.calls.clear()
+        self.framework_hot.clear()
         for plan in plans:
             plan.close()
 
@@ -396,3 +603,6 @@ _LIBRARIES = ("numpy", "cupy", "torch", "jax")
 _STATE = "fft"
 _State.PROBLEM = _State.value(-1)
 _SCRATCH = _arrays.PointerCache()
+
+
+_ops.fft_operation = _framework_op

@@ -2,7 +2,7 @@
 
 import ctypes
 
-from . import _arrays, _collective, _lib
+from . import _arrays, _collective, _lib, _ops
 from .errors import Error
 
 _AXES = "xyz"
@@ -64,6 +64,7 @@ class Grid:
         handle = ctypes.c_void_p()
         _lib.check(_lib.lib.dtrGridCreateF(ctypes.byref(handle), fcomm, r, c))
         self._handle = handle.value
+        self._number = _ops.grid_number(self)
         self.comm = comm
         dims = [ctypes.c_int() for _ in range(4)]
         _lib.check(_lib.lib.dtrGridGetDims(self._handle, *(ctypes.byref(d) for d in dims)))

@@ -180,6 +180,12 @@ class _PlanBase:
             e = self._expect[ad] = ad.dtype(self._dtype)
         return e
 
+    # A transpose's result has its input's element type (an FFT operation's may not: _ops.py).
+    _expected_out = _expected
+
+    # The adjoint is _adjoint() itself: a transpose is a permutation, real (_ops.py).
+    _adjoint_weights = None
+
     def _refuse(self, handle, problem):
         """Every rank's execute fails with this rank's problem (dtrExecuteRefuse), before anything runs."""
         _lib.lib.dtrExecuteRefuse(handle, problem.encode())

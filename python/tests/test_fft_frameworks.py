@@ -1,0 +1,382 @@
+"""The distributed FFT (disttranspose.fft) as an operation of JAX and PyTorch programs: on the host (cpu
+backend, in CI) and on GPUs where there are. jax.jit against eager calls bit for bit and both against
+numpy.fft of the whole array (every transform, every norm, odd shapes, every grid, empty boxes);
+jax.vjp, jax.grad, jax.jvp and jax.linear_transpose against jax.numpy.fft of the whole array; vmap;
+torch.autograd.gradcheck of each transform as a function of the whole array (float64, complex128);
+torch.compile(fullgraph=True) forward and backward against eager; a wrong tracer or tensor refused at
+trace time on every rank."""
+
+import os
+
+import numpy as np
+import pytest
+from conftest import COMM, GPU, everywhere, framework_platforms, gathered, largest, raises_everywhere, same_bits
+from test_fft import half, local, whole
+
+import disttranspose as dt
+from disttranspose.errors import RESULT_INVALID_ARGUMENT
+
+R, LAST = COMM.Get_rank(), COMM.Get_size() - 1
+# Odd and even nx (the R2C adjoint's doubled planes), primes, axes of fewer planes than ranks.
+SHAPES = [(6, 5, 4), (7, 3, 5), (2, 3, 1)]
+# gradcheck perturbs every entry of the whole array: small ones, even and odd nx.
+GRADCHECK_SHAPES = [(4, 3, 2), (5, 2, 3)]
+NORMS = ["backward", "ortho", "forward"]
+# name: (its inverse, whether x is real, whether x is the X-pencil side)
+KINDS = {"fftn": ("ifftn", False, True), "ifftn": ("fftn", False, False),
+         "rfftn": ("irfftn", True, True), "irfftn": ("rfftn", False, False)}
+_BUILT = {}
+
+
+def grids():
+    p = COMM.Get_size()
+    return [(pr, p // pr) for pr in range(1, p + 1) if p % pr == 0]
+
+
+def host_fft_built():
+    """Whether this build's library has the FFT of host memory (FFTW): found out once, on every rank."""
+    if "host" not in _BUILT:
+        try:
+            with dt.Grid(COMM) as grid:
+                dt.fft.fftn(np.zeros(grid.box((1, 1, 1), "x", "complex128").shape, np.complex128), grid, (1, 1, 1))
+            _BUILT["host"] = True
+        except dt.Error as e:
+            if "no FFTW" not in str(e):
+                raise
+            _BUILT["host"] = False
+    return _BUILT["host"]
+
+
+def sides(name, shape, grid, dtype="float64"):
+    """The call's input and output: (box, element type, the whole array [z][y][x] maker) per side."""
+    ctype = "complex128" if dtype == "float64" else "complex64"
+    real = name in ("rfftn", "irfftn")
+    xtype = dtype if real else ctype
+    cshape = half(shape) if real else shape
+    x_side = (grid.box(shape, "x", xtype), xtype, shape)
+    z_side = (grid.box(cshape, "z", ctype), ctype, cshape)
+    return (x_side, z_side) if KINDS[name][2] else (z_side, x_side)
+
+
+def whole_of(shape_xyz, dtype, seed):
+    """A whole array [z][y][x] of `dtype`, the same on every rank (seeded)."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape_xyz[::-1])
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * rng.standard_normal(shape_xyz[::-1])
+    return a.astype(dtype)
+
+
+def reference(name, shape, norm, xp):
+    """The call on whole arrays [z][y][x] with xp's fft (numpy.fft or jax.numpy.fft)."""
+    if name == "fftn":
+        return lambda a: xp.fft.fftn(a, norm=norm)
+    if name == "ifftn":
+        return lambda a: xp.fft.ifftn(a, norm=norm)
+    if name == "rfftn":
+        return lambda a: xp.fft.rfftn(a, norm=norm)
+    return lambda a: xp.fft.irfftn(a, s=shape[::-1], axes=(0, 1, 2), norm=norm)
+
+
+def call(name, grid, shape, norm, backend):
+    fn = getattr(dt.fft, name)
+    return lambda a: fn(a, grid, shape, norm=norm, backend=backend)
+
+
+class Worst:
+    """The largest error of a test's results, relative to the largest entry of the whole reference."""
+
+    def __init__(self):
+        self.value, self.ok = 0.0, True
+
+    def add(self, got, want, reference):
+        got = np.asarray(got)
+        self.ok &= got.shape == want.shape and got.dtype == want.dtype
+        if self.ok and got.size:
+            self.value = max(self.value, float(np.abs(got - want).max() / max(np.abs(reference).max(), 1e-300)))
+
+    def below(self, tolerance):
+        worst = largest(self.value)
+        return everywhere(self.ok) and worst <= tolerance, worst
+
+
+# ---- JAX -----------------------------------------------------------------------------------------
+
+class JaxWhere:
+    """A platform of the JAX tests: its device, the backend of its plans, and a context that makes the
+    device JAX's default (a traced call's plan goes where the computation runs)."""
+
+    def __init__(self, platform):
+        import jax
+        self.gpu = platform == "gpu"
+        self.backend = os.environ.get("DTR_TEST_GPU_BACKEND", "auto") if self.gpu else "cpu"
+        self.device = jax.devices("gpu")[GPU] if self.gpu else jax.devices("cpu")[0]
+
+    def put(self, a):
+        import jax
+        return jax.device_put(np.ascontiguousarray(a), self.device)
+
+    def default(self):
+        import jax
+        return jax.default_device(self.device)
+
+
+@pytest.fixture(params=framework_platforms("jax"))
+def jax_where(request):
+    jax = pytest.importorskip("jax")
+    from disttranspose import _jax
+    if _jax.module() is None:
+        pytest.skip("disttranspose was built without jax (no custom calls)")
+    jax.config.update("jax_enable_x64", True)
+    if request.param == "cpu" and not host_fft_built():
+        pytest.skip("this build of the library has no FFTW: the FFT of host memory is not there")
+    return JaxWhere(request.param)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", list(KINDS))
+def test_jax_jit_matches_eager(jax_where, name, dtype):
+    """Every transform and norm on every grid and shape: jitted and eager the same bits, both against
+    numpy.fft of the whole array, fresh arrays on the input's device; two calls in one function."""
+    import jax
+    worst, same, n = Worst(), True, 0
+    tolerance = 1e-12 if dtype == "float64" else 2e-5
+    with jax_where.default():
+        for pr, pc in grids():
+            with dt.Grid(COMM, pr, pc) as grid:
+                for i, shape in enumerate(SHAPES):
+                    norm = NORMS[(i + n) % len(NORMS)]
+                    (bin_, tin, sin), (bout, tout, sout) = sides(name, shape, grid, dtype)
+                    data = whole_of(sin, tin, 10 + i)
+                    if name == "irfftn":  # a real array's spectrum, so that the round trip gives it back
+                        data = np.fft.rfftn(whole_of(shape, dtype, 10 + i)).astype(tin)
+                    wide = np.complex128 if "complex" in tin else np.float64
+                    want = reference(name, shape, norm, np)(data.astype(wide))
+                    f = call(name, grid, shape, norm, jax_where.backend)
+                    x = jax_where.put(local(data, bin_))
+                    eager, jitted = f(x), jax.jit(f)(x)
+                    same &= same_bits(np.asarray(eager), np.asarray(jitted))
+                    same &= list(jitted.devices()) == [jax_where.device] and jitted.dtype == np.dtype(tout)
+                    worst.add(np.asarray(jitted).astype(want.dtype), local(want, bout), want)
+                    # a round trip in one jitted function (two custom calls, chained)
+                    back = call(KINDS[name][0], grid, shape, norm, jax_where.backend)
+                    round_trip = np.asarray(jax.jit(lambda u: back(f(u)))(x))
+                    worst.add(round_trip.astype(np.float64 if tin.startswith("float") else np.complex128),
+                              local(data, bin_).astype(np.float64 if tin.startswith("float") else np.complex128), data)
+                    n += 1
+    ok, value = worst.below(tolerance)
+    assert ok and everywhere(same), f"{n} cases: error {value:.3g}, bits {same}"
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+def test_jax_gradients(jax_where, name):
+    """vjp (eager and jitted), linear_transpose, jvp and grad of each transform and norm against
+    jax.numpy.fft of the whole array: the transpose of this rank's part is this rank's part of the
+    whole transpose. float64 / complex128; irfftn's cotangent of a non-Hermitian spectrum included."""
+    import jax
+    import jax.numpy as jnp
+    worst, n = Worst(), 0
+    with jax_where.default():
+        for pr, pc in grids():
+            with dt.Grid(COMM, pr, pc) as grid:
+                for i, shape in enumerate(SHAPES):
+                    norm = NORMS[(i + pr) % len(NORMS)]
+                    (bin_, tin, sin), (bout, tout, sout) = sides(name, shape, grid)
+                    X, W, T = whole_of(sin, tin, 20 + i), whole_of(sout, tout, 30 + i), whole_of(sin, tin, 40 + i)
+                    ref = reference(name, shape, norm, jnp)
+                    with jax.default_device(jax.devices("cpu")[0]):
+                        _, pull = jax.vjp(ref, jnp.asarray(X))
+                        g_want = np.asarray(pull(jnp.asarray(W))[0])
+                        t_want = np.asarray(jax.jvp(ref, (jnp.asarray(X),), (jnp.asarray(T),))[1])
+                        # grad of a real loss: sum(Re(conj(W) * f(X)))
+                        loss_want = np.asarray(jax.grad(lambda a: jnp.sum(jnp.real(jnp.conj(W) * ref(a))))(
+                            jnp.asarray(X)))
+                    f = call(name, grid, shape, norm, jax_where.backend)
+                    x, w, t = (jax_where.put(local(a, b)) for a, b in ((X, bin_), (W, bout), (T, bin_)))
+                    y, pull = jax.vjp(f, x)
+                    worst.add(pull(w)[0], local(g_want, bin_), g_want)
+                    worst.add(jax.jit(lambda c: jax.vjp(f, x)[1](c)[0])(w), local(g_want, bin_), g_want)
+                    worst.add(jax.linear_transpose(f, x)(w)[0], local(g_want, bin_), g_want)
+                    worst.add(jax.jvp(f, (x,), (t,))[1], local(t_want, bout), t_want)
+
+                    def loss(a):
+                        return jnp.sum(jnp.real(jnp.conj(w) * f(a)))
+                    worst.add(jax.jit(jax.grad(loss))(x), local(loss_want, bin_), loss_want)
+                    n += 1
+    ok, value = worst.below(1e-12)
+    assert ok, f"{n} cases: error {value:.3g}"
+
+
+def test_jax_vmap(jax_where):
+    """A batch runs one execute an element: the same bits as the calls one by one, eager and jitted."""
+    import jax
+    ok = True
+    shape = (5, 4, 3)
+    with jax_where.default():
+        with dt.Grid(COMM) as grid:
+            for name in ("fftn", "rfftn"):
+                (bin_, tin, sin), _ = sides(name, shape, grid)
+                f = call(name, grid, shape, "ortho", jax_where.backend)
+                xs = jax_where.put(np.stack([local(whole_of(sin, tin, s), bin_) for s in range(3)]))
+                want = np.stack([np.asarray(f(v)) for v in xs])
+                ok &= same_bits(np.asarray(jax.vmap(f)(xs)), want)
+                ok &= same_bits(np.asarray(jax.jit(jax.vmap(f))(xs)), want)
+                ok &= same_bits(np.asarray(jax.vmap(f, in_axes=1, out_axes=1)(np.moveaxis(xs, 0, 1))),
+                                np.moveaxis(want, 0, 1))
+    assert everywhere(ok)
+
+
+def test_jax_wrong_tracer_refused_at_trace_time():
+    """A tracer of the wrong shape or type raises Error at trace time on every rank, naming the rank
+    where only one is wrong; the same function runs afterwards."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+    from disttranspose import _jax
+    if _jax.module() is None:
+        pytest.skip("disttranspose was built without jax (no custom calls)")
+    jax.config.update("jax_enable_x64", True)
+    shape = (6, 5, 4)
+    with jax.default_device(jax.devices("cpu")[0]), dt.Grid(COMM) as grid:
+        bx = grid.box(shape, "x", "complex128").shape
+        f = jax.jit(lambda v: dt.fft.fftn(v, grid, shape, backend="cpu"))
+        raises_everywhere(lambda: f.lower(jax.ShapeDtypeStruct((bx[0] + 1,) + bx[1:], jnp.complex128)),
+                          RESULT_INVALID_ARGUMENT, "x has shape")
+        raises_everywhere(lambda: f.lower(jax.ShapeDtypeStruct(bx, jnp.int32)), RESULT_INVALID_ARGUMENT,
+                          "elements of int32")
+        raises_everywhere(lambda: f.lower(jax.ShapeDtypeStruct(bx, jnp.float64)), RESULT_INVALID_ARGUMENT,
+                          "complex64 or complex128")
+        bad = (bx[0] + (R == LAST),) + bx[1:]
+        msg = raises_everywhere(lambda: f.lower(jax.ShapeDtypeStruct(bad, jnp.complex128)), RESULT_INVALID_ARGUMENT,
+                                "shape")
+        assert everywhere(R == LAST or f"rank {LAST}:" in msg), msg
+        raises_everywhere(lambda: jax.grad(lambda v: jnp.sum(jnp.abs(dt.fft.fftn(v, grid, shape, backend="cpu"))))(
+            jnp.zeros(bad, jnp.complex128)), RESULT_INVALID_ARGUMENT, "shape")
+        raises_everywhere(lambda: dt.fft.fftn(jnp.zeros(bx, jnp.complex128), grid, shape, out=1),
+                          RESULT_INVALID_ARGUMENT, "leave out=None")
+        if host_fft_built():
+            bz = grid.box(shape, "z", "complex128").shape
+            assert everywhere(np.asarray(f(jnp.zeros(bx, jnp.complex128))).shape == bz)
+
+
+# ---- PyTorch -------------------------------------------------------------------------------------
+
+class TorchWhere:
+    def __init__(self, platform):
+        import torch
+        self.gpu = platform == "gpu"
+        self.backend = os.environ.get("DTR_TEST_GPU_BACKEND", "auto") if self.gpu else "cpu"
+        self.device = torch.device("cuda", GPU) if self.gpu else torch.device("cpu")
+
+    def put(self, a):
+        import torch
+        return torch.from_numpy(np.ascontiguousarray(a)).to(self.device)
+
+
+@pytest.fixture(params=framework_platforms("torch"))
+def torch_where(request):
+    pytest.importorskip("torch")
+    if request.param == "cpu" and not host_fft_built():
+        pytest.skip("this build of the library has no FFTW: the FFT of host memory is not there")
+    return TorchWhere(request.param)
+
+
+def host(t):
+    return t.detach().cpu().numpy()
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+def test_torch_gradcheck(torch_where, name):
+    """Each transform and norm, as a function of the whole array whose gradient the ranks assemble:
+    gradcheck's numerical Jacobian against the analytical one of the adjoints (float64, complex128)."""
+    import torch
+    from test_torch import _Gather, _Scatter
+    ok, n = True, 0
+    for pr, pc in grids():
+        with dt.Grid(COMM, pr, pc) as grid:
+            for i, shape in enumerate(GRADCHECK_SHAPES):
+                norm = NORMS[(i + pr) % len(NORMS)]
+                (bin_, tin, _), _ = sides(name, shape, grid)
+                f = call(name, grid, shape, norm, torch_where.backend)
+                sizes = COMM.allgather(int(np.prod(bin_.shape)))
+                start = sum(sizes[:R])
+
+                def whole_fn(a):
+                    return _Gather.apply(f(_Scatter.apply(a, start, bin_.shape)))
+                rng = np.random.default_rng(5 + i)
+                total = sum(sizes)
+                a = rng.standard_normal(total) + (1j * rng.standard_normal(total) if "complex" in tin else 0)
+                x = torch.from_numpy(a.astype(tin)).to(torch_where.device).requires_grad_(True)
+                ok &= torch.autograd.gradcheck(whole_fn, (x,), eps=1e-6, atol=1e-8, raise_exception=False)
+                n += 1
+    assert everywhere(ok), f"{n} cases"
+
+
+def test_torch_autograd_matches_direct(torch_where):
+    """A tensor that requires grad goes through the op: the same bits as the direct path."""
+    import torch
+    ok = True
+    shape = (7, 3, 5)
+    with dt.Grid(COMM) as grid:
+        for name in KINDS:
+            for norm in NORMS:
+                (bin_, tin, sin), _ = sides(name, shape, grid)
+                f = call(name, grid, shape, norm, torch_where.backend)
+                x = torch_where.put(local(whole_of(sin, tin, 3), bin_))
+                y = f(x.clone().requires_grad_(True))
+                ok &= y.grad_fn is not None and same_bits(host(y), host(f(x)))
+    assert everywhere(ok)
+
+
+def _compile_backends():
+    # Inductor compiles C++ for the host: one run of it (on one rank) is enough; aot_eager traces the
+    # same graph through dynamo and AOTAutograd everywhere.
+    return ["aot_eager"] + (["inductor"] if COMM.Get_size() == 1 else [])
+
+
+@pytest.mark.parametrize("backend", _compile_backends())
+def test_torch_compile_fullgraph(torch_where, backend):
+    """torch.compile(fullgraph=True) traces through fftn and rfftn and their inverses (a graph break
+    would raise): the same bits as eager, forward and backward."""
+    import torch
+    torch._dynamo.reset()
+    ok = True
+    shape = (6, 5, 4)
+    with dt.Grid(COMM) as grid:
+        for name, norm in (("fftn", "backward"), ("rfftn", "forward"), ("irfftn", "ortho")):
+            (bin_, tin, sin), _ = sides(name, shape, grid)
+            fn = getattr(dt.fft, name)
+            inverse = getattr(dt.fft, KINDS[name][0])
+
+            def f(t):
+                y = fn(t * 2, grid, shape, norm=norm, backend=torch_where.backend)
+                return inverse(y * y.abs(), grid, shape, norm=norm, backend=torch_where.backend)
+
+            g = torch.compile(f, fullgraph=True, backend=backend)
+            x = torch_where.put(local(whole_of(sin, tin, 8), bin_))
+            ok &= same_bits(host(g(x)), host(f(x)))
+            xg, xe = x.clone().requires_grad_(True), x.clone().requires_grad_(True)
+            g(xg).abs().sum().backward()
+            f(xe).abs().sum().backward()
+            ok &= np.allclose(host(xg.grad), host(xe.grad), rtol=1e-12, atol=1e-12)
+            ok &= same_bits(host(g(x)), host(f(x)))  # again, on the compiled graph
+    assert everywhere(ok)
+
+
+def test_torch_compiled_wrong_shape_refused_everywhere(torch_where):
+    """A tensor of the wrong shape on one rank: torch.compile's trace stops on every rank, naming it."""
+    import torch
+    torch._dynamo.reset()
+    shape = (6, 5, 4)
+    with dt.Grid(COMM) as grid:
+        bx = grid.box(shape, "x", "complex128").shape
+        g = torch.compile(lambda t: dt.fft.fftn(t, grid, shape, backend=torch_where.backend) + 1, fullgraph=True,
+                          backend="aot_eager")
+        try:
+            g(torch_where.put(np.zeros((bx[0] + (R == LAST),) + bx[1:], np.complex128)))
+            failed = ""
+        except Exception as e:  # noqa: BLE001 (dynamo wraps what the trace raised)
+            failed = str(e)
+        messages = gathered(failed[:200])
+        assert everywhere("has shape" in failed and (R == LAST or f"rank {LAST}" in failed)), messages
+        x = torch_where.put(np.zeros(bx, np.complex128))
+        assert everywhere(host(g(x)).shape == grid.box(shape, "z", "complex128").shape)
