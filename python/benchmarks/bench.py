@@ -426,6 +426,15 @@ def _start_jax_distributed():
     jax.distributed.initialize(f"{host}:{port}", num_processes=COMM.Get_size(), process_id=COMM.Get_rank(), **kw)
 
 
+def _c_stream():
+    """A non-blocking stream for the C calls (as the caller's stream of a C program; the legacy default
+    stream would wait for every other stream of the device) and the wait for it."""
+    import cupy
+    s = cupy.cuda.Stream(non_blocking=True)
+    _c_stream.keep = s
+    return s.ptr, s.synchronize
+
+
 def _values(jnp, dtype, starts, sizes):
     """The array of global values sin(0.1 i + 0.2 j + 0.3 k) (+ cos as the imaginary part) on the box
     starts/sizes of axes [z][y][x] (memory order), the same function for both libraries."""
@@ -464,6 +473,27 @@ def jaxdecomp_compare(args):
         roundtrip = COMM.allreduce(float(jnp.abs(back - x).max()) if x.size else 0.0, op=MPI.MAX)
         energy = COMM.allreduce(float(jnp.sum(jnp.abs(y) ** 2)) if y.size else 0.0)
         runs = {"disttranspose": (lambda: ours_f(x), lambda: ours_i(y))}
+        if args.c_loop:
+            # The same plans called from C on the same arrays (written over: they are ours), timed alike.
+            c = c_loop(args.c_loop)
+            fplan = fft_plan(grid, "fftn", x, shape, backend=backend)
+            iplan = fft_plan(grid, "ifftn", y, shape, backend=backend)
+            y_c, back_c = ours_f(x).block_until_ready(), ours_i(y).block_until_ready()
+            stream, sync = _c_stream() if on_gpu else (None, lambda: None)
+
+            class _Done:
+                def block_until_ready(self):
+                    sync()
+
+            def c_call(plan, a, b, direction):
+                pa, pb = a.unsafe_buffer_pointer() if a.size else None, b.unsafe_buffer_pointer() if b.size else None
+
+                def run():
+                    if c.dtrBenchFftLoop(plan.handle, pa, pb, direction, stream, 1) < 0:
+                        raise dt.Error(1, _lib.last_error())
+                    return _Done()
+                return run
+            runs["C"] = (c_call(fplan, x, y_c, _lib.FFT_FORWARD), c_call(iplan, y, back_c, _lib.FFT_INVERSE))
         jd_info = {}
         if args.against != "none":
             from jax.sharding import NamedSharding
@@ -519,8 +549,10 @@ def jaxdecomp_compare(args):
             row = {"impl": impl, "shape": list(shape), "dtype": dtype, "grid": [pr, pc], "ranks": COMM.Get_size(),
                    "device": device.platform, "forward_us": t["forward"], "inverse_us": t["inverse"],
                    "iters": args.iters, "warmup": args.warmup, "jax": jax.__version__}
-            if impl == "disttranspose":
-                row.update(backend=plan.backend, chunks=plan.chunks, roundtrip_err=roundtrip)
+            if impl in ("disttranspose", "C"):
+                row.update(backend=plan.backend, chunks=plan.chunks)
+                if impl == "disttranspose":
+                    row.update(roundtrip_err=roundtrip)
             else:
                 row.update(jd_info)
             rows.append(row)
@@ -601,6 +633,7 @@ def main():
     jd.add_argument("--dtype", default="complex64", choices=("complex64", "complex128"))
     jd.add_argument("--grid", default="", help="pr x pc of ours (default: the library's choice)")
     jd.add_argument("--pdims", default="", help="jaxdecomp's pdims (default: the grid's pr x pc)")
+    jd.add_argument("--c-loop", default="", help="the C loop library (libdtr_c_loop.so): the same plans called from C")
     jd.add_argument("--backend", default="auto", help="of our plans on GPUs")
     jd.add_argument("--iters", type=int, default=20)
     jd.add_argument("--warmup", type=int, default=3)
