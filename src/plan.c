@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backends/gpu/device.h"
+#include "backends/gpu/stream_wait.h"
 #include "backends/nccl/stage_rule.h"
 #include "backends/p2p/p2p_rule.h"
 #include "backends/workspace.h"
@@ -152,29 +153,13 @@ static void abortDeviceWork(dtrPlan_t plan) {
   if (plan->ops->abort) plan->ops->abort(plan);
 }
 
-/*
- * Under a deadline: waits for the stream (the execute's work and whatever the caller queued before
- * it), polling the transport's asynchronous error. Past the deadline, or on an error, the backend's
- * device work is aborted, the stream given a moment to drain, and the plan marked broken. A stream
- * being captured has nothing running to wait for.
- */
+static dtrResult_t pollPlan(void* plan) { return asyncError(plan); }
+static void abortPlan(void* plan) { abortDeviceWork(plan); }
+
+/* Under a deadline: waits for the stream (the execute's work and whatever the caller queued before it);
+ * past it, or on the transport's error, the backend's device work is aborted and the plan marked broken. */
 static dtrResult_t waitForStream(dtrPlan_t plan, cudaStream_t stream, const char* what) {
-  enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  CUDACHECK(cudaStreamIsCapturing(stream, &capture));
-  if (capture != cudaStreamCaptureStatusNone) return dtrSuccess;
-  dtrResult_t res = dtrSuccess;
-  for (long polls = 0; res == dtrSuccess; polls++) {
-    const cudaError_t err = cudaStreamQuery(stream);
-    if (err == cudaSuccess) return dtrSuccess;
-    if (err != cudaErrorNotReady) CUDACHECK(err);
-    res = asyncError(plan);
-    if (res == dtrSuccess && dtrDeadlinePassed()) res = dtrDeadlineMissed(what);
-    if (res == dtrSuccess) dtrPollPause(polls);
-  }
-  abortDeviceWork(plan);
-  const double drainUntil = MPI_Wtime() + 10;
-  while (cudaStreamQuery(stream) == cudaErrorNotReady && MPI_Wtime() < drainUntil) dtrPollPause(1L << 30);
-  return res;
+  return dtrStreamWaitUnderDeadline(stream, what, pollPlan, abortPlan, plan);
 }
 
 dtrResult_t dtrPlanRun(dtrPlan_t plan, dtrResult_t checked, const void* in, void* out, cudaStream_t stream) {

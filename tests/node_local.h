@@ -42,4 +42,12 @@ static inline int dtrTestGpuOrSkip(const char* name) {
   return any;
 }
 
+/* The pr x pc grids of `nranks` ranks, pr ascending (at most 8): *count of them into grids. */
+static inline int dtrTestGrids(int nranks, int grids[8][2]) {
+  int n = 0;
+  for (int pr = 1; pr <= nranks; pr++)
+    if (nranks % pr == 0 && n < 8) grids[n][0] = pr, grids[n][1] = nranks / pr, n++;
+  return n;
+}
+
 #endif

@@ -447,9 +447,8 @@ int main(int argc, char** argv) {
     cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
   }
   /* The grids of this rank count: slabs, pencils P x 1, and the squarest other factorizations. */
-  int grids[8][2], ngrids = 0;
-  for (int pr = 1; pr <= nranks; pr++)
-    if (nranks % pr == 0 && ngrids < 8) grids[ngrids][0] = pr, grids[ngrids][1] = nranks / pr, ngrids++;
+  int grids[8][2];
+  const int ngrids = dtrTestGrids(nranks, grids);
   static const int64_t shapes[][3] = {{8, 6, 5}, {9, 7, 4}, {1, 1, 1}, {5, 3, 2}, {17, 12, 10}, {2, 13, 3}, {16, 16, 16}};
   const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
   static const dtrFftKind_t kinds[4] = {dtrFftC2C, dtrFftC2C, dtrFftR2C, dtrFftR2C};

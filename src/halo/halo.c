@@ -11,6 +11,7 @@
 
 #include "arguments.h"
 #include "backends/gpu/device.h"
+#include "backends/gpu/stream_wait.h"
 #include "core/checks.h"
 #include "core/device_guard.h"
 #include "core/params.h"
@@ -194,26 +195,16 @@ static dtrResult_t checkBuffer(struct dtrHaloPlan* h, const void* buf) {
   return dtrSuccess;
 }
 
+static dtrResult_t pollHalo(void* h) { return dtrHaloGpuAsyncError(h); }
+static void abortHalo(void* h) {
+  ((struct dtrHaloPlan*)h)->base->broken = 1;
+  dtrHaloGpuAbort(h);
+}
+
 /* Under a deadline on a GPU: waits for the stream, polling NCCL's asynchronous error; past the deadline
  * the device work that waits for other ranks is released and the plan marked broken. */
 static dtrResult_t waitForStream(struct dtrHaloPlan* h, cudaStream_t stream) {
-  enum cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  CUDACHECK(cudaStreamIsCapturing(stream, &capture));
-  if (capture != cudaStreamCaptureStatusNone) return dtrSuccess;
-  dtrResult_t res = dtrSuccess;
-  for (long polls = 0; res == dtrSuccess; polls++) {
-    const cudaError_t err = cudaStreamQuery(stream);
-    if (err == cudaSuccess) return dtrSuccess;
-    if (err != cudaErrorNotReady) CUDACHECK(err);
-    res = dtrHaloGpuAsyncError(h);
-    if (res == dtrSuccess && dtrDeadlinePassed()) res = dtrDeadlineMissed("the halo exchange on the GPU");
-    if (res == dtrSuccess) dtrPollPause(polls);
-  }
-  h->base->broken = 1;
-  dtrHaloGpuAbort(h);
-  const double drainUntil = MPI_Wtime() + 10;
-  while (cudaStreamQuery(stream) == cudaErrorNotReady && MPI_Wtime() < drainUntil) dtrPollPause(1L << 30);
-  return res;
+  return dtrStreamWaitUnderDeadline(stream, "the halo exchange on the GPU", pollHalo, abortHalo, h);
 }
 
 dtrResult_t dtrHaloExecute(dtrHaloPlan_t h, void* buf, cudaStream_t stream) {
