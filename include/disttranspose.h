@@ -391,6 +391,10 @@ dtrResult_t dtrHaloPlanCreate(dtrHaloPlan_t* plan, dtrGrid_t grid, const int64_t
 /* Collective. In place on the padded local array (dtrHaloGetBox), stream-ordered on GPUs (no host sync,
  * graph-capturable where the backend allows), returns when done on cpu. */
 dtrResult_t dtrHaloExecute(dtrHaloPlan_t plan, void* buf, cudaStream_t stream);
+/* Collective, in place of dtrHaloExecute, for language bindings: this rank's own checks of its array
+ * failed (`problem` says how). Every rank's execute then fails with dtrInvalidArgument and this rank's
+ * message, and nothing is exchanged. */
+dtrResult_t dtrHaloExecuteRefuse(dtrHaloPlan_t plan, const char* problem);
 /* Not collective: this rank's padded box: start = box.start - halo, size = box.size + 2 halo, order = the pencil's. */
 dtrResult_t dtrHaloGetBox(dtrHaloPlan_t plan, dtrBox_t* padded);
 dtrResult_t dtrHaloGetBackend(dtrHaloPlan_t plan, dtrBackend_t* backend);

@@ -202,6 +202,11 @@ static void badInput(void) {
     dtrHaloGetBox(plan, &p);
     void* buf = alloc(p.bytes);
     expectEverywhere(dtrHaloExecute(plan, rank == 0 && p.bytes ? NULL : buf, stream), dtrInvalidArgument, "buf NULL on rank 0");
+    /* A binding's own check failed on the last rank: every rank fails, with that rank's message. */
+    const dtrResult_t refused = rank == nranks - 1 ? dtrHaloExecuteRefuse(plan, "buf has the wrong shape")
+                                                   : dtrHaloExecute(plan, buf, stream);
+    expectEverywhere(refused, dtrInvalidArgument, "refused on the last rank");
+    EXPECT(strstr(dtrGetLastError(), "wrong shape") != NULL, "refused: '%s'", dtrGetLastError());
     if (gpu) {
       void* host = malloc(p.bytes + 16);
       expectEverywhere(dtrHaloExecute(plan, p.bytes ? host : buf, stream), dtrInvalidArgument, "host memory on a GPU plan");

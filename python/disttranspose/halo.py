@@ -164,10 +164,9 @@ class HaloPlan:
                 s = ad.stream(buf, stream, d.device)
         except Exception as e:  # whatever one rank alone finds must stop every rank, not leave them waiting
             problem = str(e) or type(e).__name__
-        if self._comm.Get_size() > 1:
-            _collective.agree(self._comm, problem)
-        elif problem is not None:
-            raise Error(1, problem)
+        if problem is not None:  # every rank's execute fails with this rank's problem, before anything moves
+            _lib.lib.dtrHaloExecuteRefuse(handle, problem.encode())
+            raise Error(1, _lib.last_error())
         _lib.check(_lib.lib.dtrHaloExecute(handle, ptr or None, s or None))
         return buf
 

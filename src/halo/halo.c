@@ -207,12 +207,13 @@ static dtrResult_t waitForStream(struct dtrHaloPlan* h, cudaStream_t stream) {
   return dtrStreamWaitUnderDeadline(stream, "the halo exchange on the GPU", pollHalo, abortHalo, h);
 }
 
-dtrResult_t dtrHaloExecute(dtrHaloPlan_t h, void* buf, cudaStream_t stream) {
+/* `refused`: the caller's own checks failed (dtrHaloExecuteRefuse); else buf is checked here. */
+static dtrResult_t execute(dtrHaloPlan_t h, dtrResult_t refused, void* buf, cudaStream_t stream) {
   if (!h) return dtrSetError(dtrInvalidArgument, "plan is NULL");
   if (h->base->broken) return dtrSetError(dtrTimeout, "this halo plan timed out in an earlier execute; destroy it");
   const dtrDeviceGuard guard = dtrDeviceSave();
   const dtrDeadline saved = dtrDeadlineEnter(h->base->timeout);
-  dtrResult_t res = dtrAgree(h->grid->comm, checkBuffer(h, buf));
+  dtrResult_t res = dtrAgree(h->grid->comm, refused != dtrSuccess ? refused : checkBuffer(h, buf));
   if (res == dtrSuccess) {
     if (h->base->backend == dtrBackendCpu) {
       res = dtrHaloCpuExecute(h, buf);
@@ -224,6 +225,14 @@ dtrResult_t dtrHaloExecute(dtrHaloPlan_t h, void* buf, cudaStream_t stream) {
   dtrDeadlineLeave(saved);
   if (res == dtrTimeout) h->base->broken = 1;
   return dtrDeviceRestore(guard, res);
+}
+
+dtrResult_t dtrHaloExecute(dtrHaloPlan_t h, void* buf, cudaStream_t stream) { return execute(h, dtrSuccess, buf, stream); }
+
+dtrResult_t dtrHaloExecuteRefuse(dtrHaloPlan_t h, const char* problem) {
+  if (!h) return dtrSetError(dtrInvalidArgument, "plan is NULL");
+  return execute(h, dtrSetError(dtrInvalidArgument, "%s", problem && *problem ? problem : "the caller refused its array"),
+                 NULL, NULL);
 }
 
 dtrResult_t dtrHaloGetBox(dtrHaloPlan_t h, dtrBox_t* padded) {
