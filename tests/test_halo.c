@@ -23,6 +23,15 @@
 #include "node_local.h"
 
 static int rank, nranks, gpu, verbose, myDevice = -1;
+static MPI_Comm caseComm; /* the ranks of the case's grid: the world, or one half of it */
+
+/* The caller's device is as it was after a library call (GPU mode). */
+static void expectDevice(const char* name, const char* after) {
+  if (!gpu) return;
+  int d = -1;
+  cudaGetDevice(&d);
+  EXPECT(d == myDevice, "%s: the current device is %d after %s, not %d", name, d, after, myDevice);
+}
 static cudaStream_t stream;
 
 /* Byte k of the entry of global cell (x, y, z): below 0x80, so that no entry equals the poison (0xff). */
@@ -44,7 +53,7 @@ static void release(void* p) {
 }
 
 static int allGood(int bad) {
-  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, caseComm);
   return !bad;
 }
 
@@ -99,6 +108,7 @@ static void runCase(const Case* c, dtrGrid_t grid) {
   if (gpu) cfg.timeout = 60;
   dtrHaloPlan_t plan = NULL;
   dtrResult_t res = dtrHaloPlanCreate(&plan, grid, c->shape, c->pencil, c->type, c->howmany, c->halo, c->periodic, &cfg);
+  expectDevice(name, "dtrHaloPlanCreate");
   EXPECT(res == dtrSuccess, "%s: create: %s", name, dtrGetLastError());
   if (res != dtrSuccess) return;
   dtrBox_t box, padded;
@@ -123,12 +133,8 @@ static void runCase(const Case* c, dtrGrid_t grid) {
     res = dtrHaloExecute(plan, buf, stream);
     EXPECT(res == dtrSuccess, "%s: execute: %s", name, dtrGetLastError());
     bad |= res != dtrSuccess;
-    if (gpu) {
-      bad |= cudaStreamSynchronize(stream) != cudaSuccess;
-      int d = -1;
-      cudaGetDevice(&d);
-      EXPECT(d == myDevice, "%s: the current device is %d after the execute, not %d", name, d, myDevice);
-    }
+    expectDevice(name, "dtrHaloExecute");
+    if (gpu) bad |= cudaStreamSynchronize(stream) != cudaSuccess;
     if (gpu && bytes) cudaMemcpy(got, buf, bytes, cudaMemcpyDeviceToHost);
     else if (bytes) memcpy(got, buf, bytes);
     size_t wrong = 0, first = 0;
@@ -141,6 +147,7 @@ static void runCase(const Case* c, dtrGrid_t grid) {
   release(buf);
   free(img), free(want), free(got);
   EXPECT(dtrHaloPlanDestroy(plan) == dtrSuccess, "%s: destroy: %s", name, dtrGetLastError());
+  expectDevice(name, "dtrHaloPlanDestroy");
 }
 
 static void expectEverywhere(dtrResult_t got, dtrResult_t want, const char* what) {
@@ -227,6 +234,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  caseComm = MPI_COMM_WORLD;
   gpu = argc > 1 && !strcmp(argv[1], "gpu");
   verbose = argc > 2 && !strcmp(argv[2], "-v");
   if (gpu) {
@@ -267,6 +275,26 @@ int main(int argc, char** argv) {
           runCase(&c, grid);
         }
     dtrGridDestroy(grid);
+  }
+  /* Each half of the world a grid of its own (slabs, and pencils where a half has two ranks or more),
+   * both halves exchanging at the same time. */
+  if (nranks > 1) {
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &caseComm);
+    int half = 0;
+    MPI_Comm_size(caseComm, &half);
+    for (int t = 0; t < 4; t++, n++) {
+      const int pr = t >= 2 && half > 1 ? half : 1;
+      dtrGrid_t grid = NULL;
+      if (dtrGridCreate(&grid, caseComm, pr, half / pr) != dtrSuccess) {
+        EXPECT(0, "grid on half the ranks: %s", dtrGetLastError());
+        continue;
+      }
+      Case c = {{9, 7, 6}, pr, half / pr, (dtrPencil_t)(t % 3), types[t + 2], 1, {2, 1, 3}, {t & 1, 1, 0}};
+      runCase(&c, grid);
+      dtrGridDestroy(grid);
+    }
+    MPI_Comm_free(&caseComm);
+    caseComm = MPI_COMM_WORLD;
   }
   badInput();
   if (gpu) cudaStreamDestroy(stream);
