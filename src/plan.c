@@ -24,11 +24,7 @@ static void setBackend(dtrPlan_t plan, dtrBackend_t b) {
   plan->ops = b == dtrBackendNccl ? &dtrNcclBackend : b == dtrBackendP2p ? &dtrP2pBackend : &dtrCpuBackend;
 }
 
-/* Auto: p2p where every rank is on one host with a GPU (unless the shape suits NCCL better,
- * p2p_rule.c; always where ranks share a GPU, which NCCL refuses), NCCL where they span hosts, the
- * CPU where a rank has no GPU. *tryP2p: p2p is auto's first choice, to be replaced by NCCL if it
- * cannot serve. */
-static dtrResult_t resolveBackend(dtrPlan_t plan, const dtrConfig_t* cfg, int* tryP2p) {
+dtrResult_t dtrPlanResolveBackend(dtrPlan_t plan, const dtrConfig_t* cfg, int transpose, int* tryP2p) {
   dtrBackend_t b = cfg->backend;
   *tryP2p = 0;
   if (b == dtrBackendAuto) b = dtrEnvParamsGet()->backend;
@@ -38,14 +34,14 @@ static dtrResult_t resolveBackend(dtrPlan_t plan, const dtrConfig_t* cfg, int* t
   if (b == dtrBackendAuto) {
     b = everyone ? dtrBackendNccl : dtrBackendCpu;
     const dtrKernel_t kernel = cfg->kernel != dtrKernelAuto ? cfg->kernel : dtrEnvParamsGet()->kernel;
-    if (!everyone && (kernel != dtrKernelAuto || cfg->device >= 0))
+    if (transpose && !everyone && (kernel != dtrKernelAuto || cfg->device >= 0))
       WARN("auto: a rank has no GPU, so the cpu backend transposes on the host; the kernel and device asked for do not apply");
     *tryP2p = everyone && plan->comm.nhosts == 1 && plan->comm.nranks > 1;
     if (*tryP2p && plan->gpu.shared) {
       INFO("auto: p2p: ranks share a GPU, and NCCL allows one rank per GPU");
       b = dtrBackendP2p;
       *tryP2p = 0; /* no NCCL to fall back on */
-    } else if (*tryP2p && !dtrP2pSuitsShape(&plan->geo)) {
+    } else if (*tryP2p && transpose && !dtrP2pSuitsShape(&plan->geo)) {
       INFO("auto: NCCL, not p2p: %zu-byte pieces of each result row would cross NVLink as partial lines",
            dtrRowPieceBytes(&plan->geo));
       *tryP2p = 0;
@@ -121,7 +117,7 @@ dtrResult_t dtrPlanFinish(dtrPlan_t plan, dtrGrid_t grid, const dtrGeometry* geo
   dtrExchangeLayoutFill(&plan->geo, plan->comm.rank, &plan->layout);
 
   int tryP2p = 0;
-  DTRCHECKGOTO(resolveBackend(plan, cfg, &tryP2p), res, fail);
+  DTRCHECKGOTO(dtrPlanResolveBackend(plan, cfg, 1, &tryP2p), res, fail);
   plan->stages = resolveStages(plan, cfg->stages);
   res = plan->ops->create(plan, cfg);
   if (tryP2p && res != dtrSuccess && res != dtrTimeout) {

@@ -16,6 +16,13 @@ double dtrConfigTimeout(const dtrConfig_t* cfg);
 /* Collective over comm (duplicated): a plan before its geometry is known. */
 dtrResult_t dtrPlanNew(MPI_Comm comm, dtrPlan_t* out);
 
+/* Collective: the plan's backend from config.backend (else DTR_BACKEND). Auto: p2p where every rank is
+ * on one host with a GPU (always where ranks share a GPU, which NCCL refuses; for a transpose, unless
+ * its shape suits NCCL better, p2p_rule.c), NCCL where they span hosts, the cpu where a rank has no
+ * GPU. *tryP2p: p2p is auto's first choice, to be replaced by NCCL if it cannot serve. `transpose`: the
+ * plan has a transpose's geometry (a halo plan's has none). */
+dtrResult_t dtrPlanResolveBackend(dtrPlan_t plan, const dtrConfig_t* cfg, int transpose, int* tryP2p);
+
 /* Collective: the rest of a plan whose arguments every rank has agreed on, on `grid`'s pool where the
  * config asks for it (grid NULL: a plan of its own). Frees it on failure. */
 dtrResult_t dtrPlanFinish(dtrPlan_t plan, dtrGrid_t grid, const dtrGeometry* geo, dtrDataType_t type, int64_t howmany,

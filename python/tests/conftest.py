@@ -339,6 +339,34 @@ def framework_platforms(name):
         [pytest.param("gpu", marks=pytest.mark.gpu)] if GPU is not None and name in wanted else [])
 
 
+class FrameworkWhere:
+    """A platform of the tests of JAX or PyTorch (`framework`): its device, the backend of its plans, and
+    (JAX) a context that makes the device JAX's default (a traced call's plan goes where it runs)."""
+
+    def __init__(self, framework, platform):
+        self.jax = framework == "jax"
+        self.gpu = platform == "gpu"
+        self.backend = os.environ.get("DTR_TEST_GPU_BACKEND", "auto") if self.gpu else "cpu"
+        if self.jax:
+            import jax
+            self.device = jax.devices("gpu")[GPU] if self.gpu else jax.devices("cpu")[0]
+        else:
+            import torch
+            self.device = torch.device("cuda", GPU) if self.gpu else torch.device("cpu")
+
+    def put(self, a):
+        a = np.ascontiguousarray(a)
+        if self.jax:
+            import jax
+            return jax.device_put(a, self.device)
+        import torch
+        return torch.from_numpy(a).to(self.device)
+
+    def default(self):
+        import jax
+        return jax.default_device(self.device)
+
+
 GPU = None  # the GPU of this rank's arrays (_pick_gpu), where there is one
 _pick_gpu()
 LIBS = _libs()

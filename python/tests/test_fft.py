@@ -23,13 +23,9 @@ COMPLEX = {"float32": "complex64", "float64": "complex128"}
 _HOST = {}
 
 
-@pytest.fixture(autouse=True)
-def host_fft(request):
-    """Tests of NumPy arrays skip where the library was built without FFTW (its host passes), as a GPU
-    machine's build may be: found out once, by a transform of one entry (an Error on every rank)."""
-    params = getattr(request.node, "callspec", None)
-    if params is not None and params.params.get("lib", "numpy") != "numpy":
-        return
+def host_fft_built():
+    """Whether this build's library has the FFT of host memory (FFTW): found out once, by a transform of
+    one entry (an Error on every rank where it has not)."""
     if "built" not in _HOST:
         try:
             with dt.Grid(COMM) as grid:
@@ -39,7 +35,17 @@ def host_fft(request):
             if "no FFTW" not in str(e):
                 raise
             _HOST["built"] = False
-    if not _HOST["built"]:
+    return _HOST["built"]
+
+
+@pytest.fixture(autouse=True)
+def host_fft(request):
+    """Tests of NumPy arrays skip where the library was built without FFTW (its host passes), as a GPU
+    machine's build may be: found out once, by a transform of one entry (an Error on every rank)."""
+    params = getattr(request.node, "callspec", None)
+    if params is not None and params.params.get("lib", "numpy") != "numpy":
+        return
+    if not host_fft_built():
         pytest.skip("this build of the library has no FFTW: the FFT of host memory is not there")
 
 

@@ -6,12 +6,11 @@ torch.autograd.gradcheck of each transform as a function of the whole array (flo
 torch.compile(fullgraph=True) forward and backward against eager; a wrong tracer or tensor refused at
 trace time on every rank."""
 
-import os
 
 import numpy as np
 import pytest
-from conftest import COMM, GPU, everywhere, framework_platforms, gathered, largest, raises_everywhere, same_bits
-from test_fft import half, local, whole
+from conftest import COMM, FrameworkWhere, everywhere, framework_platforms, gathered, largest, raises_everywhere, same_bits
+from test_fft import half, host_fft_built, local, whole
 
 import disttranspose as dt
 from disttranspose.errors import RESULT_INVALID_ARGUMENT
@@ -25,26 +24,9 @@ NORMS = ["backward", "ortho", "forward"]
 # name: (its inverse, whether x is real, whether x is the X-pencil side)
 KINDS = {"fftn": ("ifftn", False, True), "ifftn": ("fftn", False, False),
          "rfftn": ("irfftn", True, True), "irfftn": ("rfftn", False, False)}
-_BUILT = {}
-
-
 def grids():
     p = COMM.Get_size()
     return [(pr, p // pr) for pr in range(1, p + 1) if p % pr == 0]
-
-
-def host_fft_built():
-    """Whether this build's library has the FFT of host memory (FFTW): found out once, on every rank."""
-    if "host" not in _BUILT:
-        try:
-            with dt.Grid(COMM) as grid:
-                dt.fft.fftn(np.zeros(grid.box((1, 1, 1), "x", "complex128").shape, np.complex128), grid, (1, 1, 1))
-            _BUILT["host"] = True
-        except dt.Error as e:
-            if "no FFTW" not in str(e):
-                raise
-            _BUILT["host"] = False
-    return _BUILT["host"]
 
 
 def sides(name, shape, grid, dtype="float64"):
@@ -102,25 +84,6 @@ class Worst:
 
 # ---- JAX -----------------------------------------------------------------------------------------
 
-class JaxWhere:
-    """A platform of the JAX tests: its device, the backend of its plans, and a context that makes the
-    device JAX's default (a traced call's plan goes where the computation runs)."""
-
-    def __init__(self, platform):
-        import jax
-        self.gpu = platform == "gpu"
-        self.backend = os.environ.get("DTR_TEST_GPU_BACKEND", "auto") if self.gpu else "cpu"
-        self.device = jax.devices("gpu")[GPU] if self.gpu else jax.devices("cpu")[0]
-
-    def put(self, a):
-        import jax
-        return jax.device_put(np.ascontiguousarray(a), self.device)
-
-    def default(self):
-        import jax
-        return jax.default_device(self.device)
-
-
 @pytest.fixture(params=framework_platforms("jax"))
 def jax_where(request):
     jax = pytest.importorskip("jax")
@@ -130,7 +93,7 @@ def jax_where(request):
     jax.config.update("jax_enable_x64", True)
     if request.param == "cpu" and not host_fft_built():
         pytest.skip("this build of the library has no FFTW: the FFT of host memory is not there")
-    return JaxWhere(request.param)
+    return FrameworkWhere("jax", request.param)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -260,24 +223,12 @@ def test_jax_wrong_tracer_refused_at_trace_time():
 
 # ---- PyTorch -------------------------------------------------------------------------------------
 
-class TorchWhere:
-    def __init__(self, platform):
-        import torch
-        self.gpu = platform == "gpu"
-        self.backend = os.environ.get("DTR_TEST_GPU_BACKEND", "auto") if self.gpu else "cpu"
-        self.device = torch.device("cuda", GPU) if self.gpu else torch.device("cpu")
-
-    def put(self, a):
-        import torch
-        return torch.from_numpy(np.ascontiguousarray(a)).to(self.device)
-
-
 @pytest.fixture(params=framework_platforms("torch"))
 def torch_where(request):
     pytest.importorskip("torch")
     if request.param == "cpu" and not host_fft_built():
         pytest.skip("this build of the library has no FFTW: the FFT of host memory is not there")
-    return TorchWhere(request.param)
+    return FrameworkWhere("torch", request.param)
 
 
 def host(t):

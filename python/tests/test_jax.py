@@ -4,11 +4,10 @@ grid, odd shapes, empty boxes, loops); gradients (grad, vjp, jvp, linear_transpo
 reference of the whole array; vmap; independent transposes in one jitted function; a wrong tracer
 refused at trace time on every rank; closed plans; JAX arrays without the custom calls."""
 
-import os
 
 import numpy as np
 import pytest
-from conftest import COMM, DTYPES, GPU, everywhere, framework_platforms, raises_everywhere, same_bits
+from conftest import COMM, DTYPES, FrameworkWhere, everywhere, framework_platforms, raises_everywhere, same_bits
 from test_pencils import SHAPES, box_values, directions, grids
 from test_transpose import shapes, slabs
 
@@ -25,21 +24,9 @@ pytestmark = pytest.mark.skipif(_jax.module() is None, reason="disttranspose was
 R, LAST = COMM.Get_rank(), COMM.Get_size() - 1
 
 
-class Where:
-    """A platform of the tests: its JAX device and the backend of its plans."""
-
-    def __init__(self, platform):
-        self.gpu = platform == "gpu"
-        self.backend = os.environ.get("DTR_TEST_GPU_BACKEND", "auto") if self.gpu else "cpu"
-        self.device = jax.devices("gpu")[GPU] if self.gpu else jax.devices("cpu")[0]
-
-    def put(self, a):
-        return jax.device_put(np.ascontiguousarray(a), self.device)
-
-
 @pytest.fixture(params=framework_platforms("jax"))
 def where(request):
-    return Where(request.param)
+    return FrameworkWhere("jax", request.param)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -5,7 +5,7 @@ torch.compile(fullgraph=True), forward and backward; bad input refused on every 
 
 import numpy as np
 import pytest
-from conftest import COMM, GPU, everywhere, framework_platforms, raises_everywhere, same_bits
+from conftest import COMM, FrameworkWhere, everywhere, framework_platforms, raises_everywhere, same_bits
 from mpi4py import MPI
 from test_pencils import box_values
 from test_transpose import slabs
@@ -18,26 +18,13 @@ torch = pytest.importorskip("torch")
 R, LAST = COMM.Get_rank(), COMM.Get_size() - 1
 
 
-class Where:
-    """A platform of the tests: its torch device and the backend of its plans."""
-
-    def __init__(self, platform):
-        import os
-        self.gpu = platform == "gpu"
-        self.backend = os.environ.get("DTR_TEST_GPU_BACKEND", "auto") if self.gpu else "cpu"
-        self.device = torch.device("cuda", GPU) if self.gpu else torch.device("cpu")
-
-    def put(self, a):
-        return torch.from_numpy(np.ascontiguousarray(a)).to(self.device)
-
-
 def host(t):
     return t.detach().cpu().numpy()
 
 
 @pytest.fixture(params=framework_platforms("torch"))
 def where(request):
-    return Where(request.param)
+    return FrameworkWhere("torch", request.param)
 
 
 def _plans(where, dtype):

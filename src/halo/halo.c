@@ -54,26 +54,6 @@ static dtrResult_t checkArgs(dtrHaloPlan_t* out, dtrGrid_t grid, const int64_t s
   return dtrCheckConfig(cfg);
 }
 
-/* Collective: the backend, as pencil plans resolve it; *tryP2p: auto's p2p, to be replaced by NCCL where
- * it cannot serve. */
-static dtrResult_t resolveBackend(struct dtrHaloPlan* h, const dtrConfig_t* cfg, int* tryP2p) {
-  dtrPlan_t p = h->base;
-  dtrBackend_t b = cfg->backend != dtrBackendAuto ? cfg->backend : dtrEnvParamsGet()->backend;
-  *tryP2p = 0;
-  int everyone = 1;
-  if (b == dtrBackendAuto) DTRCHECK(dtrEveryRankHasGpu(p->comm.comm, &everyone));
-  if (b != dtrBackendCpu && everyone) DTRCHECK(dtrGpuPlacementFind(p, cfg));
-  if (b == dtrBackendAuto) {
-    b = everyone ? dtrBackendNccl : dtrBackendCpu;
-    if (everyone && p->comm.nhosts == 1 && p->comm.nranks > 1) {
-      b = dtrBackendP2p;
-      *tryP2p = !p->gpu.shared; /* ranks that share a GPU have no NCCL to fall back on */
-    }
-  }
-  p->backend = b;
-  return dtrSuccess;
-}
-
 static void freePlan(struct dtrHaloPlan* h) {
   if (!h) return;
   if (h->base && h->base->device >= 0) cudaSetDevice(h->base->device);
@@ -103,7 +83,7 @@ static dtrResult_t build(struct dtrHaloPlan* h, const dtrConfig_t* cfg) {
   h->base->howmany = h->howmany;
   h->base->timeout = dtrConfigTimeout(cfg);
   int tryP2p = 0;
-  DTRCHECK(resolveBackend(h, cfg, &tryP2p));
+  DTRCHECK(dtrPlanResolveBackend(h->base, cfg, 0, &tryP2p));
   if (h->base->backend == dtrBackendCpu) return dtrHaloCpuCreate(h);
   res = dtrHaloGpuCreate(h, cfg);
   if (tryP2p && res != dtrSuccess && res != dtrTimeout) {

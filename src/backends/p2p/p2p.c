@@ -127,15 +127,19 @@ static dtrResult_t checkPeers(dtrPlan_t plan) {
 
 /*
  * Collective: every rank's description of `p` (with its handle where the peers have not had it);
- * maps the peers' ones here into ptrs[q] (ptrs[rank] = p). `publish` tells whether p's allocation is
- * new to this plan's peers (-1: look it up). Returns an agreed result.
+ * maps the peers' ones here into ptrs[q] (ptrs[rank] = p). `described`: p's description without its
+ * handle where the caller has it (NULL: described here). `publish` tells whether p's allocation is new
+ * to this plan's peers (-1: look it up). Returns an agreed result.
  */
-static dtrResult_t exchangePointers(dtrPlan_t plan, P2pState* s, dtrResult_t checked, void* p, int publish,
-                                    char** ptrs, int* mappings, uint64_t* id) {
+static dtrResult_t exchangePointers(dtrPlan_t plan, P2pState* s, dtrResult_t checked, void* p,
+                                    const dtrPeerBuffer* described, int publish, char** ptrs, int* mappings,
+                                    uint64_t* id) {
   const dtrComm* c = &plan->comm;
   dtrPeerBuffer* mine = &s->records[c->rank];
   memset(mine, 0, sizeof *mine);
-  dtrResult_t res = checked != dtrSuccess ? checked : dtrPeerBufferDescribe(p, 0, mine);
+  dtrResult_t res = checked;
+  if (res == dtrSuccess && described) *mine = *described;
+  else if (res == dtrSuccess) res = dtrPeerBufferDescribe(p, 0, mine);
   if (res == dtrSuccess && publish < 0) {
     publish = 1;
     for (int i = 0; i < s->npublished && publish; i++)
@@ -216,7 +220,7 @@ static dtrResult_t createFlags(dtrPlan_t plan, P2pState* s) {
   DTRCHECK(dtrAgree(plan->comm.comm, res));
   char* ptrs[DTR_GROUP_MAX];
   uint64_t id = 0;
-  DTRCHECK(exchangePointers(plan, s, dtrSuccess, own, 1, ptrs, s->flag_mappings, &id));
+  DTRCHECK(exchangePointers(plan, s, dtrSuccess, own, NULL, 1, ptrs, s->flag_mappings, &id));
   for (int q = 0; q < p; q++) s->flags.peer[q] = (uint64_t*)ptrs[q];
   return dtrSuccess;
 }
@@ -255,19 +259,17 @@ fail:
   return res;
 }
 
-/* Local: whether CUDA IPC cannot share p's allocation, remembered by the allocation's id. */
-static int cannotShare(P2pState* s, const void* p) {
-  dtrPeerBuffer d;
-  if (dtrPeerBufferDescribe(p, 0, &d) != dtrSuccess) return 0; /* exchangePointers reports it */
+/* Local: whether CUDA IPC cannot share p's allocation (described as d), remembered by its id. */
+static int cannotShare(P2pState* s, const void* p, const dtrPeerBuffer* d) {
   for (int i = 0; i < s->npublished; i++)
-    if (s->published[i] == d.buffer_id) return 0;
+    if (s->published[i] == d->buffer_id) return 0;
   for (int i = 0; i < s->nunshareable; i++)
-    if (s->unshareable[i] == d.buffer_id) return 1;
+    if (s->unshareable[i] == d->buffer_id) return 1;
   if (dtrPeerBufferShareable(p)) return 0;
   uint64_t* ids = realloc(s->unshareable, (size_t)(s->nunshareable + 1) * sizeof *ids);
   if (ids) {
     s->unshareable = ids;
-    s->unshareable[s->nunshareable++] = d.buffer_id;
+    s->unshareable[s->nunshareable++] = d->buffer_id;
   }
   INFO("p2p: CUDA IPC cannot share the allocation of %p; the peers store into this rank's landing buffer, copied "
        "into it after the exchange",
@@ -297,14 +299,17 @@ static dtrResult_t mapOuts(dtrPlan_t plan, dtrResult_t checked, void* out, char*
   /* A rank that owns no B still takes part: it has nothing to map, so it stands in its flags. */
   void* mine = dtrOutEntries(&plan->geo, r) > 0 ? out : (void*)s->flags.peer[r];
   *landed = 0;
-  if (checked == dtrSuccess && mine == out && cannotShare(s, out)) {
+  /* Described once an execute: where that fails, exchangePointers describes it again and reports why. */
+  dtrPeerBuffer d;
+  const int described = checked == dtrSuccess && dtrPeerBufferDescribe(mine, 0, &d) == dtrSuccess;
+  if (described && mine == out && cannotShare(s, out, &d)) {
     checked = landingGet(plan, s);
     *landed = checked == dtrSuccess;
     if (*landed) mine = s->landing;
   }
   int mappings[DTR_GROUP_MAX];
   uint64_t id = 0;
-  DTRCHECK(exchangePointers(plan, s, checked, mine, -1, outs, mappings, &id));
+  DTRCHECK(exchangePointers(plan, s, checked, mine, described && !*landed ? &d : NULL, -1, outs, mappings, &id));
   return keepMappings(plan, s, mappings, id, s->records[r].has_handle);
 }
 
