@@ -183,6 +183,10 @@ class _CuPy:
         return buf.reshape(-1)[:_count(shape)].view(_numpy_dtype(dtype)).reshape(shape)
 
     @staticmethod
+    def copy(a):
+        return a.copy(order="C")
+
+    @staticmethod
     def stream(a, stream, device):
         if stream is not None:
             return int(getattr(stream, "ptr", stream))
@@ -224,6 +228,11 @@ class _Torch:
     def view(buf, shape, dtype):
         import torch
         return buf.reshape(-1)[:_count(shape)].view(getattr(torch, dtype)).reshape(shape)
+
+    @staticmethod
+    def copy(a):
+        import torch
+        return a.clone(memory_format=torch.contiguous_format)
 
     @staticmethod
     def stream(a, stream, device):
@@ -432,6 +441,18 @@ def adapter(a):
                                 "PyTorch, JAX, or __cuda_array_interface__ / DLPack)")
         _BY_TYPE[t] = found
     return found
+
+
+def aligned(ad, a, d, cache):
+    """An input on a GPU whose address is not a multiple of its element's size (a view into storage of
+    smaller elements: torch.autograd.gradcheck makes such), which the GPU backends cannot read as
+    elements: (a copy of it, its description), made on the library's current stream. Else (a, d) as
+    they are, and the checks judge them (an array of a library that cannot copy is refused)."""
+    size = getattr(d.dtype, "itemsize", 0)
+    if d.device < 0 or not d.ptr or not size or not d.ptr % size or not hasattr(ad, "copy"):
+        return a, d
+    a = ad.copy(a)
+    return a, ad.describe(a, cache)
 
 
 def problem(ad, d, shape, dtype, device, what, writable=False):

@@ -96,8 +96,8 @@ def _transform(name, x, grid, shape, norm, out, backend, chunks):
                 out = ad.empty(x, call.out_box, call.out_type)
                 optr = _pointer_of_new(ad, out)
         else:
-            call, plan, send, device, xptr, out, optr = _prepare(state, name, x, grid, shape, norm, out, backend,
-                                                                 chunks, ad, call)
+            call, plan, send, device, xptr, out, optr, x = _prepare(state, name, x, grid, shape, norm, out, backend,
+                                                                    chunks, ad, call)
         stream = ad.stream(x, None, device) or None
     except Exception as e:  # whatever one rank alone raises must stop every rank, not leave them waiting
         problem, send = str(e) or type(e).__name__, _State.PROBLEM
@@ -199,8 +199,9 @@ def _check_framework(call, ad, shape, dtype, device):
 
 def _prepare(state, name, x, grid, shape, norm, out, backend, chunks, ad, call):
     """This rank's part of a call off the hot path: the call worked out (once), its arrays checked (out
-    allocated where None), its plan looked up, and what it gives to the agreement (_State.value).
-    Raises for a problem of this rank's."""
+    allocated where None), its plan looked up, what it gives to the agreement (_State.value), and the x
+    it read (an aligned copy of a misaligned one, held until the execute is queued). Raises for a
+    problem of this rank's."""
     if ad.name not in _LIBRARIES:
         raise TypeError(f"x is a {ad.name} array; the FFT takes NumPy, CuPy, PyTorch or JAX arrays")
     if ad is _arrays._Jax and _traced(x):
@@ -214,17 +215,17 @@ def _prepare(state, name, x, grid, shape, norm, out, backend, chunks, ad, call):
         except TypeError:  # an unhashable argument: worked out at every call
             pass
     given = out
-    xptr, out, optr, device = _check(call, ad, x, out, name)
+    xptr, out, optr, device, read = _check(call, ad, x, out, name)
     settings, key, send = call.agreed(device)
     plan = state.plans.get(key)
     missing = plan is None or plan.device != device
     call.hot = None
     if missing:
         send = _State.value(send[2] | 1)
-    elif ad.key is not None:
+    elif ad.key is not None and read is x:  # not a copy, which the next call would not find
         call.hot = (call.same(x), None if given is None else call.same(given), plan, send, device, x, given, xptr,
                     None if given is None else optr)
-    return call, plan, send, device, xptr, out, optr
+    return call, plan, send, device, xptr, out, optr, read
 
 
 def _disagreed(state, problem, call, device, send):
@@ -524,8 +525,10 @@ class _State:
 
 def _check(call, ad, x, out, name):
     """The full checks of a call's arrays, out allocated where None: (x's pointer, out, out's pointer,
-    device). Raises ValueError for a problem of this rank's."""
+    device, the x read: x, or its aligned copy). Raises ValueError for a problem of this rank's."""
     d = ad.describe(x, call.pointers)
+    x, d = _arrays.aligned(ad, x, d, _SCRATCH)
+    _SCRATCH.clear()
     if tuple(d.shape) != call.x_box:
         raise ValueError(f"x has shape {tuple(d.shape)}; this rank's {call.x_pencil}-pencil is {call.x_box}")
     device = d.device
@@ -551,7 +554,7 @@ def _check(call, ad, x, out, name):
             problem = _arrays.problem(ad, o, call.out_box, call.out_dtype, device, "out", writable=True)
     if problem is not None:
         raise ValueError(problem)
-    return d.ptr, out, o.ptr, device
+    return d.ptr, out, o.ptr, device, x
 
 
 def _plan_of(grid, name, x, shape, *, norm="backward", backend="auto", chunks=0):

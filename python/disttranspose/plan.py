@@ -219,22 +219,24 @@ class _PlanBase:
                 if result:
                     raise Error(result, _lib.last_error())
                 return out
-        aptr, optr, out = self._check(handle, ad, a, out)
+        aptr, optr, out, a = self._check(handle, ad, a, out)
         result = _lib.lib.dtrExecute(handle, aptr or None, optr or None, ad.stream(a, stream, self._device) or None)
         if result:
             raise Error(result, _lib.last_error())
         return out if ad.synchronous_result else ad.finish(out)
 
     def _check(self, handle, ad, a, out):
-        """The full checks of an execute's arrays (allocating out where None): their pointers and out,
-        or every rank's execute refused with this rank's problem."""
-        d = ad.describe(a, self._pointers)
+        """The full checks of an execute's arrays (allocating out where None): their pointers, out and the
+        a read (a misaligned one's aligned copy), or every rank's execute refused with this rank's
+        problem."""
+        given = a
+        a, d = _arrays.aligned(ad, a, ad.describe(a, self._pointers), self._pointers)
         problem = _arrays.problem(ad, d, self.in_shape, self._expected(ad), self._device, "a")
         if problem is None and out is None:
             # Made here to the plan's shape and type: nothing of it to check, and no key to keep (the
             # next execute's result is another array).
             out = ad.empty(a, self.out_shape, self._dtype)
-            return d.ptr, ad.describe(out, self._pointers).ptr, out
+            return d.ptr, ad.describe(out, self._pointers).ptr, out, a
         if problem is None:
             od = _arrays.adapter(out)
             if not getattr(od, "accepts_out", True):
@@ -246,9 +248,9 @@ class _PlanBase:
                 problem = "out is a: in place, pass one buffer to execute_inplace, on a plan made with inplace=True"
         if problem is not None:
             self._refuse(handle, problem)
-        if ad.key is not None and type(out) is type(a):
+        if ad.key is not None and type(out) is type(a) and a is given:
             self._checked_a, self._checked_out = ad.key(a, self._pointers), ad.key(out, self._pointers)
-        return d.ptr, o.ptr, out
+        return d.ptr, o.ptr, out, a
 
     @property
     def inplace_size(self):
