@@ -38,15 +38,14 @@
 #include "core/timeout.h"
 #include "launch.h"
 #include "p2p.h"
+#include "peer_book.h"
 #include "peer_memory.h"
 
 typedef struct {
   dtrPeerFlags flags;             /* flags.peer[rank] is this rank's own array */
   int flag_mappings[DTR_GROUP_MAX]; /* the peers' arrays as mapped here (-1: own) */
-  uint64_t* published;            /* ids of this rank's out allocations whose handles the peers have */
-  int npublished;
-  int* held;                      /* mappings of the peers' B this plan holds */
-  int nheld, heldCapacity;
+  dtrPeerBook book;               /* this rank's B allocations the peers have mapped, those CUDA IPC
+                                     cannot share, and the mappings of the peers' B held */
   dtrPeerBuffer* records;         /* [nranks]: one execute's exchange */
   int ctas;
   int fused;                      /* the barriers inside the pass kernel */
@@ -55,15 +54,13 @@ typedef struct {
   char* chunk_outs[DTR_GROUP_MAX]; /* every rank's B as mapped here, for the chunks of an execute begun */
   void* chunk_landed;             /* that execute's B where its landing stands in for it, else NULL */
   char* landing;                  /* this rank's stand-in for a B that CUDA IPC cannot share (on first need) */
-  uint64_t* unshareable;          /* ids of the allocations found so (ids are never reused) */
-  int nunshareable;
   ncclComm_t nccl;                /* only for the benchmark's bare all-to-all, made on first use */
   dtrTimeline* timeline;          /* DTR_PERF_REPORT, else NULL */
 } P2pState;
 
 static void p2pStateFree(dtrPlan_t plan, P2pState* s) {
   if (!s) return;
-  for (int i = 0; i < s->nheld; i++) dtrPeerBufferUnmap(s->held[i]);
+  dtrPeerBookClear(&s->book);
   for (int q = 0; q < plan->comm.nranks && q < DTR_GROUP_MAX; q++)
     if (q != plan->comm.rank) dtrPeerBufferUnmap(s->flag_mappings[q]);
   /* The peers have unmapped this rank's flags before they are freed; after a timeout they may never
@@ -74,9 +71,6 @@ static void p2pStateFree(dtrPlan_t plan, P2pState* s) {
   if (s->abort) cudaFreeHost(s->abort);
   if (s->nccl) dtrNcclCommRelease(s->nccl);
   dtrTimelineDestroy(s->timeline);
-  free(s->published);
-  free(s->unshareable);
-  free(s->held);
   free(s->records);
   free(s);
 }
@@ -140,11 +134,7 @@ static dtrResult_t exchangePointers(dtrPlan_t plan, P2pState* s, dtrResult_t che
   dtrResult_t res = checked;
   if (res == dtrSuccess && described) *mine = *described;
   else if (res == dtrSuccess) res = dtrPeerBufferDescribe(p, 0, mine);
-  if (res == dtrSuccess && publish < 0) {
-    publish = 1;
-    for (int i = 0; i < s->npublished && publish; i++)
-      if (s->published[i] == mine->buffer_id) publish = 0;
-  }
+  if (res == dtrSuccess && publish < 0) publish = !dtrPeerBookPublished(&s->book, mine->buffer_id);
   if (res == dtrSuccess && publish) res = dtrPeerBufferDescribe(p, 1, mine);
   mine->result = (int32_t)res;
   DTRCHECK(dtrAllgather(s->records, (int)sizeof *mine, c->comm, "the other ranks' out buffers"));
@@ -170,31 +160,10 @@ static dtrResult_t exchangePointers(dtrPlan_t plan, P2pState* s, dtrResult_t che
   return dtrAgree(c->comm, res);
 }
 
-/* Keeps `n` new mappings (dropping those of allocations already held) and the published id. */
+/* Keeps the new mappings (dropping those of allocations already held) and the published id. */
 static dtrResult_t keepMappings(dtrPlan_t plan, P2pState* s, const int* mappings, uint64_t id, int published) {
-  const int p = plan->comm.nranks;
-  /* Grown only when a new allocation could not fit: executes on buffers already held allocate nothing. */
-  if (s->nheld + p > s->heldCapacity) {
-    const int capacity = 2 * (s->nheld + p);
-    int* held = realloc(s->held, (size_t)capacity * sizeof *held);
-    if (!held) return dtrSetError(dtrOutOfMemory, "host allocation failed");
-    s->held = held;
-    s->heldCapacity = capacity;
-  }
-  for (int q = 0; q < p; q++) {
-    if (mappings[q] < 0) continue;
-    int dup = 0;
-    for (int i = 0; i < s->nheld && !dup; i++) dup = s->held[i] == mappings[q];
-    if (dup) dtrPeerBufferUnmap(mappings[q]); /* a reference this plan already holds */
-    else s->held[s->nheld++] = mappings[q];
-  }
-  if (published) {
-    uint64_t* ids = realloc(s->published, (size_t)(s->npublished + 1) * sizeof *ids);
-    if (!ids) return dtrSetError(dtrOutOfMemory, "host allocation failed");
-    s->published = ids;
-    s->published[s->npublished++] = id;
-  }
-  return dtrSuccess;
+  DTRCHECK(dtrPeerBookHold(&s->book, mappings, plan->comm.nranks));
+  return published ? dtrPeerBookPublish(&s->book, id) : dtrSuccess;
 }
 
 static dtrResult_t createFlags(dtrPlan_t plan, P2pState* s) {
@@ -259,24 +228,6 @@ fail:
   return res;
 }
 
-/* Local: whether CUDA IPC cannot share p's allocation (described as d), remembered by its id. */
-static int cannotShare(P2pState* s, const void* p, const dtrPeerBuffer* d) {
-  for (int i = 0; i < s->npublished; i++)
-    if (s->published[i] == d->buffer_id) return 0;
-  for (int i = 0; i < s->nunshareable; i++)
-    if (s->unshareable[i] == d->buffer_id) return 1;
-  if (dtrPeerBufferShareable(p)) return 0;
-  uint64_t* ids = realloc(s->unshareable, (size_t)(s->nunshareable + 1) * sizeof *ids);
-  if (ids) {
-    s->unshareable = ids;
-    s->unshareable[s->nunshareable++] = d->buffer_id;
-  }
-  INFO("p2p: CUDA IPC cannot share the allocation of %p; the peers store into this rank's landing buffer, copied "
-       "into it after the exchange",
-       p);
-  return 1;
-}
-
 /* Local: the landing buffer, made on first need (the room of this rank's B). */
 static dtrResult_t landingGet(dtrPlan_t plan, P2pState* s) {
   if (s->landing) return dtrSuccess;
@@ -302,7 +253,7 @@ static dtrResult_t mapOuts(dtrPlan_t plan, dtrResult_t checked, void* out, char*
   /* Described once an execute: where that fails, exchangePointers describes it again and reports why. */
   dtrPeerBuffer d;
   const int described = checked == dtrSuccess && dtrPeerBufferDescribe(mine, 0, &d) == dtrSuccess;
-  if (described && mine == out && cannotShare(s, out, &d)) {
+  if (described && mine == out && dtrPeerBookCannotShare(&s->book, out, d.buffer_id)) {
     checked = landingGet(plan, s);
     *landed = checked == dtrSuccess;
     if (*landed) mine = s->landing;
