@@ -17,6 +17,7 @@ struct Item {
   uint64_t words, rows, planes;  /* the box in words of (1 << shift) bytes */
   uint64_t srcPitch[2], dstPitch[2];
   uint32_t shift;
+  uint32_t narrow;               /* its words and the grid's threads both number below 2^31 */
 };
 
 struct Batch {
@@ -24,26 +25,38 @@ struct Batch {
   int fence;
 };
 
-template <typename W>
-__device__ __forceinline__ void copyBox(const Item& it, uint64_t first, uint64_t stride) {
+/* Word t of the box, in memory order, to its place. The index math is 32-bit where the box allows
+ * (`narrow`): a 64-bit division costs several times a 32-bit one, and a face of a few entries a row
+ * does little else per word. A box of one word a row (the wrap of a fastest axis) divides once. */
+template <typename W, typename I>
+__device__ __forceinline__ void copyBox(const Item& it, I first, I stride) {
   const W* __restrict__ src = static_cast<const W*>(it.src);
   W* __restrict__ dst = static_cast<W*>(it.dst);
-  const uint64_t total = it.words * it.rows * it.planes;
-  for (uint64_t t = first; t < total; t += stride) {
-    const uint64_t x = t % it.words, r = t / it.words, y = r % it.rows, z = r / it.rows;
-    dst[z * it.dstPitch[1] + y * it.dstPitch[0] + x] = src[z * it.srcPitch[1] + y * it.srcPitch[0] + x];
+  const I words = (I)it.words, rows = (I)it.rows, total = words * rows * (I)it.planes;
+  for (I t = first; t < total; t += stride) {
+    I x = 0, r = t;
+    if (words != 1) x = t % words, r = t / words;
+    const I y = r % rows, z = r / rows;
+    dst[(uint64_t)z * it.dstPitch[1] + (uint64_t)y * it.dstPitch[0] + x] =
+        src[(uint64_t)z * it.srcPitch[1] + (uint64_t)y * it.srcPitch[0] + x];
   }
+}
+
+template <typename W>
+__device__ __forceinline__ void copyItem(const Item& it) {
+  const uint64_t first = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, stride = (uint64_t)gridDim.x * blockDim.x;
+  if (it.narrow) copyBox<W, uint32_t>(it, (uint32_t)first, (uint32_t)stride);
+  else copyBox<W, uint64_t>(it, first, stride);
 }
 
 __global__ void __launch_bounds__(256) haloCopyKernel(const __grid_constant__ Batch batch) {
   const Item& it = batch.items[blockIdx.y];
-  const uint64_t first = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, stride = (uint64_t)gridDim.x * blockDim.x;
   switch (it.shift) {
-    case 4: copyBox<uint4>(it, first, stride); break;
-    case 3: copyBox<uint2>(it, first, stride); break;
-    case 2: copyBox<uint32_t>(it, first, stride); break;
-    case 1: copyBox<uint16_t>(it, first, stride); break;
-    default: copyBox<uint8_t>(it, first, stride); break;
+    case 4: copyItem<uint4>(it); break;
+    case 3: copyItem<uint2>(it); break;
+    case 2: copyItem<uint32_t>(it); break;
+    case 1: copyItem<uint16_t>(it); break;
+    default: copyItem<uint8_t>(it); break;
   }
   if (batch.fence) __threadfence_system();
 }
@@ -72,7 +85,8 @@ extern "C" cudaError_t dtrHaloCopyLaunch(const dtrHaloCopyArgs* copies, int coun
       it.src = c.src, it.dst = c.dst;
       it.words = c.width >> it.shift, it.rows = c.rows, it.planes = c.planes;
       for (int k = 0; k < 2; k++) it.srcPitch[k] = c.srcPitch[k] >> it.shift, it.dstPitch[k] = c.dstPitch[k] >> it.shift;
-      const uint64_t want = (it.words * it.rows * it.planes + threads - 1) / threads;
+      const uint64_t total = it.words * it.rows * it.planes, want = (total + threads - 1) / threads;
+      it.narrow = total < (1ull << 31);
       if (want > blocks) blocks = want > mostBlocks ? mostBlocks : (unsigned)want;
     }
     if (!n) continue;

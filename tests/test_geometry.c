@@ -1,6 +1,6 @@
 /* The distribution's index math without MPI or a GPU: row splits, the exchange layout of every
  * rank pair, a host emulation of the staged and batched exchanges checked entry by entry, and the
- * pencil boxes. */
+ * pencil boxes; the halo layouts' send pieces against their receivers' receive pieces. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +8,7 @@
 #include "check.h"
 #include "core/geometry.h"
 #include "disttranspose.h"
+#include "halo/halo_geometry.h"
 
 static void testSplit(void) {
   for (int64_t n = 1; n < 60; n++)
@@ -312,8 +313,64 @@ static void testPencilGeometry(void) {
     }
 }
 
+/* Every send piece of every rank, stored straight into its receiver's padded array (dtrHaloRemoteOf),
+ * covers exactly the cells of one receive piece of that receiver from this rank: the same first cell,
+ * extent and pitches as the receiver's own unpack of it. */
+static void testHaloRemote(void) {
+  const int64_t shapes[][3] = {{7, 5, 3}, {8, 6, 5}, {3, 2, 1}, {1, 4, 9}, {5, 5, 5}};
+  const int widths[][3] = {{1, 1, 1}, {2, 0, 3}, {3, 3, 3}, {0, 2, 1}};
+  long checked = 0;
+  for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+    for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
+      for (int periodic = 0; periodic < 2; periodic++)
+        for (int pr = 1; pr <= 3; pr++)
+          for (int pc = 1; pc <= 3; pc++)
+            for (int pencil = 0; pencil < 3; pencil++) {
+              const int per[3] = {periodic, periodic, periodic};
+              if (periodic && (widths[wi][0] > shapes[si][0] || widths[wi][1] > shapes[si][1] || widths[wi][2] > shapes[si][2]))
+                continue;
+              const int n = pr * pc;
+              dtrHaloLayout* l = calloc((size_t)n, sizeof *l);
+              int ok = l != NULL;
+              for (int r = 0; r < n && ok; r++)
+                ok = dtrHaloLayoutMake(shapes[si], pencil, pr, pc, r / pc, r % pc, widths[wi], per, &l[r]) == 0;
+              EXPECT(ok, "halo layouts made");
+              for (int r = 0; r < n && ok; r++)
+                for (int i = 0; i < l[r].nsteps; i++) {
+                  const dtrHaloStep* st = &l[r].steps[i];
+                  for (int k = 0; k < st->nsends; k++) {
+                    const dtrHaloPiece* p = &st->sends[k];
+                    /* The receiver's grid coordinates: this rank's, with the step's split one replaced. */
+                    const int a = st->split == 1 ? p->peer : r / pc, b = st->split == 2 ? p->peer : r % pc;
+                    const dtrHaloLayout* t = &l[a * pc + b];
+                    const dtrHaloStep* ts = NULL;
+                    for (int j = 0; j < t->nsteps; j++)
+                      if (t->steps[j].axis == st->axis) ts = &t->steps[j];
+                    const dtrHaloStrided got = dtrHaloRemoteOf(&l[r], st, p);
+                    int found = 0;
+                    for (int j = 0; ts && j < ts->nrecvs && !found; j++) {
+                      const dtrHaloPiece* q = &ts->recvs[j];
+                      if (q->peer != st->rank || q->entries != p->entries || q->box.start[st->axis] != p->remote) continue;
+                      const dtrHaloStrided want = dtrHaloUnpackOf(t, &q->box, 0);
+                      found = want.dstOffset == got.dstOffset && want.dstPitch[0] == got.dstPitch[0] &&
+                              want.dstPitch[1] == got.dstPitch[1] && !memcmp(want.count, got.count, sizeof got.count);
+                    }
+                    checked++;
+                    EXPECT(found, "shape %lldx%lldx%lld widths %d %d %d periodic %d grid %dx%d pencil %d: rank %d's piece %d of step %d "
+                           "lands on no receive piece of its receiver",
+                           (long long)shapes[si][0], (long long)shapes[si][1], (long long)shapes[si][2], widths[wi][0], widths[wi][1],
+                           widths[wi][2], periodic, pr, pc, pencil, r, k, i);
+                  }
+                }
+              for (int r = 0; r < n && l; r++) dtrHaloLayoutFree(&l[r]);
+              free(l);
+            }
+  EXPECT(checked > 1000, "only %ld send pieces checked", checked);
+}
+
 int main(void) {
   testSplit();
+  testHaloRemote();
   testExchangeLayout();
   testBatchedEmulation();
   testPencilGeometry();

@@ -62,6 +62,7 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   params.nccl_register = 1;
   params.p2p_fused_barriers = 1;
   params.fft_copies = 1;
+  params.halo_direct = 1;
   const char* v;
   char why[256];
   if ((v = get("DTR_BACKEND"))) {
@@ -89,6 +90,7 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   readInt("DTR_FFT_CHUNKS", 0, DTR_FFT_MAX_CHUNKS, &params.fft_chunks);
   readInt("DTR_FFT_CTAS", 0, 1 << 16, &params.fft_ctas);
   readInt("DTR_FFT_COPIES", 0, 1, &params.fft_copies);
+  readInt("DTR_HALO_DIRECT", 0, 1, &params.halo_direct);
   readSeconds("DTR_TIMEOUT", &params.timeout);
   if ((v = get("DTR_HOST_MEMORY"))) {
     if (dtrParseSize(v, 1, (uint64_t)1 << 50, &params.host_memory, why, sizeof why)) bad("DTR_HOST_MEMORY", v, why);
@@ -116,6 +118,7 @@ int dtrEnvParamsAgreed(const dtrEnvParams* p, dtrAgreedValue out[DTR_ENV_AGREED]
       {"DTR_FFT_CHUNKS", p->fft_chunks, dtrValueNumber},
       {"DTR_FFT_CTAS", p->fft_ctas, dtrValueNumber},
       {"DTR_FFT_COPIES", p->fft_copies, dtrValueNumber},
+      {"DTR_HALO_DIRECT", p->halo_direct, dtrValueNumber},
   };
   const int n = (int)(sizeof list / sizeof list[0]);
   _Static_assert(sizeof list / sizeof list[0] <= DTR_ENV_AGREED, "DTR_ENV_AGREED holds them all");

@@ -44,6 +44,10 @@
  *   DTR_FFT_COPIES   1 (default): slab FFTs on the p2p backend take the slab route, whose exchange the
  *                    copy engines move through a staging array of the whole array's planes, where
  *                    every rank has the memory; 0: the exchanges' own chunks
+ *   DTR_HALO_DIRECT  1 (default): on the p2p backend a halo exchange stores each piece straight into
+ *                    its receiver's padded array (mapped through CUDA IPC per array); 0: into the
+ *                    receiver's own receive buffer, which it unpacks (as it does for an array that
+ *                    CUDA IPC cannot share)
  *   DTR_TIMEOUT      seconds a rank waits for the others in a collective call before it gives up with
  *                    dtrTimeout, for plans whose config.timeout is 0 (default 0: off; see timeout.h)
  * For DTR_TMA_BOXES, DTR_TILE_GROUP, DTR_STREAMING and DTR_TILES_PER_CTA, 0 (the default) leaves
@@ -75,6 +79,7 @@ typedef struct {
   int fft_chunks;
   int fft_ctas;
   int fft_copies;
+  int halo_direct;
   uint64_t host_memory;  /* 0: no cap of its own */
   double timeout;        /* seconds; 0: off */
   int bad;               /* a variable was set to a value it cannot take */
@@ -93,7 +98,7 @@ const dtrEnvParams* dtrEnvParamsGet(void);
  * and DTR_FFT_CTAS cut an FFT's exchanges). Not among
  * them: DTR_DEBUG (logging), DTR_HOST_MEMORY (the memory check takes the least of a host's ranks)
  * and DTR_TIMEOUT (agreed with config.timeout as the plan's deadline). Returns how many. */
-#define DTR_ENV_AGREED 17
+#define DTR_ENV_AGREED 18
 int dtrEnvParamsAgreed(const dtrEnvParams* p, dtrAgreedValue out[DTR_ENV_AGREED]);
 
 #endif

@@ -193,7 +193,8 @@ static dtrResult_t execute(dtrHaloPlan_t h, dtrResult_t refused, void* buf, cuda
   if (h->base->broken) return dtrSetError(dtrTimeout, "this halo plan timed out in an earlier execute; destroy it");
   const dtrDeviceGuard guard = dtrDeviceSave();
   const dtrDeadline saved = dtrDeadlineEnter(h->base->timeout);
-  dtrResult_t res = dtrAgree(h->grid->comm, refused != dtrSuccess ? refused : checkBuffer(h, buf));
+  const dtrResult_t checked = refused != dtrSuccess ? refused : checkBuffer(h, buf);
+  dtrResult_t res = dtrHaloGpuAgrees(h) ? dtrHaloGpuAgree(h, checked, buf) : dtrAgree(h->grid->comm, checked);
   if (res == dtrSuccess) {
     if (h->base->backend == dtrBackendCpu) {
       res = dtrHaloCpuExecute(h, buf);

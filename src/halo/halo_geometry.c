@@ -48,10 +48,12 @@ static int haloRuns(int64_t n, int np, int t, int64_t h, int periodic, Run* runs
 
 int64_t dtrHaloBoxEntries(const dtrHaloBox* box) { return box->count[0] * box->count[1] * box->count[2]; }
 
-int64_t dtrHaloOffset(const dtrHaloLayout* l, const int64_t cell[3]) {
-  const int* o = l->order;
-  return cell[o[0]] + l->padded[o[0]] * (cell[o[1]] + l->padded[o[1]] * cell[o[2]]);
+/* The entry of `cell` in an array of extents `padded` (x, y, z) laid out in memory order `o`. */
+static int64_t offsetIn(const int64_t padded[3], const int o[3], const int64_t cell[3]) {
+  return cell[o[0]] + padded[o[0]] * (cell[o[1]] + padded[o[1]] * cell[o[2]]);
 }
+
+int64_t dtrHaloOffset(const dtrHaloLayout* l, const int64_t cell[3]) { return offsetIn(l->padded, l->order, cell); }
 
 int dtrHaloBoxContiguous(const dtrHaloLayout* l, const dtrHaloBox* box) {
   const int* o = l->order;
@@ -87,6 +89,20 @@ dtrHaloStrided dtrHaloUnpackOf(const dtrHaloLayout* l, const dtrHaloBox* box, in
   s.srcPitch[0] = s.count[0];
   s.srcPitch[1] = s.count[0] * s.count[1];
   return s;
+}
+
+dtrHaloStrided dtrHaloRemoteOf(const dtrHaloLayout* l, const dtrHaloStep* s, const dtrHaloPiece* send) {
+  const int* o = l->order;
+  int64_t theirs[3], cell[3];
+  for (int d = 0; d < 3; d++) theirs[d] = l->padded[d], cell[d] = send->box.start[d];
+  theirs[s->axis] = dtrSplit(l->shape[s->axis], s->nranks, send->peer).count + 2 * (int64_t)l->halo[s->axis];
+  cell[s->axis] = send->remote;
+  dtrHaloStrided r = strided(l, send->box.count);
+  r.srcOffset = dtrHaloOffset(l, send->box.start);
+  r.dstOffset = offsetIn(theirs, o, cell);
+  r.dstPitch[0] = theirs[o[0]];
+  r.dstPitch[1] = theirs[o[0]] * theirs[o[1]];
+  return r;
 }
 
 dtrHaloStrided dtrHaloCopyOf(const dtrHaloLayout* l, const dtrHaloCopy* copy) {
@@ -149,6 +165,7 @@ static int makeStep(dtrHaloLayout* l, int axis, int split, int np, int me) {
       dtrHaloPiece* p = &s->recvs[s->nrecvs++];
       p->peer = q, p->box = stepBox(l, axis, runs[i].dst, runs[i].count), p->offset = at;
       p->entries = runs[i].count * cross;
+      p->remote = runs[i].dst;
       at += p->entries;
     }
     s->recvTotal = at;
@@ -166,6 +183,7 @@ static int makeStep(dtrHaloLayout* l, int axis, int split, int np, int me) {
       dtrHaloPiece* p = &s->sends[s->nsends++];
       p->peer = t, p->box = stepBox(l, axis, runs[i].src, runs[i].count), p->offset = s->sendTotal;
       p->entries = runs[i].count * cross;
+      p->remote = runs[i].dst;
       s->sendTotal += p->entries;
       s->sendCount[t] += p->entries;
     }

@@ -43,6 +43,7 @@ typedef struct {
   dtrHaloBox box;
   int64_t offset; /* entries into the pair's segment */
   int64_t entries;
+  int64_t remote; /* a send's first cell along the step's axis in its receiver's padded array */
 } dtrHaloPiece;
 
 typedef struct {
@@ -110,6 +111,11 @@ typedef struct {
 
 /* Box -> its dense segment at `offset` (pack), segment -> box (unpack), box -> box (a copy). */
 dtrHaloStrided dtrHaloPackOf(const dtrHaloLayout* l, const dtrHaloBox* box, int64_t offset);
+/* A send piece of step s from this rank's array straight into its receiver's padded array: the same
+ * cells, at the receiver's coordinates along the step's axis and in its pitches. (The ranks of a step's
+ * group have the same extent along the other two axes; along the step's axis the receiver's box is
+ * its part of the split.) */
+dtrHaloStrided dtrHaloRemoteOf(const dtrHaloLayout* l, const dtrHaloStep* s, const dtrHaloPiece* send);
 dtrHaloStrided dtrHaloUnpackOf(const dtrHaloLayout* l, const dtrHaloBox* box, int64_t offset);
 dtrHaloStrided dtrHaloCopyOf(const dtrHaloLayout* l, const dtrHaloCopy* copy);
 

@@ -1,6 +1,8 @@
 /*
- * The halo exchange on GPUs, all of it ordered on the caller's stream (no host synchronisation; a CUDA
- * graph can capture it).
+ * The halo exchange on GPUs, ordered on the caller's stream (no host synchronisation; a CUDA graph can
+ * capture it): the steps and the last wraps run on a work stream of the highest priority forked from
+ * it and joined back, so that the block scheduler starts their kernels ahead of the wraps beside them
+ * (and of the caller's other work), whose blocks would otherwise hold the SMs first.
  *
  *   beside   the local wraps of the cells no step touches, on a side stream of the lowest priority
  *            forked once the first step's transfer is under way
@@ -9,10 +11,13 @@
  *            and receives every piece (contiguous ones straight from and into the caller's array: a
  *            face of the slowest axis is whole planes) while the rank's own cells are copied on the
  *            caller's stream; one launch unpacks the rest
- *   p2p      each step: a barrier among the step's ranks (every rank's receive buffer free), one launch
- *            stores every piece into its receiver's receive buffer, mapped here through CUDA IPC at plan
- *            time, and copies the rank's own cells, while the copy engines carry the pieces that are
- *            whole planes; a barrier (every piece in); one launch unpacks
+ *   p2p      each step: a barrier among the step's ranks (every rank's array free), one launch stores
+ *            every piece straight into its receiver's padded array and copies the rank's own cells,
+ *            while the copy engines carry the pieces that are whole planes; a barrier (every piece in).
+ *            The arrays are mapped through CUDA IPC as the executes bring them, their descriptions
+ *            exchanged in the execute's agreement (one allgather, no collective of its own). A receiver
+ *            whose array CUDA IPC cannot share (DTR_HALO_DIRECT=0: every one) gets its pieces in its
+ *            receive buffer, mapped at plan time, and unpacks them after the barrier
  *   after    the side stream joined, the remaining local wraps
  * The copies are one kernel (kernels/halo_copy.cu), many boxes a launch.
  */
@@ -21,8 +26,10 @@
 
 #include "backends/gpu/device.h"
 #include "backends/gpu/nccl_comms.h"
+#include "backends/p2p/peer_book.h"
 #include "backends/p2p/peer_memory.h"
 #include "core/checks.h"
+#include "core/params.h"
 #include "core/timeout.h"
 #include "halo_launch.h"
 #include "grid.h"
@@ -34,11 +41,18 @@ struct dtrHaloGpu {
   char* send;                  /* nccl: the packed pieces */
   char* recv;                  /* the received pieces (p2p: the peers store into it) */
   ncclComm_t nccl[3];          /* a step's group (nccl; p2p: the benchmark's bare exchange, made on use) */
-  cudaStream_t side, comm;
-  cudaEvent_t fork, besideDone, packed[3], exchanged[3];
+  cudaStream_t work, side, comm;
+  cudaEvent_t start, done, fork, besideDone, packed[3], exchanged[3];
   dtrPeerFlags flags[3];       /* p2p: each step's barriers */
   char* peerRecv[3][DTR_GROUP_MAX];   /* p2p: the receive buffers of a step's ranks, mapped here */
   int mappings[3][2 * DTR_GROUP_MAX]; /* their mappings and the flags' (-1: none) */
+  int direct;                         /* p2p and DTR_HALO_DIRECT: pieces into the receivers' arrays */
+  int gridRank[3][DTR_GROUP_MAX];     /* a step's group ranks in the grid's communicator */
+  dtrPeerBuffer* records;             /* [grid ranks] an execute's arrays as their owners describe them */
+  dtrPeerBook book;                   /* this rank's arrays the peers have mapped; the peers' held here */
+  char* peerArray[3][DTR_GROUP_MAX];  /* this execute: each receiver's padded array as mapped here (NULL:
+                                         its receive buffer takes its pieces) */
+  int unpack;                         /* this execute: the peers store into this rank's receive buffer */
   unsigned* abort;             /* pinned host word the barriers watch: set after a timeout */
   dtrHaloCopyArgs* copies;     /* room for the largest launch's boxes */
 };
@@ -59,6 +73,13 @@ static dtrHaloCopyArgs copyArgs(const char* src, char* dst, dtrHaloStrided c, si
 void dtrHaloGpuDestroy(struct dtrHaloPlan* h) {
   struct dtrHaloGpu* s = h->gpu;
   if (!s) return;
+  /* The streams that store into the peers' arrays are done before those arrays are unmapped. */
+  if (!h->base->broken)
+    for (int k = 0; k < 3; k++) {
+      cudaStream_t st = k == 0 ? s->work : k == 1 ? s->comm : s->side;
+      if (st) cudaStreamSynchronize(st);
+    }
+  if (!h->base->broken) dtrPeerBookClear(&s->book); /* after a timeout: left to the end of the process */
   for (int i = 0; i < 3; i++) {
     for (int k = 0; k < 2 * DTR_GROUP_MAX; k++)
       if (s->mappings[i][k] >= 0) dtrPeerBufferUnmap(s->mappings[i][k]);
@@ -77,11 +98,15 @@ void dtrHaloGpuDestroy(struct dtrHaloPlan* h) {
   }
   if (s->send) cudaFree(s->send);
   if (s->abort) cudaFreeHost(s->abort);
+  if (s->start) cudaEventDestroy(s->start);
+  if (s->done) cudaEventDestroy(s->done);
   if (s->fork) cudaEventDestroy(s->fork);
   if (s->besideDone) cudaEventDestroy(s->besideDone);
+  if (s->work) cudaStreamDestroy(s->work);
   if (s->side) cudaStreamDestroy(s->side);
   if (s->comm) cudaStreamDestroy(s->comm);
   free(s->copies);
+  free(s->records);
   free(s);
   h->gpu = NULL;
 }
@@ -110,6 +135,9 @@ static dtrResult_t createLocal(struct dtrHaloPlan* h, struct dtrHaloGpu* s) {
   CUDACHECK(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
   CUDACHECK(cudaStreamCreateWithPriority(&s->side, cudaStreamNonBlocking, lowest));
   CUDACHECK(cudaStreamCreateWithPriority(&s->comm, cudaStreamNonBlocking, highest));
+  CUDACHECK(cudaStreamCreateWithPriority(&s->work, cudaStreamNonBlocking, highest));
+  CUDACHECK(cudaEventCreateWithFlags(&s->start, cudaEventDisableTiming));
+  CUDACHECK(cudaEventCreateWithFlags(&s->done, cudaEventDisableTiming));
   CUDACHECK(cudaEventCreateWithFlags(&s->fork, cudaEventDisableTiming));
   CUDACHECK(cudaEventCreateWithFlags(&s->besideDone, cudaEventDisableTiming));
   for (int i = 0; i < l->nsteps; i++) {
@@ -130,6 +158,24 @@ static dtrResult_t createLocal(struct dtrHaloPlan* h, struct dtrHaloGpu* s) {
       CUDACHECK(cudaMemset(f->peer[st->rank], 0, bytes));
     }
     CUDACHECK(cudaDeviceSynchronize());
+  }
+  if (s->direct) {
+    if (!(s->records = calloc((size_t)h->base->comm.nranks, sizeof *s->records)))
+      return dtrSetError(dtrOutOfMemory, "host allocation failed");
+    MPI_Group grid, group;
+    MPICHECK(MPI_Comm_group(h->grid->comm, &grid));
+    for (int i = 0; i < l->nsteps; i++) {
+      int mine[DTR_GROUP_MAX];
+      for (int q = 0; q < l->steps[i].nranks; q++) mine[q] = q;
+      MPICHECK(MPI_Comm_group(h->stepComm[i], &group));
+      const int rc = MPI_Group_translate_ranks(group, l->steps[i].nranks, mine, grid, s->gridRank[i]);
+      MPI_Group_free(&group);
+      if (rc != MPI_SUCCESS) {
+        MPI_Group_free(&grid);
+        return dtrSetError(dtrMpiError, "MPI_Group_translate_ranks of a halo step's group failed");
+      }
+    }
+    MPI_Group_free(&grid);
   }
   return dtrSuccess;
 }
@@ -172,6 +218,7 @@ dtrResult_t dtrHaloGpuCreate(struct dtrHaloPlan* h, const dtrConfig_t* cfg) {
   for (int i = 0; i < 3; i++)
     for (int k = 0; k < 2 * DTR_GROUP_MAX; k++) s->mappings[i][k] = -1;
   s->p2p = p2p;
+  s->direct = p2p && dtrEnvParamsGet()->halo_direct;
   h->gpu = s;
   base->kernel = dtrKernelAuto; /* no transpose runs: the copies are the halo kernel's */
   res = dtrAgree(h->grid->comm, createLocal(h, s));
@@ -250,6 +297,61 @@ group:
   return launch(s, n, 0, stream);
 }
 
+int dtrHaloGpuAgrees(const struct dtrHaloPlan* h) { return h->gpu && h->gpu->direct; }
+
+/* Local: this rank's record of buf for its peers (its result `checked` inside): its id, and its handle
+ * where the peers have not mapped it yet; no id where CUDA IPC cannot share it (or the box is empty). */
+static void describeArray(struct dtrHaloPlan* h, dtrResult_t checked, void* buf, dtrPeerBuffer* mine) {
+  struct dtrHaloGpu* s = h->gpu;
+  memset(mine, 0, sizeof *mine);
+  dtrResult_t res = checked;
+  if (res == dtrSuccess && h->padded.bytes) {
+    res = dtrPeerBufferDescribe(buf, 0, mine);
+    if (res == dtrSuccess && dtrPeerBookCannotShare(&s->book, buf, mine->buffer_id)) mine->buffer_id = 0;
+    else if (res == dtrSuccess && !dtrPeerBookPublished(&s->book, mine->buffer_id)) res = dtrPeerBufferDescribe(buf, 1, mine);
+  }
+  mine->result = (int32_t)res;
+}
+
+dtrResult_t dtrHaloGpuAgree(struct dtrHaloPlan* h, dtrResult_t checked, void* buf) {
+  struct dtrHaloGpu* s = h->gpu;
+  const dtrComm* c = &h->base->comm;
+  dtrPeerBuffer* mine = &s->records[c->rank];
+  const cudaError_t err = cudaSetDevice(h->base->device); /* the mappings are the plan's device's */
+  if (err != cudaSuccess && checked == dtrSuccess)
+    checked = dtrSetError(DTR_CUDA_RESULT(err), "cudaSetDevice(%d) failed: %s", h->base->device, cudaGetErrorString(err));
+  describeArray(h, checked, buf, mine);
+  DTRCHECK(dtrAllgather(s->records, (int)sizeof *mine, h->grid->comm, "the other ranks' padded arrays"));
+  int failed = 0, fresh = 0;
+  for (int q = 0; q < c->nranks; q++) {
+    failed |= s->records[q].result != dtrSuccess;
+    fresh |= s->records[q].has_handle;
+  }
+  /* Every rank saw the same records: a failure anywhere is every rank's, with its message. */
+  if (failed) return dtrAgree(h->grid->comm, (dtrResult_t)mine->result);
+  dtrResult_t res = dtrSuccess;
+  s->unpack = !mine->buffer_id;
+  for (int i = 0; i < h->layout.nsteps; i++) {
+    const dtrHaloStep* st = &h->layout.steps[i];
+    int mappings[DTR_GROUP_MAX];
+    for (int q = 0; q < st->nranks; q++) {
+      const dtrPeerBuffer* theirs = &s->records[s->gridRank[i][q]];
+      mappings[q] = -1;
+      s->peerArray[i][q] = NULL;
+      if (q == st->rank || !theirs->buffer_id || res != dtrSuccess) continue;
+      res = dtrPeerBufferMap(theirs, h->base->device, &s->peerArray[i][q], &mappings[q]);
+    }
+    if (res == dtrSuccess) res = dtrPeerBookHold(&s->book, mappings, st->nranks);
+    else
+      for (int q = 0; q < st->nranks; q++)
+        if (mappings[q] >= 0) dtrPeerBufferUnmap(mappings[q]);
+  }
+  if (res == dtrSuccess && mine->has_handle) res = dtrPeerBookPublish(&s->book, mine->buffer_id);
+  /* Arrays every rank has mapped before map again by reference (nothing to fail but a host allocation):
+   * only an execute that brings a new handle agrees on the mappings. */
+  return fresh ? dtrAgree(h->grid->comm, res) : res;
+}
+
 static dtrResult_t p2pStep(struct dtrHaloPlan* h, int i, char* buf, cudaStream_t stream) {
   struct dtrHaloGpu* s = h->gpu;
   const dtrHaloLayout* l = &h->layout;
@@ -260,10 +362,14 @@ static dtrResult_t p2pStep(struct dtrHaloPlan* h, int i, char* buf, cudaStream_t
   int n = 0, engines = 0;
   for (int k = 0; k < st->nsends; k++) {
     const dtrHaloPiece* p = &st->sends[k];
-    /* Where the piece lands in its receiver's buffer: that receiver's segment from this rank. */
-    const int64_t there = st->peerOffset[p->peer] + p->offset - st->sendOffset[p->peer];
+    char* array = s->direct ? s->peerArray[i][p->peer] : NULL;
+    /* Where the piece lands: its cells of the receiver's array, else the receiver's segment from this
+     * rank in its receive buffer. */
+    const dtrHaloStrided to = array ? dtrHaloRemoteOf(l, st, p)
+                                    : dtrHaloPackOf(l, &p->box, st->peerOffset[p->peer] + p->offset - st->sendOffset[p->peer]);
+    char* dst = array ? array : s->peerRecv[i][p->peer];
     if (!dtrHaloBoxContiguous(l, &p->box)) {
-      s->copies[n++] = copyArgs(buf, s->peerRecv[i][p->peer], dtrHaloPackOf(l, &p->box, there), e);
+      s->copies[n++] = copyArgs(buf, dst, to, e);
       continue;
     }
     /* A piece of whole planes goes by a copy engine (about 2.5 x what stores from SMs reach over
@@ -272,8 +378,8 @@ static dtrResult_t p2pStep(struct dtrHaloPlan* h, int i, char* buf, cudaStream_t
       CUDACHECK(cudaEventRecord(s->packed[i], stream));
       CUDACHECK(cudaStreamWaitEvent(s->comm, s->packed[i], 0));
     }
-    CUDACHECK(cudaMemcpyAsync(at(s->peerRecv[i][p->peer], there, e), at(buf, dtrHaloOffset(l, p->box.start), e),
-                              (size_t)p->entries * e, cudaMemcpyDeviceToDevice, s->comm));
+    CUDACHECK(cudaMemcpyAsync(at(dst, to.dstOffset, e), at(buf, to.srcOffset, e), (size_t)p->entries * e,
+                              cudaMemcpyDeviceToDevice, s->comm));
   }
   for (int k = 0; k < st->nselfs; k++) s->copies[n++] = copyArgs(buf, buf, dtrHaloCopyOf(l, &st->selfs[k]), e);
   DTRCHECK(launch(s, n, 1, stream));
@@ -283,7 +389,7 @@ static dtrResult_t p2pStep(struct dtrHaloPlan* h, int i, char* buf, cudaStream_t
   }
   CUDACHECK(dtrPeerBarrierLaunch(&s->flags[i], dtrPeerFinish, stream));
   n = 0;
-  for (int k = 0; k < st->nrecvs; k++)
+  for (int k = 0; k < st->nrecvs && (!s->direct || s->unpack); k++)
     s->copies[n++] = copyArgs(s->recv, buf, dtrHaloUnpackOf(l, &st->recvs[k].box, st->recvs[k].offset), e);
   return launch(s, n, 0, stream);
 }
@@ -293,12 +399,17 @@ dtrResult_t dtrHaloGpuExecute(struct dtrHaloPlan* h, char* buf, cudaStream_t str
   const dtrHaloLayout* l = &h->layout;
   const size_t e = h->entry;
   CUDACHECK(cudaSetDevice(h->base->device));
-  if (!l->nsteps) DTRCHECK(launchBeside(h, buf, stream));
-  for (int i = 0; i < l->nsteps; i++) DTRCHECK(s->p2p ? p2pStep(h, i, buf, stream) : ncclStep(h, i, buf, stream));
-  if (l->nbeside) CUDACHECK(cudaStreamWaitEvent(stream, s->besideDone, 0));
+  CUDACHECK(cudaEventRecord(s->start, stream));
+  CUDACHECK(cudaStreamWaitEvent(s->work, s->start, 0));
+  if (!l->nsteps) DTRCHECK(launchBeside(h, buf, s->work));
+  for (int i = 0; i < l->nsteps; i++) DTRCHECK(s->p2p ? p2pStep(h, i, buf, s->work) : ncclStep(h, i, buf, s->work));
+  if (l->nbeside) CUDACHECK(cudaStreamWaitEvent(s->work, s->besideDone, 0));
   int n = 0;
   for (int k = 0; k < l->nafter; k++) s->copies[n++] = copyArgs(buf, buf, dtrHaloCopyOf(l, &l->after[k]), e);
-  return launch(s, n, 0, stream);
+  DTRCHECK(launch(s, n, 0, s->work));
+  CUDACHECK(cudaEventRecord(s->done, s->work));
+  CUDACHECK(cudaStreamWaitEvent(stream, s->done, 0));
+  return dtrSuccess;
 }
 
 dtrResult_t dtrHaloGpuAsyncError(struct dtrHaloPlan* h) {
