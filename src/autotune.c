@@ -342,10 +342,16 @@ static dtrResult_t tune(Tuner* T, int* pr, int* pc, dtrBackend_t* backend) {
       Candidate k;
       memset(&k, 0, sizeof k);
       const dtrDeadline saved = dtrDeadlineEnter(T->timeout);
+      const double t0 = MPI_Wtime();
       res = build(T, &k, e->pr, e->pc, e->backend);
       dtrDeadlineLeave(saved);
+      const double t1 = MPI_Wtime();
       if (res == dtrSuccess) res = measure(T, &k, &e->seconds);
+      const double t2 = MPI_Wtime();
       freeCandidate(&k);
+      /* Where a tuning's time goes (plans made, iterations, plans destroyed), this rank's view. */
+      INFO("autotune: %d x %d on %s: built in %.1f ms, timed in %.1f ms, freed in %.1f ms", e->pr, e->pc,
+           dtrBackendName(e->backend), (t1 - t0) * 1e3, (t2 - t1) * 1e3, (MPI_Wtime() - t2) * 1e3);
       e->result = res;
       if (res != dtrSuccess) {
         e->seconds = 0;
