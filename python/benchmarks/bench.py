@@ -20,6 +20,9 @@
                 device a process) with pdims = the grid's (pr, pc); timed in turn, medians of the slowest
                 process; Parseval's sums of both results checked against each other (--against xla:
                 jnp.fft.fftn of the sharded array instead, XLA's own partitioning)
+  jit-chain     our calls inside compiled code, apart from JAX's dispatch: k round trips of fftn and
+                ifftn in one jitted lax.fori_loop against the same 2 k calls from C on the same plans and
+                arrays (and a jitted single fftn beside them)
 
   mpirun -np 4 python bench.py fft --shape 128 --grid 2x2 --c-loop build/libdtr_c_loop.so --compare mpi4py-fft --json f.json
   mpirun -np 1 python bench.py overhead --c-loop build/libdtr_c_loop.so --libs numpy,cupy,torch --json o.json
@@ -27,6 +30,7 @@
   mpirun -np 1 python bench.py compiled --c-loop build/libdtr_c_loop.so --frameworks jax,torch --device gpu --json c.json
   mpirun -np 1 python bench.py compiled --c-loop build/libdtr_c_loop.so --ops fftn,rfftn --sides 4 8 --json cf.json
   mpirun -np 2 python bench.py jaxdecomp --shape 512 --grid 1x2 --dtype complex64 --json jd.json
+  mpirun -np 2 python bench.py jit-chain --shape 512 --grid 1x2 --k 10 --c-loop build/libdtr_c_loop.so --json jc.json
 """
 
 import argparse
@@ -322,6 +326,8 @@ def c_loop(path):
     c.dtrBenchExecuteLoop.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int]
     c.dtrBenchFftLoop.restype = ctypes.c_double
     c.dtrBenchFftLoop.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+    c.dtrBenchFftRoundTrips.restype = ctypes.c_double
+    c.dtrBenchFftRoundTrips.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int]
     return c
 
 
@@ -561,6 +567,86 @@ def jaxdecomp_compare(args):
     return rows
 
 
+def jit_chain(args):
+    """The cost of our call inside compiled code, apart from JAX's dispatch: one jitted function that runs
+    --k round trips (fftn, then ifftn with norm "forward", which scales nothing) in a lax.fori_loop,
+    against the same 2 k calls of the same plans from C on the same arrays (zeros, which a round trip
+    keeps) in a C loop, and a jitted single fftn beside them. Per call: the time over 2 k."""
+    on_gpu = not os.environ.get("JAX_PLATFORMS", "").startswith("cpu") and os.path.exists("/dev/nvidiactl")
+    if on_gpu and COMM.Get_size() > 1:
+        _start_jax_distributed()
+    import jax
+    import jax.numpy as jnp
+    shape, k, dtype = (args.shape,) * 3, args.k, args.dtype
+    pr, pc = (int(v) for v in args.grid.split("x")) if args.grid else (0, 0)
+    device = jax.local_devices()[0]
+    jax.config.update("jax_default_device", device)
+    backend = args.backend if device.platform != "cpu" else "cpu"
+    c = c_loop(args.c_loop)
+    rows = []
+    with dt.Grid(COMM, pr, pc) as grid:
+        pr, pc = grid.dims
+        bx = grid.box(shape, "x", dtype)
+        x = jax.device_put(jnp.zeros(bx.shape, dtype), device)
+
+        def trip(_, u):
+            return dt.fft.ifftn(dt.fft.fftn(u, grid, shape, backend=backend), grid, shape, norm="forward", backend=backend)
+        chained = jax.jit(lambda v: jax.lax.fori_loop(0, k, trip, v))
+        single = jax.jit(lambda v: dt.fft.fftn(v, grid, shape, backend=backend))
+        y = single(x).block_until_ready()
+        x2 = chained(x).block_until_ready()
+        fplan = fft_plan(grid, "fftn", x, shape, backend=backend)
+        iplan = fft_plan(grid, "ifftn", y, shape, norm="forward", backend=backend)
+        stream, csync = _c_stream() if device.platform != "cpu" else (None, lambda: None)
+        px, py = x2.unsafe_buffer_pointer() or None, y.unsafe_buffer_pointer() or None
+
+        def c_chain():
+            if c.dtrBenchFftRoundTrips(fplan.handle, iplan.handle, px, py, stream, k) < 0:
+                raise dt.Error(1, _lib.last_error())
+            csync()
+        # JAX's own cost of a dispatch, apart from ours: XLA's local FFT of the same array, alone and in
+        # the same loop (a call's dispatch = single - chain / 2 k, on both sides alike).
+        xla_trip = lambda _, u: jnp.fft.ifftn(jnp.fft.fftn(u), norm="forward")  # noqa: E731
+        xla_chained = jax.jit(lambda v: jax.lax.fori_loop(0, k, xla_trip, v))
+        xla_single = jax.jit(jnp.fft.fftn)
+        runs = {"jit chain": lambda: chained(x).block_until_ready(), "C chain": c_chain,
+                "jit single": lambda: single(x).block_until_ready(),
+                "xla chain": lambda: xla_chained(x).block_until_ready(),
+                "xla single": lambda: xla_single(x).block_until_ready()}
+        for _ in range(args.warmup):
+            for run in runs.values():
+                run()
+        wall = {n: [] for n in runs}
+        names = list(runs)
+        for i in range(args.iters):
+            for j in range(len(names)):
+                n = names[(i + j) % len(names)]
+                COMM.Barrier()
+                t0 = time.perf_counter()
+                runs[n]()
+                wall[n].append(time.perf_counter() - t0)
+        t = {}
+        for n in names:
+            slowest = np.empty(len(wall[n]))
+            COMM.Allreduce(np.array(wall[n]), slowest, op=MPI.MAX)
+            t[n] = float(np.median(slowest) * 1e6)
+        per_jit, per_c = t["jit chain"] / (2 * k), t["C chain"] / (2 * k)
+        rows.append({"shape": list(shape), "dtype": dtype, "grid": [pr, pc], "ranks": COMM.Get_size(),
+                     "device": device.platform, "backend": fplan.backend, "k": k, "jit_chain_us": round(t["jit chain"], 1),
+                     "c_chain_us": round(t["C chain"], 1), "jit_single_fftn_us": round(t["jit single"], 1),
+                     "xla_chain_us": round(t["xla chain"], 1), "xla_single_fftn_us": round(t["xla single"], 1),
+                     "dispatch_ours_us": round(t["jit single"] - per_jit, 1),
+                     "dispatch_xla_us": round(t["xla single"] - t["xla chain"] / (2 * k), 1),
+                     "per_call_jit_us": round(per_jit, 2), "per_call_c_us": round(per_c, 2),
+                     "overhead_per_call_us": round(per_jit - per_c, 2), "ratio": round(per_jit / per_c, 4),
+                     "iters": args.iters, "warmup": args.warmup, "jax": jax.__version__})
+        log(f"  {args.shape}^3 {dtype} {pr} x {pc} {fplan.backend}: {k} round trips: jitted {t['jit chain']:.0f} us, "
+            f"C {t['C chain']:.0f} us; a call {per_jit:.2f} against {per_c:.2f} us ({per_jit / per_c:.4f} x, "
+            f"{per_jit - per_c:+.2f} us); a jitted single fftn {t['jit single']:.1f} us; XLA's local FFT: a call in the loop "
+            f"{t['xla chain'] / (2 * k):.1f} us, jitted alone {t['xla single']:.1f} us")
+    return rows
+
+
 def fft_overhead(args):
     """The binding's cost per fftn (rfftn) over dtrFftExecute called from C in a loop, on the same plan
     and arrays; small arrays, so that the host's calls, not the transform, set the pace."""
@@ -640,14 +726,23 @@ def main():
     jd.add_argument("--against", default="jaxdecomp", choices=("jaxdecomp", "xla", "none"),
                     help="jaxdecomp's pfft3d; xla: jnp.fft.fftn of the sharded array (XLA's SPMD partitioning); none: "
                          "ours only (no jax.distributed)")
-    for s in (o, fo, cp, f, jd):
+    jc = sub.add_parser("jit-chain")
+    jc.add_argument("--shape", type=int, default=8)
+    jc.add_argument("--dtype", default="complex64", choices=("complex64", "complex128"))
+    jc.add_argument("--grid", default="")
+    jc.add_argument("--k", type=int, default=100, help="round trips in one jitted function")
+    jc.add_argument("--c-loop", required=True, help="the C loop library (libdtr_c_loop.so)")
+    jc.add_argument("--backend", default="auto", help="of our plans on GPUs")
+    jc.add_argument("--iters", type=int, default=20)
+    jc.add_argument("--warmup", type=int, default=3)
+    for s in (o, fo, cp, f, jd, jc):
         s.add_argument("--json", default="")
     args = p.parse_args()
     pick_gpu()
     log(f"# disttranspose {dt.__version__} bench {args.what}: {COMM.Get_size()} ranks, Python {sys.version.split()[0]}, "
         f"numpy {np.__version__}")
     rows = {"overhead": overhead, "fft-overhead": fft_overhead, "compiled": compiled, "fft": fft,
-            "jaxdecomp": jaxdecomp_compare}[args.what](args)
+            "jaxdecomp": jaxdecomp_compare, "jit-chain": jit_chain}[args.what](args)
     if args.json and COMM.Get_rank() == 0:
         with open(args.json, "w") as out:
             json.dump(rows, out, indent=1)

@@ -19,3 +19,14 @@ double dtrBenchFftLoop(dtrFftPlan_t plan, const void* in, void* out, int directi
     if (dtrFftExecute(plan, in, out, (dtrFftDirection_t)direction, stream) != dtrSuccess) return -1;
   return MPI_Wtime() - t0;
 }
+
+/* Round trips (bench.py jit-chain): `trips` times the forward plan from x into y and the inverse plan
+ * from y back into x, as a jitted loop of fftn and ifftn runs them. */
+double dtrBenchFftRoundTrips(dtrFftPlan_t forward, dtrFftPlan_t inverse, void* x, void* y, cudaStream_t stream, int trips) {
+  const double t0 = MPI_Wtime();
+  for (int i = 0; i < trips; i++)
+    if (dtrFftExecute(forward, x, y, dtrFftForward, stream) != dtrSuccess ||
+        dtrFftExecute(inverse, y, x, dtrFftInverse, stream) != dtrSuccess)
+      return -1;
+  return MPI_Wtime() - t0;
+}
