@@ -184,7 +184,13 @@ class _CuPy:
 
     @staticmethod
     def copy(a):
-        return a.copy(order="C")
+        """A contiguous array copied byte for byte (its own kernels' loads of whole elements would fault
+        where a lies off its elements' alignment)."""
+        import cupy
+        with a.device:
+            out = cupy.empty(a.shape, a.dtype)
+        out.reshape(-1).view(cupy.uint8)[...] = a.reshape(-1).view(cupy.uint8)
+        return out
 
     @staticmethod
     def stream(a, stream, device):
@@ -231,8 +237,11 @@ class _Torch:
 
     @staticmethod
     def copy(a):
+        """As _CuPy.copy: byte for byte."""
         import torch
-        return a.clone(memory_format=torch.contiguous_format)
+        out = torch.empty(a.shape, dtype=a.dtype, device=a.device)
+        out.reshape(-1).view(torch.uint8).copy_(a.reshape(-1).view(torch.uint8))
+        return out
 
     @staticmethod
     def stream(a, stream, device):
@@ -443,13 +452,24 @@ def adapter(a):
     return found
 
 
-def aligned(ad, a, d, cache):
-    """An input on a GPU whose address is not a multiple of its element's size (a view into storage of
-    smaller elements: torch.autograd.gradcheck makes such), which the GPU backends cannot read as
-    elements: (a copy of it, its description), made on the library's current stream. Else (a, d) as
-    they are, and the checks judge them (an array of a library that cannot copy is refused)."""
-    size = getattr(d.dtype, "itemsize", 0)
-    if d.device < 0 or not d.ptr or not size or not d.ptr % size or not hasattr(ad, "copy"):
+_ITEMSIZE = dict(zip(DTYPES, ITEMSIZE))
+
+
+def itemsize(name):
+    """Bytes of an element of the library's type `name` (known without NumPy's types: bfloat16 needs
+    ml_dtypes there)."""
+    return _ITEMSIZE[name]
+
+
+def aligned(ad, a, d, cache, boundary=0):
+    """An input on a GPU whose address is not a multiple of `boundary` bytes (0: its element's size), as
+    the plan needs (an FFT's: its complex type's, for its real side too) - a view into storage of
+    smaller elements (torch.autograd.gradcheck makes such), which the GPU backends cannot read as
+    elements: (a copy of it, its description), made byte for byte on the library's current stream.
+    Else (a, d) as they are, and the checks judge them (a non-contiguous one, or one of a library that
+    cannot copy, is refused)."""
+    size = boundary or getattr(d.dtype, "itemsize", 0)
+    if d.device < 0 or not d.ptr or not size or not d.ptr % size or not d.contiguous or not hasattr(ad, "copy"):
         return a, d
     a = ad.copy(a)
     return a, ad.describe(a, cache)

@@ -81,7 +81,7 @@ def _execute(a, op):
     plan, shape, dtype, device, out_shape, out_dtype, run = fast
     handle = plan._handle
     if (handle is not None and a.dtype == dtype and a.shape == shape and a.get_device() == device and a.is_contiguous()
-            and not a.data_ptr() % a.element_size()):
+            and not a.data_ptr() % plan._alignment):
         out = torch.empty(out_shape, dtype=out_dtype, device=a.device)
         result = run(handle, a.data_ptr() or None, out.data_ptr() or None,
                      _arrays._torch_stream_ptr(device) if device >= 0 else None)
@@ -91,8 +91,8 @@ def _execute(a, op):
     _fast.pop(op, None)
     plan = _ops.get(op)
     a = a.contiguous()
-    if a.data_ptr() % a.element_size():  # a view into storage of smaller elements (gradcheck makes such)
-        a = a.clone()
+    if a.data_ptr() % plan._alignment:  # a view into storage of smaller elements (gradcheck makes such)
+        a = _arrays._Torch.copy(a)
     return plan._run(plan._live(), _arrays._Torch, a, None, None)
 
 

@@ -384,6 +384,7 @@ class _FftOp:
         (self.in_shape, self.dtype), (self.out_shape, self.out_dtype) = \
             (x_side, z_side) if direction == _lib.FFT_FORWARD else (z_side, x_side)
         self._device, self._comm = plan.device, plan.comm
+        self._alignment = _arrays.itemsize(call.ctype)  # of both sides' addresses, as the plan checks
         self._call = call
         self._expect = {}
         self._weights = None
@@ -527,7 +528,7 @@ def _check(call, ad, x, out, name):
     """The full checks of a call's arrays, out allocated where None: (x's pointer, out, out's pointer,
     device, the x read: x, or its aligned copy). Raises ValueError for a problem of this rank's."""
     d = ad.describe(x, call.pointers)
-    x, d = _arrays.aligned(ad, x, d, _SCRATCH)
+    x, d = _arrays.aligned(ad, x, d, _SCRATCH, _arrays.itemsize(call.ctype))
     _SCRATCH.clear()
     if tuple(d.shape) != call.x_box:
         raise ValueError(f"x has shape {tuple(d.shape)}; this rank's {call.x_pencil}-pencil is {call.x_box}")

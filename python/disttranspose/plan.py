@@ -92,6 +92,7 @@ class _PlanBase:
     def _finish_init(self, handle, dtype, in_shape, out_shape, comm):
         self._handle = handle
         self._dtype = dtype
+        self._alignment = _arrays.itemsize(dtype)  # of the arrays' addresses, as the plan checks
         self._expect = {}
         self._pointers = _arrays.PointerCache()
         self._checked_a = self._checked_out = None  # the keys of the last arrays that passed the checks
@@ -230,7 +231,7 @@ class _PlanBase:
         a read (a misaligned one's aligned copy), or every rank's execute refused with this rank's
         problem."""
         given = a
-        a, d = _arrays.aligned(ad, a, ad.describe(a, self._pointers), self._pointers)
+        a, d = _arrays.aligned(ad, a, ad.describe(a, self._pointers), self._pointers, self._alignment)
         problem = _arrays.problem(ad, d, self.in_shape, self._expected(ad), self._device, "a")
         if problem is None and out is None:
             # Made here to the plan's shape and type: nothing of it to check, and no key to keep (the
