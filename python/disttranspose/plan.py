@@ -231,7 +231,11 @@ class _PlanBase:
         a read (a misaligned one's aligned copy), or every rank's execute refused with this rank's
         problem."""
         given = a
-        a, d = _arrays.aligned(ad, a, ad.describe(a, self._pointers), self._pointers, self._alignment)
+        d = ad.describe(a, self._pointers)
+        try:
+            a, d = _arrays.aligned(ad, a, d, self._pointers, self._alignment)
+        except Exception as e:  # refused on every rank below, not raised on this one alone
+            self._refuse(handle, f"a lies off its elements' alignment and could not be copied: {e}")
         problem = _arrays.problem(ad, d, self.in_shape, self._expected(ad), self._device, "a")
         if problem is None and out is None:
             # Made here to the plan's shape and type: nothing of it to check, and no key to keep (the
