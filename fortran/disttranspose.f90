@@ -134,7 +134,8 @@ module disttranspose
             dtr_pencil_name, dtr_data_type_size
   public :: dtr_fft_config_init, dtr_fft_plan_create, dtr_fft_execute, dtr_fft_get_box, dtr_fft_get_workspace_size, &
             dtr_fft_get_chunks, dtr_fft_get_backend, dtr_fft_plan_destroy
-  public :: dtr_halo_plan_create, dtr_halo_execute, dtr_halo_get_box, dtr_halo_get_backend, dtr_halo_plan_destroy
+  public :: dtr_halo_plan_create, dtr_halo_execute, dtr_halo_get_box, dtr_halo_get_backend, dtr_halo_get_device, &
+            dtr_halo_plan_destroy
   public :: dtr_autotune_config_init, dtr_grid_autotune
 
   ! Periodic axes as Fortran's logicals, or as C's 0 / non-zero integers.
@@ -312,6 +313,7 @@ module disttranspose
   procedure(c_plan_get_int), bind(c, name="dtrFftGetChunks") :: c_fft_get_chunks
   procedure(c_plan_get_int), bind(c, name="dtrFftGetBackend") :: c_fft_get_backend
   procedure(c_plan_get_int), bind(c, name="dtrHaloGetBackend") :: c_halo_get_backend
+  procedure(c_plan_get_int), bind(c, name="dtrHaloGetDevice") :: c_halo_get_device
   procedure(c_fft_plan_destroy), bind(c, name="dtrHaloPlanDestroy") :: c_halo_plan_destroy
   procedure(c_plan_get_workspace_size), bind(c, name="dtrFftGetWorkspaceSize") :: c_fft_get_workspace_size
   procedure(c_name_of), bind(c, name="dtrDataTypeName") :: c_data_type_name
@@ -669,6 +671,13 @@ contains
     type(dtr_halo_plan), intent(in) :: plan
     integer(c_int), intent(out) :: backend
     res = c_halo_get_backend(plan%handle, backend)
+  end function
+
+  ! The GPU the plan exchanges on; -1 on the cpu backend.
+  integer(c_int) function dtr_halo_get_device(plan, device) result(res)
+    type(dtr_halo_plan), intent(in) :: plan
+    integer(c_int), intent(out) :: device
+    res = c_halo_get_device(plan%handle, device)
   end function
 
   ! Collective. The handle is null afterwards.

@@ -398,6 +398,8 @@ dtrResult_t dtrHaloExecuteRefuse(dtrHaloPlan_t plan, const char* problem);
 /* Not collective: this rank's padded box: start = box.start - halo, size = box.size + 2 halo, order = the pencil's. */
 dtrResult_t dtrHaloGetBox(dtrHaloPlan_t plan, dtrBox_t* padded);
 dtrResult_t dtrHaloGetBackend(dtrHaloPlan_t plan, dtrBackend_t* backend);
+/* The GPU the plan exchanges on (config.device, else the device current at creation); -1 on the cpu backend. */
+dtrResult_t dtrHaloGetDevice(dtrHaloPlan_t plan, int* device);
 /* Collective. Waits for nothing: destroy after the last execute's stream work has finished. */
 dtrResult_t dtrHaloPlanDestroy(dtrHaloPlan_t plan);
 

@@ -233,6 +233,10 @@ static void badInput(void) {
     }
     dtrBackend_t b;
     EXPECT(dtrHaloGetBackend(plan, &b) == dtrSuccess && (gpu ? b != dtrBackendCpu : b == dtrBackendCpu), "backend %d", (int)b);
+    int device = -2;
+    EXPECT(dtrHaloGetDevice(plan, &device) == dtrSuccess && device == (gpu ? myDevice : -1), "device %d (want %d)", device,
+           gpu ? myDevice : -1);
+    expectEverywhere(dtrHaloGetDevice(plan, NULL), dtrInvalidArgument, "device NULL");
     expectEverywhere(dtrHaloGetBox(plan, NULL), dtrInvalidArgument, "box NULL");
     EXPECT(dtrHaloPlanDestroy(plan) == dtrSuccess, "destroy: %s", dtrGetLastError());
     release(buf, 0);

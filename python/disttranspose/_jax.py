@@ -50,7 +50,7 @@ def module():
         return None
     lib = ctypes.CDLL(path)
     lib.dtrJaxInit.argtypes = [ctypes.c_void_p]
-    lib.dtrJaxRegister.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+    lib.dtrJaxRegister.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
     lib.dtrJaxForget.argtypes = [ctypes.c_int64]
     lib.dtrJaxInit(ctypes.cast(_lib.lib.dtrGetLastError, ctypes.c_void_p))
     jax.ffi.register_ffi_target(_TARGET, jax.ffi.pycapsule(lib.dtrJaxExecuteHost), platform="cpu")
@@ -69,7 +69,7 @@ _NOT_BUILT = ("JAX tracers (jax.jit, grad, vmap) need disttranspose's XLA custom
 def op_of(plan):
     """The plan's number, registered with the custom calls on first use."""
     if not plan._jax_registered:
-        module().dtrJaxRegister(plan._op, plan._executor, plan._handle, plan._direction)
+        module().dtrJaxRegister(plan._op, plan._executor, plan._handle, plan._direction, int(plan._in_place))
         # Eager calls through a jitted call of the primitive: JAX's fast dispatch (apply_primitive, its
         # own path for one primitive, costs ten times as much a call).
         plan._jax_call = jax.jit(functools.partial(execute_p.bind, op=plan._op))
@@ -116,7 +116,7 @@ def execute(plan, a, out, stream):
         problem = "a is a JAX array sharded over several devices: pass each process's local array"
     else:
         d = _arrays.Described(0, tuple(a.shape), np.dtype(a.dtype), True, device)
-        problem = _arrays.problem(ad_, d, plan.in_shape, plan._expected(ad_), plan._device, "a")
+        problem = _arrays.problem(ad_, d, plan.in_shape, plan._expected(ad_), plan._device, getattr(plan, "_argument", "a"))
     _collective.agree(plan._comm, problem)
     op = op_of(plan)
     return execute_p.bind(a, op=op) if tracer else plan._jax_call(a)
@@ -186,7 +186,11 @@ def _lowering(ctx, x, *, op):
     if after is None:
         after = mlir.ir_constant(np.zeros(1, np.uint8))
     chained = ctx.replace(avals_in=(*ctx.avals_in, _CHAIN), avals_out=(*ctx.avals_out, _CHAIN))
-    y, ends[block] = jax.ffi.ffi_lowering(_TARGET, has_side_effect=True)(chained, x, after, op=np.int64(op))
+    # An in-place plan (a halo exchange) writes its result over its input: XLA gives the two one buffer,
+    # copying the input first where the program still needs it.
+    aliases = {0: 0} if plan._in_place else None
+    y, ends[block] = jax.ffi.ffi_lowering(_TARGET, has_side_effect=True, operand_output_aliases=aliases)(
+        chained, x, after, op=np.int64(op))
     return [y]
 
 

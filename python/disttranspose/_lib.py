@@ -98,6 +98,7 @@ _PROTOTYPES = {
     "dtrHaloExecuteRefuse": (_i, [_p, ctypes.c_char_p]),
     "dtrHaloGetBox": (_i, [_p, ctypes.POINTER(Box)]),
     "dtrHaloGetBackend": (_i, [_p, ctypes.POINTER(_i)]),
+    "dtrHaloGetDevice": (_i, [_p, ctypes.POINTER(_i)]),
     "dtrHaloPlanDestroy": (_i, [_p]),
     "dtrAutotuneConfigInit": (None, [ctypes.POINTER(AutotuneConfig)]),
     "dtrGridAutotuneF": (_i, [_i, ctypes.POINTER(_i64), _i, _i, ctypes.POINTER(AutotuneConfig), ctypes.POINTER(_i),

@@ -6,7 +6,7 @@ What a plan offers the frameworks (Plan and PencilPlan, and each direction of an
 any other kind of plan may join by offering the same): `_op` (its number), `in_shape`, `out_shape`,
 `dtype`, `_handle`, `_device`, `_comm` (agreement at trace time), `_executor` (the address of the C
 function that runs it: dtrExecute's signature where `_direction` is 0, else dtrFftExecute's, called
-with that direction), `_spatial` (the axes of its arrays before the trailing howmany axis),
+with that direction; dtrHaloExecute's where `_in_place`, its result written over its input), `_spatial` (the axes of its arrays before the trailing howmany axis),
 `_expected(adapter)` and `_expected_out(adapter)` (its input's and its result's element types as an
 array library names them: an R2C forward takes reals and gives complex numbers), `_run` (its own
 execute path, for PyTorch's op), `_adjoint()`, `_adjoint_weights` and `_batched(n)`.

@@ -376,6 +376,7 @@ class _FftOp:
     axis) each, or None."""
 
     _executor = _EXECUTOR
+    _in_place = False
     _spatial = 3  # no howmany: _batched gives None (a batch runs as one execute an element)
 
     def __init__(self, plan, direction, call):

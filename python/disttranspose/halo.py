@@ -8,18 +8,25 @@
 
 Thin over the C library: the same meaning, arguments and errors. The arrays are NumPy's on the cpu
 backend, CuPy's and PyTorch's on the GPU backends (and anything else with __cuda_array_interface__
-or __array_interface__, or DLPack). JAX arrays are immutable, and the library exchanges in place:
-HaloPlan refuses them for now.
+or __array_interface__, or DLPack), filled in place. JAX arrays are immutable: execute returns a fresh
+array, and runs inside jax.jit (and vmap) as an XLA custom call whose result aliases its input (XLA
+copies the input first where the program still needs it); its gradient (the halo's cells added back
+into their owners) is not there yet.
+
+    halo_of = jax.jit(plan.execute)          # JAX: u = halo_of(u)
 """
 
 import ctypes
 
-from . import _arrays, _collective, _lib
-from .errors import Error
+from . import _arrays, _collective, _lib, _ops
+from .errors import RESULT_INVALID_ARGUMENT, Error
 from .grid import Box
-from .plan import _config
+from .plan import _config, _PlanBase
 
 __all__ = ["HaloPlan"]
+
+# What JAX's custom calls run (_ops.py): dtrHaloExecute, in place.
+_EXECUTOR = ctypes.cast(_lib.lib.dtrHaloExecute, ctypes.c_void_p).value
 
 _INT_MAX = 2**31 - 1  # the C library's widths are ints
 
@@ -72,6 +79,14 @@ class HaloPlan:
     """
 
     _handle = None
+    # As an operation of JAX programs (_ops.py): dtrHaloExecute in place, on arrays whose three axes of
+    # the box come before the trailing howmany one.
+    _executor = _EXECUTOR
+    _direction = 0
+    _in_place = True
+    _spatial = 3
+    _argument = "buf"
+    _adjoint_weights = None
 
     def __init__(self, grid, shape, pencil, dtype, halo=(1, 1, 1), periodic=(True, True, True), howmany=1,
                  backend=None, *, device=None, timeout=0):
@@ -110,11 +125,19 @@ class HaloPlan:
         first = tuple(widths["xyz".index(a)] for a in reversed(self.box.order))
         self.interior = tuple(slice(w, w + n) for w, n in zip(first, self.box.shape)) + \
             ((slice(None),) if h > 1 else ())
-        backend_code = ctypes.c_int()
+        backend_code, device_code = ctypes.c_int(), ctypes.c_int()
         _lib.check(_lib.lib.dtrHaloGetBackend(self._handle, ctypes.byref(backend_code)))
+        _lib.check(_lib.lib.dtrHaloGetDevice(self._handle, ctypes.byref(device_code)))
         self._backend = _lib.BACKENDS[backend_code.value]
+        self._device = device_code.value
         self._expect = {}
         self._pointers = _arrays.PointerCache()
+        self._grid, self._asked = grid, dict(backend=self._backend, device=None if self._device < 0 else self._device,
+                                             timeout=timeout)
+        self.in_shape = self.out_shape = self.padded_shape
+        self._op = _ops.add(self)
+        self._derived = {}  # halo plans made from this one at trace time (vmap's batches), closed with it
+        self._jax_registered = False  # known to JAX's custom calls (_jax.py)
 
     def _live(self):
         if self._handle is None:
@@ -131,17 +154,40 @@ class HaloPlan:
     def dtype(self):
         return self._dtype
 
+    @property
+    def device(self):
+        """The plan's GPU, or None on the cpu backend."""
+        self._live()
+        return None if self._device < 0 else self._device
+
+    # The element type as an array library names it, kept per library (a plan's; both sides alike).
+    _expected = _PlanBase._expected
+    _expected_out = _expected
+
+    def _adjoint(self):
+        raise Error(RESULT_INVALID_ARGUMENT, "the halo exchange has no adjoint yet (its halo cells added back into their "
+                                             "owners): jax.grad, vjp and linear_transpose cannot go through "
+                                             "HaloPlan.execute; jvp can")
+
+    def _batched(self, n):
+        """Collective at trace time: this exchange with n times its howmany (vmap's leading batch of n, moved
+        next to the trailing howmany axis: one exchange for the batch)."""
+        key = ("batch", n)
+        plan = self._derived.get(key)
+        if plan is None:
+            plan = self._derived[key] = HaloPlan(self._grid, self.shape, self.pencil, self._dtype, self.halo,
+                                                 self.periodic, self.howmany * n, **self._asked)
+        return plan
+
     def _problem(self, ad, buf):
         """Why buf cannot serve as this rank's padded array (None where it can), and its pointer."""
         if ad is _arrays._Jax:
-            return ("buf is a JAX array: JAX arrays are not supported by HaloPlan yet (they are immutable, and the "
-                    "exchange runs in place): pass a NumPy, CuPy or PyTorch array"), None
+            from ._jax import _NOT_BUILT
+            return f"buf is a JAX array: {_NOT_BUILT}", None
         if not getattr(ad, "accepts_out", True):
             return f"buf: {ad.name} arrays are immutable; the halo exchange runs in place", None
         d = ad.describe(buf, self._pointers)
-        expected = self._expect.get(ad)
-        if expected is None:
-            expected = self._expect[ad] = ad.dtype(self._dtype)
+        expected = self._expected(ad)
         gpu = self._backend != "cpu"
         if gpu and d.device < 0:
             return f"buf is in host memory; the plan's backend ({self._backend}) exchanges GPU memory", d
@@ -153,11 +199,22 @@ class HaloPlan:
         """Collective: fills the halo of `buf` (this rank's padded array: shape padded_shape, the plan's
         dtype, C-contiguous, writable) in place, and returns buf. GPU arrays: ordered on `stream` (a CuPy
         or PyTorch stream, or a cudaStream_t as an int), by default the array library's current stream.
+        A JAX array or tracer gives a fresh array (stream stays None), eagerly or inside jax.jit.
         A wrong array on any rank raises Error on every rank before anything is exchanged."""
         handle = self._live()
         problem = ptr = s = None
         try:
             ad = _arrays.adapter(buf)
+        except Exception:
+            ad = None
+        if ad is _arrays._Jax:
+            from . import _jax
+            result = _jax.execute(self, buf, None, stream)
+            if result is not NotImplemented:
+                return result
+        try:
+            if ad is None:
+                ad = _arrays.adapter(buf)
             problem, d = self._problem(ad, buf)
             if problem is None:
                 ptr = d.ptr
@@ -173,6 +230,13 @@ class HaloPlan:
     def close(self):
         """Collective: frees the plan (after its last execute's stream work has finished). Idempotent."""
         if self._handle is not None:
+            for plan in self._derived.values():
+                plan.close()
+            self._derived.clear()
+            if self._jax_registered:
+                from . import _jax
+                _jax.forget(self)
+            _ops.forget(self._op)
             handle, self._handle = self._handle, None
             self._pointers.clear()
             _lib.check(_lib.lib.dtrHaloPlanDestroy(handle))

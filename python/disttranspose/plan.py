@@ -88,6 +88,7 @@ class _PlanBase:
     _handle = None
     _executor = _EXECUTOR
     _direction = 0  # _executor takes no direction (dtrExecute's signature)
+    _in_place = False  # its result is a new array (execute_inplace is the C call's own, not the frameworks')
 
     def _finish_init(self, handle, dtype, in_shape, out_shape, comm):
         self._handle = handle

@@ -1,7 +1,9 @@
 // XLA custom calls that run a disttranspose plan inside a JAX computation (python/disttranspose/_jax.py):
 // one handler a platform, for every kind of plan. An operation is a number that the Python package
-// registers with the plan's handle and the C function that executes it: dtrExecute's signature, or,
-// with a direction, dtrFftExecute's. A new kind of plan needs a registration, not a handler of its own.
+// registers with the plan's handle and the C function that executes it: dtrExecute's signature; with a
+// direction, dtrFftExecute's; in place, dtrHaloExecute's (the call's result aliases its operand, so XLA
+// hands it one buffer that holds the input). A new kind of plan needs a registration, not a handler of
+// its own.
 //
 // The module links nothing of the library: the package hands it the functions of the copy of
 // libdisttranspose it loaded (a second copy would hold other plans). Built against XLA's header-only
@@ -28,12 +30,14 @@ namespace {
 // before the stream.
 using ExecuteFn = int (*)(void*, const void*, void*, void*);
 using DirectedFn = int (*)(void*, const void*, void*, int, void*);
+using InPlaceFn = int (*)(void*, void*, void*);
 using LastErrorFn = const char* (*)();
 
 struct Operation {
-  void* execute;  // an ExecuteFn where direction is 0, else a DirectedFn
+  void* execute;  // an InPlaceFn where inPlace, else an ExecuteFn where direction is 0, else a DirectedFn
   void* plan;
   int direction;
+  int inPlace;
 };
 
 // Executes hold it shared; forgetting a plan (before it is destroyed) waits for them.
@@ -50,8 +54,10 @@ ffi::Error run(void* stream, ffi::AnyBuffer in, ffi::Result<ffi::AnyBuffer> out,
     return ffi::Error(ffi::ErrorCode::kFailedPrecondition,
                       "disttranspose: operation " + std::to_string(op) + " has no plan (it was closed)");
   const Operation& o = found->second;
-  const int result = o.direction ? reinterpret_cast<DirectedFn>(o.execute)(o.plan, dataOf(in), dataOf(*out), o.direction, stream)
-                                 : reinterpret_cast<ExecuteFn>(o.execute)(o.plan, dataOf(in), dataOf(*out), stream);
+  const int result =
+      o.inPlace     ? reinterpret_cast<InPlaceFn>(o.execute)(o.plan, dataOf(*out), stream)
+      : o.direction ? reinterpret_cast<DirectedFn>(o.execute)(o.plan, dataOf(in), dataOf(*out), o.direction, stream)
+                    : reinterpret_cast<ExecuteFn>(o.execute)(o.plan, dataOf(in), dataOf(*out), stream);
   if (result != 0)
     return ffi::Error(ffi::ErrorCode::kInternal, std::string("disttranspose: ") + (lastError ? lastError() : "failed"));
   return ffi::Error::Success();
@@ -90,9 +96,9 @@ extern "C" {
 
 void dtrJaxInit(LastErrorFn last) { lastError = last; }
 
-void dtrJaxRegister(int64_t op, void* execute, void* plan, int direction) {
+void dtrJaxRegister(int64_t op, void* execute, void* plan, int direction, int inPlace) {
   std::unique_lock<std::shared_mutex> hold(lock);
-  operations[op] = Operation{execute, plan, direction};
+  operations[op] = Operation{execute, plan, direction, inPlace};
 }
 
 void dtrJaxForget(int64_t op) {

@@ -367,6 +367,17 @@ class FrameworkWhere:
         return jax.default_device(self.device)
 
 
+def jax_platform(platform):
+    """FrameworkWhere for JAX on `platform` (a fixture's parameter from framework_platforms("jax")):
+    skipped where jax or the package's custom calls are missing; 64-bit types on."""
+    jax = pytest.importorskip("jax")
+    from disttranspose import _jax
+    if _jax.module() is None:
+        pytest.skip("disttranspose was built without jax (no custom calls)")
+    jax.config.update("jax_enable_x64", True)
+    return FrameworkWhere("jax", platform)
+
+
 GPU = None  # the GPU of this rank's arrays (_pick_gpu), where there is one
 _pick_gpu()
 LIBS = _libs()

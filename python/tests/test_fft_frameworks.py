@@ -9,7 +9,8 @@ trace time on every rank."""
 
 import numpy as np
 import pytest
-from conftest import COMM, FrameworkWhere, everywhere, framework_platforms, gathered, largest, raises_everywhere, same_bits
+from conftest import COMM, FrameworkWhere, everywhere, framework_platforms, gathered, jax_platform, largest, raises_everywhere, \
+    same_bits
 from test_fft import half, host_fft_built, local, whole
 
 import disttranspose as dt
@@ -86,14 +87,10 @@ class Worst:
 
 @pytest.fixture(params=framework_platforms("jax"))
 def jax_where(request):
-    jax = pytest.importorskip("jax")
-    from disttranspose import _jax
-    if _jax.module() is None:
-        pytest.skip("disttranspose was built without jax (no custom calls)")
-    jax.config.update("jax_enable_x64", True)
+    where = jax_platform(request.param)
     if request.param == "cpu" and not host_fft_built():
         pytest.skip("this build of the library has no FFTW: the FFT of host memory is not there")
-    return FrameworkWhere("jax", request.param)
+    return where
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])

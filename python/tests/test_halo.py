@@ -3,12 +3,14 @@ periodic or not per axis, odd shapes (boxes thinner than the halo, empty boxes, 
 whole axis that is not periodic), every element type, howmany 1-3. Each rank's interior comes from the
 pattern of global indices and its halos are poisoned; the reference is the global array gathered from
 every rank's interior and padded with np.pad (mode 'wrap' along periodic axes, the poison beyond the
-edges of the others), bit for bit. Bad input raises Error on every rank."""
+edges of the others), bit for bit. JAX arrays (the host's in CI, a GPU's where there is one): a fresh
+array, eagerly, under jax.jit and vmap, the input untouched; gradients refused. Bad input raises Error
+on every rank."""
 
 import numpy as np
 import pytest
-from conftest import COMM, DTYPES, GPU, ITEMSIZE, LIBS, everywhere, gathered, pattern, poison, raises_everywhere, \
-    same_bits
+from conftest import COMM, DTYPES, ITEMSIZE, everywhere, framework_platforms, gathered, jax_platform, pattern, poison, \
+    raises_everywhere, same_bits
 
 import disttranspose as dt
 from disttranspose.errors import RESULT_INVALID_ARGUMENT, RESULT_MISMATCH
@@ -127,7 +129,7 @@ def test_every_grid_and_pencil(lib, dtype):
     if not lib.supports(dtype):
         pytest.skip(f"{lib} has no {dtype}")
     if lib.name == "jax":
-        pytest.skip("JAX arrays: refused by HaloPlan (test_jax_arrays_refused)")
+        pytest.skip("JAX arrays give a fresh array, not in place: test_jax")
     ok, empty, beyond, cases = True, False, 0, 0
     k = DTYPES.index(dtype)
     for pr, pc in grids():
@@ -149,7 +151,7 @@ def test_every_grid_and_pencil(lib, dtype):
 def test_all_cases(lib):
     """Every case of CASES on every grid and pencil, in one type."""
     if lib.name == "jax":
-        pytest.skip("JAX arrays: refused by HaloPlan (test_jax_arrays_refused)")
+        pytest.skip("JAX arrays give a fresh array, not in place: test_jax")
     ok = True
     for pr, pc in grids():
         with dt.Grid(COMM, pr, pc) as grid:
@@ -245,11 +247,67 @@ def test_bad_buffers():
         assert everywhere(plan.execute(good) is good)
 
 
-def test_jax_arrays_refused():
-    """JAX arrays are immutable and the exchange runs in place: a clear Error on every rank."""
-    if GPU is not None and "jax" not in LIBS:
-        pytest.skip("JAX would take GPU memory in a run that does not test it")
-    jnp = pytest.importorskip("jax.numpy")
-    with dt.Grid(COMM) as grid, dt.HaloPlan(grid, (6, 5, 4), "x", "float32", backend="cpu") as plan:
-        a = jnp.zeros(plan.padded_shape, jnp.float32)
-        raises_everywhere(lambda: plan.execute(a), RESULT_INVALID_ARGUMENT, "JAX arrays are not supported by HaloPlan")
+@pytest.fixture(params=framework_platforms("jax"))
+def jax_where(request):
+    return jax_platform(request.param)
+
+
+def jax_case(where, grid, shape, pencil, dtype, halo, periodic, howmany):
+    """One plan on JAX arrays: eager and jitted executes against the reference, the input untouched, and
+    the result of one taken by the next (the same again)."""
+    import jax
+    with dt.HaloPlan(grid, shape, pencil, dtype, halo=halo, periodic=periodic, howmany=howmany,
+                     backend=where.backend) as plan:
+        mine = interior_values(plan.box, shape, dtype, howmany)
+        buf = poison(plan.padded_shape, dtype)
+        buf[plan.interior] = mine
+        want, _ = reference(plan, gathered((plan.box.start, plan.box.size, plan.box.order, entry_bytes(mine, howmany))))
+        with where.default():
+            b = where.put(buf)
+            eager = plan.execute(b)
+            jitted = jax.jit(plan.execute)(b)
+            twice = jax.jit(lambda u: plan.execute(plan.execute(u)))(b)
+            ok = all(same_bits(np.asarray(y), want) for y in (eager, jitted, twice))
+            ok &= list(eager.devices()) == [where.device] and same_bits(np.asarray(b), buf)
+        return ok
+
+
+def test_jax(jax_where):
+    """JAX arrays on every grid and pencil, two cases each in turn and four element types: a fresh array,
+    eagerly and under jax.jit, the same bits as the reference."""
+    ok, n = True, 0
+    for pr, pc in grids():
+        with dt.Grid(COMM, pr, pc) as grid:
+            for j, pencil in enumerate(AXES):
+                for i, dtype in enumerate(("float64", "complex64", "int8", "float32")):
+                    shape, halo, periodic, howmany = CASES[(2 * j + i) % len(CASES)]
+                    ok &= jax_case(jax_where, grid, shape, pencil, dtype, halo, periodic, howmany)
+                    n += 1
+    assert everywhere(ok), f"{n} cases"
+
+
+def test_jax_vmap_jvp_and_grad(jax_where):
+    """vmap over a leading batch (one exchange of howmany x the batch), jvp (the exchange of the tangent),
+    and grad refused with a clear Error on every rank; a tracer of the wrong shape refused at trace time
+    on every rank."""
+    import jax
+    import jax.numpy as jnp
+    shape, halo, periodic = (7, 5, 3), (2, 1, 1), (True, False, True)
+    with dt.Grid(COMM) as grid, jax_where.default(), \
+            dt.HaloPlan(grid, shape, "y", "float64", halo=halo, periodic=periodic, backend=jax_where.backend) as plan:
+        rng = np.random.default_rng(R)
+        batch = rng.standard_normal((3,) + plan.padded_shape)
+        x = jax_where.put(batch)
+        got = jax.jit(jax.vmap(plan.execute))(x)
+        want = np.stack([np.asarray(plan.execute(jax_where.put(batch[k]))) for k in range(3)])
+        ok = same_bits(np.asarray(got), want)
+        primal, tangent = jax.jvp(plan.execute, (x[0],), (x[1],))
+        ok &= same_bits(np.asarray(primal), want[0]) and same_bits(np.asarray(tangent), want[1])
+        assert everywhere(ok)
+        raises_everywhere(lambda: jax.grad(lambda u: jnp.sum(plan.execute(u)))(x[0]), RESULT_INVALID_ARGUMENT,
+                          "no adjoint")
+        wrong = jnp.zeros(plan.padded_shape[:-1] + (plan.padded_shape[-1] + (R == LAST),), jnp.float64)
+        msg = raises_everywhere(lambda: jax.jit(plan.execute)(wrong), RESULT_INVALID_ARGUMENT, "has shape")
+        assert everywhere(R == LAST or f"rank {LAST}" in msg), msg
+        with pytest.raises(dt.Error, match="stream"):
+            plan.execute(x[0], stream=0)

@@ -228,6 +228,12 @@ dtrResult_t dtrHaloGetBackend(dtrHaloPlan_t h, dtrBackend_t* backend) {
   return dtrSuccess;
 }
 
+dtrResult_t dtrHaloGetDevice(dtrHaloPlan_t h, int* device) {
+  if (!h || !device) return dtrSetError(dtrInvalidArgument, "%s is NULL", h ? "device" : "plan");
+  *device = h->base->device; /* -1 on the cpu backend */
+  return dtrSuccess;
+}
+
 dtrResult_t dtrHaloPlanDestroy(dtrHaloPlan_t h) {
   if (!h) return dtrSetError(dtrInvalidArgument, "plan is NULL");
   const dtrDeviceGuard guard = dtrDeviceSave();

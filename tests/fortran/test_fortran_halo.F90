@@ -203,7 +203,7 @@ contains
     type(dtr_box) :: p, box
     integer(int8), allocatable, target :: buf(:), want(:)
     integer(int64) :: beyond, bytes
-    integer(c_int) :: halo(3), backend
+    integer(c_int) :: halo(3), backend, device
     integer :: round
     logical :: same
     character(len=:), allocatable :: name
@@ -217,6 +217,8 @@ contains
                              name // ': plan')) return
     call expect_result(dtr_halo_get_backend(plan, backend), DTR_SUCCESS, name // ': get backend')
     call expect(on_device .neqv. backend == DTR_BACKEND_CPU, name // ': backend ' // dtr_backend_name(backend))
+    call expect_result(dtr_halo_get_device(plan, device), DTR_SUCCESS, name // ': get device')
+    call expect(on_device .eqv. device >= 0, name // ': device')
     if (.not. (agreed_success(dtr_halo_get_box(plan, p), name // ': padded box') .and. &
                agreed_success(dtr_pencil_box(grid, shape, pencil, type, howmany, box), name // ': box'))) then
       call expect_result(dtr_halo_plan_destroy(plan), DTR_SUCCESS, name // ': destroy')
