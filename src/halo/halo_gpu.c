@@ -10,7 +10,7 @@
  *            the send buffer; one NCCL group on a communication stream of the highest priority sends
  *            and receives every piece (contiguous ones straight from and into the caller's array: a
  *            face of the slowest axis is whole planes) while the rank's own cells are copied on the
- *            caller's stream; one launch unpacks the rest
+ *            work stream; one launch unpacks the rest
  *   p2p      each step: a barrier among the step's ranks (every rank's array free), one launch stores
  *            every piece straight into its receiver's padded array and copies the rank's own cells,
  *            while the copy engines carry the pieces that are whole planes; a barrier (every piece in).
