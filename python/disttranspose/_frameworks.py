@@ -3,6 +3,8 @@ tracers go through XLA's custom calls (_jax.py), PyTorch tensors that autograd o
 through the custom op (_torch.py); everything else takes the plan's (or the FFT's) own path. The
 frameworks' modules are imported only for their own arrays."""
 
+from . import _ops
+
 NAMES = ("jax", "torch")
 
 
@@ -30,6 +32,15 @@ def fft(ad, name, x, grid, shape, norm, out, backend, chunks):
     if ops is not None and ((x.requires_grad and ops.grad_enabled()) or ops.compiling()):
         return ops.fft(name, x, grid, shape, norm, out, backend, chunks)
     return NotImplemented
+
+
+def retire(plan):
+    """Before a plan (of any kind, _ops.py) is destroyed: JAX's custom calls forget it where they know
+    it, and the frameworks drop what they keep of it by its number."""
+    if plan._jax_registered:
+        from . import _jax
+        _jax.forget(plan)
+    _ops.forget(plan._op)
 
 
 def operation(ad, plan, a, out, stream):

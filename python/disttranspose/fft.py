@@ -274,6 +274,7 @@ class _Call:
         # Where the Z-pencil's x axis is, and its first x (an R2C adjoint weighs the x planes).
         self.z_x_axis, self.z_x_start = list(reversed(z_box.order)).index("x"), z_box.start[0]
         self.xtype, self.ctype, self.x_side, self.z_side = xtype, ctype, x_side, z_side
+        self.alignment = _arrays.itemsize(ctype)  # of both sides' addresses, as the plan checks
         forward = direction == _lib.FFT_FORWARD
         if forward:
             self.x_box, self.x_type, self.out_box, self.out_type = x_side, xtype, z_side, ctype
@@ -385,7 +386,7 @@ class _FftOp:
         (self.in_shape, self.dtype), (self.out_shape, self.out_dtype) = \
             (x_side, z_side) if direction == _lib.FFT_FORWARD else (z_side, x_side)
         self._device, self._comm = plan.device, plan.comm
-        self._alignment = _arrays.itemsize(call.ctype)  # of both sides' addresses, as the plan checks
+        self._alignment = call.alignment
         self._call = call
         self._expect = {}
         self._weights = None
@@ -458,11 +459,8 @@ class _FftOp:
         return out
 
     def forget(self):
-        """Before the plan is destroyed: JAX's custom calls forget the operation."""
-        if self._jax_registered:
-            from . import _jax
-            _jax.forget(self)
-        _ops.forget(self._op)
+        """Before the plan is destroyed: the frameworks forget the operation."""
+        _frameworks.retire(self)
 
 
 class _State:
@@ -529,7 +527,7 @@ def _check(call, ad, x, out, name):
     """The full checks of a call's arrays, out allocated where None: (x's pointer, out, out's pointer,
     device, the x read: x, or its aligned copy). Raises ValueError for a problem of this rank's."""
     d = ad.describe(x, call.pointers)
-    x, d = _arrays.aligned(ad, x, d, _SCRATCH, _arrays.itemsize(call.ctype))
+    x, d = _arrays.aligned(ad, x, d, _SCRATCH, call.alignment)
     _SCRATCH.clear()
     if tuple(d.shape) != call.x_box:
         raise ValueError(f"x has shape {tuple(d.shape)}; this rank's {call.x_pencil}-pencil is {call.x_box}")

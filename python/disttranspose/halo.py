@@ -18,7 +18,7 @@ into their owners) is not there yet.
 
 import ctypes
 
-from . import _arrays, _collective, _lib, _ops
+from . import _arrays, _collective, _frameworks, _lib, _ops
 from .errors import RESULT_INVALID_ARGUMENT, Error
 from .grid import Box
 from .plan import _config, _PlanBase
@@ -233,10 +233,7 @@ class HaloPlan:
             for plan in self._derived.values():
                 plan.close()
             self._derived.clear()
-            if self._jax_registered:
-                from . import _jax
-                _jax.forget(self)
-            _ops.forget(self._op)
+            _frameworks.retire(self)
             handle, self._handle = self._handle, None
             self._pointers.clear()
             _lib.check(_lib.lib.dtrHaloPlanDestroy(handle))

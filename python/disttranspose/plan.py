@@ -293,10 +293,7 @@ class _PlanBase:
                 if plan._origin is self:
                     plan.close()
             self._derived.clear()
-            if self._jax_registered:
-                from . import _jax
-                _jax.forget(self)
-            _ops.forget(self._op)
+            _frameworks.retire(self)
             handle, self._handle = self._handle, None
             self._pointers.clear()
             self._checked_a = self._checked_out = None
