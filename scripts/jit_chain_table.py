@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Markdown table of bench.py jit-chain runs (--json FILE): our FFT calls inside one jitted loop against the
-same calls from C, per call, and a jitted single call beside JAX's own dispatch cost on the same array.
+same calls from C, per call; what one call more costs inside compiled code (unrolled chains of 2 k and 4 k
+calls, apart from the dispatch paid once); a lone jitted call against a lone C call, beside what XLA's
+dispatch costs alone (a custom call of ours that runs nothing, and v * 2 on the same array: its lone call
+over its call in a loop). Older runs lack some columns ("–").
 
     scripts/jit_chain_table.py RUN.json...
 """
@@ -8,18 +11,25 @@ import json
 import sys
 
 
+def cell(r, key, fmt):
+    v = r.get(key)
+    return "–" if v is None else format(v, fmt)
+
+
 def main(paths):
-    print("| array | grid | device | a call in the jitted loop (µs) | C (µs) | ÷ C | over C (µs) | jitted alone (µs) "
-          "| its dispatch (µs) | JAX's dispatch of v × 2 (µs) |")
-    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| array | grid | device | a call in the jitted loop (µs) | C (µs) | ÷ C | one call more, jitted − C (µs) "
+          "| jitted alone (µs) | C alone (µs) | ÷ C | a custom call with nothing to run, alone (µs) "
+          "| v × 2 alone − in a loop (µs) |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for path in paths:
         for r in json.load(open(path)):
             n = r["shape"]
-            jd = r.get("dispatch_xla_us")
+            alone = r.get("c_single_fftn_us")
+            ratio = "–" if alone is None else f"{r['jit_single_fftn_us'] / alone:.3f}"
             print(f"| {n[0]}³ {r['dtype']} | {r['grid'][0]}×{r['grid'][1]} | {r['device']} {r['backend']} | "
-                  f"{r['per_call_jit_us']:.2f} | {r['per_call_c_us']:.2f} | {r['ratio']:.3f} | {r['overhead_per_call_us']:+.2f} | "
-                  f"{r['jit_single_fftn_us']:.1f} | {r['jit_single_fftn_us'] - r['per_call_jit_us']:.1f} | "
-                  + (f"{jd:.1f}" if jd is not None else "–") + " |")
+                  f"{r['per_call_jit_us']:.2f} | {r['per_call_c_us']:.2f} | {r['ratio']:.3f} | "
+                  f"{cell(r, 'overhead_added_call_us', '+.2f')} | {r['jit_single_fftn_us']:.1f} | {cell(r, 'c_single_fftn_us', '.1f')} | "
+                  f"{ratio} | {cell(r, 'nothing_single_us', '.1f')} | {cell(r, 'dispatch_xla_us', '.1f')} |")
     return 0
 
 

@@ -10,6 +10,8 @@
                      (a run), and mpi4py-fft's time over ours
   fft-overhead FILE... fftn's and rfftn's cost per call over the C call (median and least over the
                      reps), and the machine's load: the range over the files
+  compiled FILE...   bench.py compiled's jitted and compiled calls beside the C call and the framework's
+                     floor of the same run, one row a file and call
 
     scripts/python_table.py overhead docs/results/python/1xH100-overhead-*.json
 """
@@ -120,7 +122,27 @@ def fft_overhead(paths):
               f"{span([r['overhead_least_us'] for r in mine])} | {span([r['load'] for r in mine])} |")
 
 
-TABLES = {"overhead": overhead, "fft": fft, "compare": compare, "versus": versus, "fft-overhead": fft_overhead}
+def compiled(paths):
+    """bench.py compiled's rows beside their framework's floor (a compiled multiplication of the same
+    array, in the same run): one row a file, framework, kernels, call and array."""
+    print("| device | framework | call | array | its kernels | compiled call (µs) | C call (µs) | floor (µs) "
+          "| call − floor (µs) |")
+    print("|---|---|---|---|---|---:|---:|---:|---:|")
+    for p in paths:
+        rows = load(p)
+        for r in rows:
+            if r["mode"] not in ("jit", "compile"):
+                continue
+            floor = next(f for f in rows if f["lib"] == r["lib"] and f["op"] == r["op"] and f["mode"] == r["mode"] + " floor"
+                         and f.get("shape") == r.get("shape") and f.get("rows") == r.get("rows"))
+            array = f"{r['shape'][0]}³" if "shape" in r else f"{r['rows']}²"
+            device = "cpu" if r["backend"] == "cpu" else f"gpu {r['backend']}"
+            print(f"| {device} | {LIBS[r['lib']]}: {MODES[r['mode']]} | {r['op']} | {array} {r['dtype']} | "
+                  f"{r.get('torch_kernels', 'XLA custom call')} | {r['python_us']:.1f} | {r['c_us']:.1f} | "
+                  f"{floor['python_us']:.1f} | {r['python_us'] - floor['python_us']:+.1f} |")
+
+
+TABLES = {"overhead": overhead, "compiled": compiled, "fft": fft, "compare": compare, "versus": versus, "fft-overhead": fft_overhead}
 
 if __name__ == "__main__":
     if len(sys.argv) < 3 or sys.argv[1] not in TABLES:

@@ -21,8 +21,9 @@
                 process; Parseval's sums of both results checked against each other (--against xla:
                 jnp.fft.fftn of the sharded array instead, XLA's own partitioning)
   jit-chain     our calls inside compiled code, apart from JAX's dispatch: k round trips of fftn and
-                ifftn in one jitted lax.fori_loop against the same 2 k calls from C on the same plans and
-                arrays (and a jitted single fftn beside them)
+                ifftn in one jitted lax.fori_loop, and unrolled (k and 2 k of them: what one call more
+                costs), against the same calls from C on the same plans and arrays; a lone jitted fftn
+                and a lone C call beside them, and JAX's own dispatch of v * 2 on the same array
 
   mpirun -np 4 python bench.py fft --shape 128 --grid 2x2 --c-loop build/libdtr_c_loop.so --compare mpi4py-fft --json f.json
   mpirun -np 1 python bench.py overhead --c-loop build/libdtr_c_loop.so --libs numpy,cupy,torch --json o.json
@@ -181,6 +182,14 @@ def _framework_arrays(fw, gpu, device, shapes_dtypes):
     return [torch.ones(s, dtype=getattr(torch, d), device=dev) for s, d in shapes_dtypes]
 
 
+def _kernels(fw):
+    """Which kernels run the package's PyTorch ops: the C++ ones, or the Python ones."""
+    if fw != "torch":
+        return {}
+    from disttranspose import _torch
+    return {"torch_kernels": "python" if _torch._kernels is None else "native"}
+
+
 def _pointer(fw, a):
     return a.unsafe_buffer_pointer() if fw == "jax" else a.data_ptr()
 
@@ -221,7 +230,7 @@ def _compiled_transpose(args, c, fw, gpu, side):
             t = against_c(call, lambda n: c.dtrBenchExecuteLoop(plan._handle, aptr, optr, stream, n), fw, args, finish)
             rows.append({"lib": fw, "op": "transpose", "mode": mode, "backend": plan.backend, "rows": side,
                          "cols": side, "dtype": "float32", "ranks": COMM.Get_size(), **t, "iters": args.iters,
-                         "reps": args.reps})
+                         "reps": args.reps, **_kernels(fw)})
             log(f"  {fw:5s} {mode:13s} transpose {plan.backend:5s} {side:6d}^2 fp32  call {t['python_us']:8.2f} us  "
                 f"C {t['c_us']:8.2f} us  overhead {t['overhead_us']:6.2f} us")
     return rows
@@ -262,7 +271,7 @@ def _compiled_fft(args, c, fw, gpu, side, name):
                           finish)
             rows.append({"lib": fw, "op": name, "mode": mode, "backend": plan.backend, "shape": list(shape),
                          "dtype": dtype, "grid": list(grid.dims), "ranks": COMM.Get_size(), **t, "iters": args.iters,
-                         "reps": args.reps})
+                         "reps": args.reps, **_kernels(fw)})
             log(f"  {fw:5s} {mode:13s} {name:9s} {plan.backend:5s} {side:6d}^3 {dtype:10s} "
                 f"call {t['python_us']:8.2f} us  "
                 f"C {t['c_us']:8.2f} us  overhead {t['overhead_us']:6.2f} us")
@@ -328,6 +337,7 @@ def c_loop(path):
     c.dtrBenchFftLoop.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
     c.dtrBenchFftRoundTrips.restype = ctypes.c_double
     c.dtrBenchFftRoundTrips.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int]
+    c.dtrBenchNothing.restype = ctypes.c_int
     return c
 
 
@@ -567,6 +577,24 @@ def jaxdecomp_compare(args):
     return rows
 
 
+class _Nothing:
+    """An operation of the frameworks (_ops.py) whose executor does nothing (c_loop.c's dtrBenchNothing),
+    with the shapes of a real call: what XLA's dispatch of a custom call of ours and of its result costs,
+    apart from the library."""
+    _direction, _in_place, _jax_registered, _handle = 0, False, False, 1
+
+    def __init__(self, c, in_shape, out_shape, dtype, device):
+        from disttranspose import _ops
+        self._executor = ctypes.cast(c.dtrBenchNothing, ctypes.c_void_p).value
+        self.in_shape, self.out_shape, self.dtype, self._device = tuple(in_shape), tuple(out_shape), dtype, device
+        self._op = _ops.add(self)
+
+    def _expected(self, ad):
+        return ad.dtype(self.dtype)
+
+    _expected_out = _expected
+
+
 def jit_chain(args):
     """The cost of our call inside compiled code, apart from JAX's dispatch: one jitted function that runs
     --k round trips (fftn, then ifftn with norm "forward", which scales nothing) in a lax.fori_loop,
@@ -594,33 +622,65 @@ def jit_chain(args):
         def trip(_, u):
             return dt.fft.ifftn(dt.fft.fftn(u, grid, shape, backend=backend), grid, shape, norm="forward", backend=backend)
         chained = jax.jit(lambda v: jax.lax.fori_loop(0, k, trip, v))
+
+        def unrolled_trips(n):  # the same calls with no loop: XLA's GPU loops wait for their condition on the host
+            def run(v):
+                for i in range(n):
+                    v = trip(i, v)
+                return v
+            return jax.jit(run)
+        unrolled, unrolled2 = unrolled_trips(k), unrolled_trips(2 * k)
         single = jax.jit(lambda v: dt.fft.fftn(v, grid, shape, backend=backend))
         y = single(x).block_until_ready()
         x2 = chained(x).block_until_ready()
+        unrolled(x).block_until_ready()
+        unrolled2(x).block_until_ready()
         fplan = fft_plan(grid, "fftn", x, shape, backend=backend)
         iplan = fft_plan(grid, "ifftn", y, shape, norm="forward", backend=backend)
         stream, csync = _c_stream() if device.platform != "cpu" else (None, lambda: None)
         px, py = x2.unsafe_buffer_pointer() or None, y.unsafe_buffer_pointer() or None
 
-        def c_chain():
-            if c.dtrBenchFftRoundTrips(fplan.handle, iplan.handle, px, py, stream, k) < 0:
-                raise dt.Error(1, _lib.last_error())
-            csync()
+        def c_chain(n):
+            def run():
+                if c.dtrBenchFftRoundTrips(fplan.handle, iplan.handle, px, py, stream, n) < 0:
+                    raise dt.Error(1, _lib.last_error())
+                csync()
+            return run
+        # XLA's cost of a custom call of ours with the same operand and result, with nothing to run.
+        from disttranspose import _jax
+        nothing = _Nothing(c, x.shape, y.shape, dtype, device.local_hardware_id if device.platform != "cpu" else -1)
+        _jax.op_of(nothing)
+        nothing_single = jax.jit(lambda v: _jax.execute_p.bind(v, op=nothing._op))
+        nothing_single(x).block_until_ready()
         # JAX's own cost of a dispatch, apart from ours: an XLA operation on the same array (a
         # multiplication), alone and 2 k times in one loop; a call's dispatch = single - loop / 2 k.
         xla_chained = jax.jit(lambda v: jax.lax.fori_loop(0, 2 * k, lambda _, u: u * 2, v))
         xla_single = jax.jit(lambda v: v * 2)
-        dispatched = []
+        returned = {"jit single": [], "xla single": [], "C single": [], "nothing single": []}  # when each lone call's dispatch returns
 
-        def jit_single():
-            t0 = time.perf_counter()
-            y = single(x)
-            dispatched.append(time.perf_counter() - t0)  # our custom call's host work runs inside
-            y.block_until_ready()
-        runs = {"jit chain": lambda: chained(x).block_until_ready(), "C chain": c_chain,
-                "jit single": jit_single,
+        def lone(name, call):
+            def run():
+                t0 = time.perf_counter()
+                y = call()
+                returned[name].append(time.perf_counter() - t0)
+                y.block_until_ready()
+            return run
+
+        class _Done:
+            def block_until_ready(self):
+                csync()
+
+        def c_single():
+            if c.dtrBenchFftLoop(fplan.handle, px, py, _lib.FFT_FORWARD, stream, 1) < 0:
+                raise dt.Error(1, _lib.last_error())
+            return _Done()
+        runs = {"jit chain": lambda: chained(x).block_until_ready(), "C chain": c_chain(k), "C chain 2k": c_chain(2 * k),
+                "jit unrolled": lambda: unrolled(x).block_until_ready(),
+                "jit unrolled 2k": lambda: unrolled2(x).block_until_ready(),
+                "jit single": lone("jit single", lambda: single(x)), "C single": lone("C single", c_single),
                 "xla chain": lambda: xla_chained(x).block_until_ready(),
-                "xla single": lambda: xla_single(x).block_until_ready()}
+                "xla single": lone("xla single", lambda: xla_single(x)),
+                "nothing single": lone("nothing single", lambda: nothing_single(x))}
         for _ in range(args.warmup):
             for run in runs.values():
                 run()
@@ -638,22 +698,38 @@ def jit_chain(args):
             slowest = np.empty(len(wall[n]))
             COMM.Allreduce(np.array(wall[n]), slowest, op=MPI.MAX)
             t[n] = float(np.median(slowest) * 1e6)
-        per_jit, per_c = t["jit chain"] / (2 * k), t["C chain"] / (2 * k)
+        per_jit, per_c, per_unrolled = t["jit chain"] / (2 * k), t["C chain"] / (2 * k), t["jit unrolled"] / (2 * k)
+        # What one more call costs, apart from what a dispatch costs once: the difference of 4 k and 2 k calls.
+        slope_jit, slope_c = (t["jit unrolled 2k"] - t["jit unrolled"]) / (2 * k), (t["C chain 2k"] - t["C chain"]) / (2 * k)
+        back = {n: round(float(np.median(v[-args.iters:])) * 1e6, 1) for n, v in returned.items()}
         rows.append({"shape": list(shape), "dtype": dtype, "grid": [pr, pc], "ranks": COMM.Get_size(),
                      "device": device.platform, "backend": fplan.backend, "k": k, "jit_chain_us": round(t["jit chain"], 1),
                      "c_chain_us": round(t["C chain"], 1), "jit_single_fftn_us": round(t["jit single"], 1),
                      "xla_chain_us": round(t["xla chain"], 1), "xla_single_fftn_us": round(t["xla single"], 1),
                      "dispatch_ours_us": round(t["jit single"] - per_jit, 1),
                      "dispatch_xla_us": round(t["xla single"] - t["xla chain"] / (2 * k), 1),
-                     "jit_single_returns_us": round(float(np.median(dispatched[-args.iters:])) * 1e6, 1),
+                     "c_single_fftn_us": round(t["C single"], 1), "jit_unrolled_us": round(t["jit unrolled"], 1),
+                     "jit_single_returns_us": back["jit single"], "xla_single_returns_us": back["xla single"],
+                     "c_single_returns_us": back["C single"], "nothing_single_us": round(t["nothing single"], 1),
+                     "nothing_single_returns_us": back["nothing single"],
                      "per_call_jit_us": round(per_jit, 2), "per_call_c_us": round(per_c, 2),
                      "overhead_per_call_us": round(per_jit - per_c, 2), "ratio": round(per_jit / per_c, 4),
+                     "per_call_unrolled_us": round(per_unrolled, 2),
+                     "overhead_per_call_unrolled_us": round(per_unrolled - per_c, 2),
+                     "ratio_unrolled": round(per_unrolled / per_c, 4),
+                     "jit_unrolled_2k_us": round(t["jit unrolled 2k"], 1), "c_chain_2k_us": round(t["C chain 2k"], 1),
+                     "added_call_jit_us": round(slope_jit, 2), "added_call_c_us": round(slope_c, 2),
+                     "overhead_added_call_us": round(slope_jit - slope_c, 2),
                      "iters": args.iters, "warmup": args.warmup, "jax": jax.__version__})
         log(f"  {args.shape}^3 {dtype} {pr} x {pc} {fplan.backend}: {k} round trips: jitted {t['jit chain']:.0f} us, "
             f"C {t['C chain']:.0f} us; a call {per_jit:.2f} against {per_c:.2f} us ({per_jit / per_c:.4f} x, "
-            f"{per_jit - per_c:+.2f} us); a jitted single fftn {t['jit single']:.1f} us (returns after "
-            f"{np.median(dispatched[-args.iters:]) * 1e6:.1f} us); XLA's v * 2: a call in the loop "
-            f"{t['xla chain'] / (2 * k):.1f} us, jitted alone {t['xla single']:.1f} us")
+            f"{per_jit - per_c:+.2f} us), unrolled {per_unrolled:.2f} us ({per_unrolled / per_c:.4f} x); one call more "
+            f"{slope_jit:.2f} us jitted, {slope_c:.2f} us from C ({slope_jit - slope_c:+.2f} us); a jitted "
+            f"single fftn {t['jit single']:.1f} us (returns after {back['jit single']:.1f} us), from C "
+            f"{t['C single']:.1f} us (returns after {back['C single']:.1f} us); XLA's v * 2: a call in the loop "
+            f"{t['xla chain'] / (2 * k):.1f} us, jitted alone {t['xla single']:.1f} us (returns after "
+            f"{back['xla single']:.1f} us); a custom call that runs nothing {t['nothing single']:.1f} us (returns after "
+            f"{back['nothing single']:.1f} us)")
     return rows
 
 

@@ -23,7 +23,6 @@ the synchronous path of _arrays._Jax and tracers raise Error saying so.
 
 import ctypes
 import functools
-import os
 
 import jax
 import numpy as np
@@ -41,12 +40,8 @@ _NAME = "libdisttranspose_jax.so"
 def module():
     """The custom calls' library, registered with XLA (None where it was not built): beside the package's
     files, or beside the library DISTTRANSPOSE_LIBRARY names."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    for folder in (here, os.path.dirname(os.path.abspath(_lib.PATH))):
-        path = os.path.join(folder, _NAME)
-        if os.path.exists(path):
-            break
-    else:
+    path = _lib.companion(_NAME)
+    if path is None:
         return None
     lib = ctypes.CDLL(path)
     lib.dtrJaxInit.argtypes = [ctypes.c_void_p]

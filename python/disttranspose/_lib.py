@@ -113,6 +113,17 @@ for _name, (_res, _args) in _PROTOTYPES.items():
     _fn.argtypes = _args
 
 
+def companion(name):
+    """The path of one of the package's modules for the frameworks (libdisttranspose_jax.so,
+    libdisttranspose_torch.so): beside the package's files, or beside the library PATH names (a build
+    tree); None where it was not built."""
+    for folder in (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(os.path.abspath(PATH))):
+        path = os.path.join(folder, name)
+        if os.path.exists(path):
+            return path
+    return None
+
+
 def last_error():
     return lib.dtrGetLastError().decode(errors="replace")
 

@@ -14,6 +14,9 @@ torch.compile traces one) is made then, collectively: every rank records and com
 in the same order, so every rank makes it together (_ops.py).
 """
 
+import ctypes
+import os
+
 import torch
 
 from . import _arrays, _collective, _lib, _ops
@@ -69,6 +72,67 @@ def fft(name, x, grid, shape, norm, out, backend, chunks):
 _library = torch.library.Library("disttranspose", "DEF")
 _library.define("execute(Tensor a, int op) -> Tensor")
 _library.define("run(Tensor a, int op) -> Tensor")  # the same, outside autograd
+# The C++ kernels' way back into Python (torch_ops.cc): a call off their path, or one whose C call failed
+# (result, non-zero: raised here as Error).
+_library.define("fallback(Tensor a, int op, int result) -> Tensor")
+
+
+def _load_kernels():
+    """The C++ kernels of execute and run (libdisttranspose_torch.so, built against the torch the package
+    was built with), loaded into this process's torch; None where they were not built, do not load (another
+    torch), or DISTTRANSPOSE_TORCH_KERNELS=python asks for the Python ones."""
+    choice = os.environ.get("DISTTRANSPOSE_TORCH_KERNELS", "native")
+    if choice not in ("native", "python"):
+        raise Error(RESULT_INVALID_ARGUMENT, f"DISTTRANSPOSE_TORCH_KERNELS = {choice!r}: expected 'native' or 'python'")
+    path = _lib.companion("libdisttranspose_torch.so") if choice == "native" else None
+    if path is None:
+        return None
+    try:
+        kernels = ctypes.CDLL(path)  # its static registrations give the ops their kernels
+    except OSError:
+        return None
+    kernels.dtrTorchRegister.restype = ctypes.c_int
+    kernels.dtrTorchRegister.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
+                                         ctypes.c_int64, ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ctypes.c_int,
+                                         ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ctypes.c_int]
+    kernels.dtrTorchForget.argtypes = [ctypes.c_int64]
+    return kernels
+
+
+_kernels = _load_kernels()
+_registered = set()  # the ops the C++ kernels know
+
+
+def _register(plan):
+    """The plan's call, registered with the C++ kernels (once): what its tensor is and gives."""
+    if _kernels is None or plan._op in _registered:
+        return
+    ins, outs = tuple(plan.in_shape), tuple(plan.out_shape)
+    result = _kernels.dtrTorchRegister(
+        plan._op, plan._executor, plan._handle, plan._direction, plan._device, plan._alignment, len(ins),
+        (ctypes.c_int64 * max(len(ins), 1))(*ins), _arrays.dtype_code(plan._expected(_arrays._Torch)), len(outs),
+        (ctypes.c_int64 * max(len(outs), 1))(*outs), _arrays.dtype_code(plan._expected_out(_arrays._Torch)))
+    if result:
+        raise Error(RESULT_INVALID_ARGUMENT, f"operation {plan._op}: the C++ kernels refused its description")
+    _registered.add(plan._op)
+
+
+def _forget(op):
+    if op in _registered:
+        _kernels.dtrTorchForget(op)
+        _registered.discard(op)
+
+
+_ops.forgetters.append(_forget)
+
+
+def _fallback(a, op, result):
+    """The C++ kernels' calls off their path: registered, then the Python kernel's path; a failed C call's
+    error raised."""
+    if result:
+        raise Error(result, _lib.last_error())
+    _register(_ops.get(op))
+    return _execute(a, op)
 
 
 def _execute(a, op):
@@ -114,8 +178,10 @@ def _fast_path(plan):
             plan._expected_out(_arrays._Torch), run)
 
 
-_library.impl("execute", _execute, "CompositeExplicitAutograd")
-_library.impl("run", _execute, "CompositeExplicitAutograd")
+if _kernels is None:
+    _library.impl("execute", _execute, "CompositeExplicitAutograd")
+    _library.impl("run", _execute, "CompositeExplicitAutograd")
+_library.impl("fallback", _fallback, "CompositeExplicitAutograd")
 
 
 @torch.library.register_fake("disttranspose::execute")
@@ -131,6 +197,7 @@ def _fake(a, op):
         d = _arrays.Described(0, key[0], a.dtype, True, plan._device)
         _collective.agree(plan._comm, _arrays.problem(_arrays._Torch, d, plan.in_shape, expected, plan._device, "a"))
         plan._traced.add(key)
+        _register(plan)  # the compiled program's calls go straight to the C++ kernel
     return a.new_empty(plan.out_shape, dtype=plan._expected_out(_arrays._Torch))
 
 

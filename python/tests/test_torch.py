@@ -3,6 +3,8 @@ there are. Results bit for bit against the direct path and the pattern; torch.au
 transpose and of a pencil transpose (float64, complex128) as functions of the whole array;
 torch.compile(fullgraph=True), forward and backward; bad input refused on every rank."""
 
+import os
+
 import numpy as np
 import pytest
 from conftest import COMM, FrameworkWhere, everywhere, framework_platforms, raises_everywhere, same_bits
@@ -177,3 +179,82 @@ def test_out_with_autograd_refused():
         raises_everywhere(lambda: plan.execute(x, out=out), RESULT_INVALID_ARGUMENT, "out and stream")
         with torch.no_grad():
             assert everywhere(plan.execute(x, out=out) is out)
+
+
+def _kernels_expected():
+    """The C++ kernels should be in effect: built beside the package (or the build tree's library), and
+    not turned off."""
+    from disttranspose import _lib
+    return (_lib.companion("libdisttranspose_torch.so") is not None
+            and os.environ.get("DISTTRANSPOSE_TORCH_KERNELS", "native") == "native")
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float16", "bfloat16", "float32", "float64", "complex64", "complex128"])
+def test_kernels_agree(where, dtype):
+    """The op's kernel (C++ where built, else Python) against the plan's own path, bit for bit, for every
+    element type, on a transpose with a rank of no rows and a pencil transpose; the compiled call gives the
+    same. Tensors off the kernel's path (a view off the alignment, a non-contiguous one) take the checked
+    path, with the same result."""
+    from disttranspose import _torch
+    assert everywhere((_torch._kernels is not None) == _kernels_expected())
+    torch._dynamo.reset()
+    grid, plans = _plans(where, dtype)
+    ok = True
+    for plan in plans:
+        a, want = _input(plan, dtype)
+        x = where.put(a) if dtype != "bfloat16" else where.put(a.view(np.uint16)).view(torch.bfloat16)
+        y = torch.ops.disttranspose.run(x, plan._op)
+        ok &= same_bits(host(y.view(torch.uint16) if dtype == "bfloat16" else y), want.view(np.uint16)
+                        if dtype == "bfloat16" else want)
+        ok &= plan._op in _torch._registered or _torch._kernels is None
+        g = torch.compile(plan.execute, fullgraph=True, backend="aot_eager")
+        ok &= same_bits(host(g(x).view(torch.uint8)), host(y.view(torch.uint8)))
+        # Off the path: a copy one element off (misaligned for all but int8) and a transposed view.
+        flat = torch.zeros(x.numel() + 1, dtype=x.dtype, device=x.device)
+        shifted = flat[1:].view(x.shape)
+        shifted.copy_(x)
+        ok &= same_bits(host(torch.ops.disttranspose.run(shifted, plan._op).view(torch.uint8)), host(y.view(torch.uint8)))
+        strided = x.t().contiguous().t() if x.dim() == 2 else x.transpose(0, 1).contiguous().transpose(0, 1)
+        ok &= same_bits(host(torch.ops.disttranspose.run(strided, plan._op).view(torch.uint8)), host(y.view(torch.uint8)))
+        plan.close()
+        ok &= plan._op not in _torch._registered
+    grid.close()
+    assert everywhere(ok)
+
+
+def test_kernel_wrong_shape_on_one_rank(where):
+    """The op called with a tensor of the wrong shape on the last rank only: the others' kernels take their
+    fast path, the last rank's the checked one, and every rank raises Error naming the shape."""
+    with dt.Plan(9, 7, "float32", COMM, backend=where.backend) as plan:
+        good = where.put(np.zeros(plan.in_shape, np.float32))
+        torch.ops.disttranspose.run(good, plan._op)  # registered, the fast path from here on
+        shape = (plan.in_shape[0] + 1, 7) if R == LAST else plan.in_shape
+        x = where.put(np.zeros(shape, np.float32))
+        raises_everywhere(lambda: torch.ops.disttranspose.run(x, plan._op), RESULT_INVALID_ARGUMENT, "shape")
+        assert everywhere(same_bits(host(torch.ops.disttranspose.run(good, plan._op)), np.zeros(plan.out_shape, np.float32)))
+
+
+def test_kernel_failed_call_raises_error():
+    """A C call that fails inside the C++ kernel (an FFT plan's execute registered with a direction that is
+    neither forward nor inverse) raises the package's Error with the library's message on every rank."""
+    from types import SimpleNamespace
+
+    from disttranspose import _arrays, _ops
+    from disttranspose import _torch
+    if _torch._kernels is None:
+        pytest.skip("the C++ kernels are not built (or turned off)")
+    with dt.Grid(COMM) as grid:
+        shape = (4, 3, 2)
+        x_shape = grid.box(shape, "x", "complex128").shape
+        op, _ = _ops.fft_operation("fftn", grid, shape, "backward", None, "cpu", 0, _arrays._Torch, torch.complex128,
+                                   x_shape, -1)
+        f = _ops.get(op)
+        bogus = 1 << 40
+        _torch._register(SimpleNamespace(_op=bogus, _executor=f._executor, _handle=f._handle, _direction=7, _device=-1,
+                                         _alignment=f._alignment, in_shape=f.in_shape, out_shape=f.out_shape,
+                                         _expected=f._expected, _expected_out=f._expected_out))
+        try:
+            x = torch.zeros(x_shape, dtype=torch.complex128)
+            raises_everywhere(lambda: torch.ops.disttranspose.run(x, bogus), RESULT_INVALID_ARGUMENT, "direction = 7")
+        finally:
+            _torch._forget(bogus)
