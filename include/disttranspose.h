@@ -296,6 +296,11 @@ dtrResult_t dtrFftPlanCreate(dtrFftPlan_t* plan, dtrGrid_t grid, const int64_t s
  */
 dtrResult_t dtrFftExecute(dtrFftPlan_t plan, const void* in, void* out, dtrFftDirection_t direction, cudaStream_t stream);
 
+/* Collective, in place of dtrFftExecute, for language bindings: this rank's own checks of its arrays
+ * failed (`problem` says how). Every rank's execute then fails with dtrInvalidArgument and this rank's
+ * message, and nothing runs. */
+dtrResult_t dtrFftExecuteRefuse(dtrFftPlan_t plan, const char* problem);
+
 /* Not collective: this rank's box of one side (entry_bytes: the real or complex element). */
 dtrResult_t dtrFftGetBox(dtrFftPlan_t plan, dtrFftSide_t side, dtrBox_t* box);
 

@@ -3,9 +3,11 @@
 same calls from C, per call; what one call more costs inside compiled code (unrolled chains of 2 k and 4 k
 calls, apart from the dispatch paid once); a lone jitted call against a lone C call, beside what XLA's
 dispatch costs alone (a custom call of ours that runs nothing, and v * 2 on the same array: its lone call
-over its call in a loop). Older runs lack some columns ("–").
+over its call in a loop). Older runs lack some columns ("–"). With --lone, the lone calls traced instead
+(runs that have lone_trace): the host's clock from the call to the execute's entry, how far apart the
+ranks enter, the execute's host time, from its return to the call's, and the whole call.
 
-    scripts/jit_chain_table.py RUN.json...
+    scripts/jit_chain_table.py [--lone] RUN.json...
 """
 import json
 import sys
@@ -16,7 +18,24 @@ def cell(r, key, fmt):
     return "–" if v is None else format(v, fmt)
 
 
+def lone(paths):
+    print("| array | grid | device | call | to the execute (µs) | ranks apart (µs) | the execute's host time (µs) "
+          "| to the call's return (µs) | whole (µs) | thread |")
+    print("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |")
+    for path in paths:
+        for r in json.load(open(path)):
+            n = r["shape"]
+            for name, t in r["lone_trace"].items():
+                label = "jitted, a custom call" if name == "jit" else "from C"
+                print(f"| {n[0]}³ {r['dtype']} | {r['grid'][0]}×{r['grid'][1]} | {r['device']} {r['backend']} | {label} | "
+                      f"{t['to_entry']:.1f} | {t['entry_spread']:.1f} | {t['execute']:.1f} | {t['to_return']:.1f} | "
+                      f"{t['whole']:.1f} | {'the caller' if t['same_thread'] else 'another'} |")
+    return 0
+
+
 def main(paths):
+    if paths and paths[0] == "--lone":
+        return lone(paths[1:])
     print("| array | grid | device | a call in the jitted loop (µs) | C (µs) | ÷ C | one call more, jitted − C (µs) "
           "| jitted alone (µs) | C alone (µs) | ÷ C | a custom call with nothing to run, alone (µs) "
           "| v × 2 alone − in a loop (µs) |")

@@ -338,6 +338,9 @@ def c_loop(path):
     c.dtrBenchFftRoundTrips.restype = ctypes.c_double
     c.dtrBenchFftRoundTrips.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int]
     c.dtrBenchNothing.restype = ctypes.c_int
+    c.dtrBenchStampedFftExecute.restype = ctypes.c_int
+    c.dtrBenchStampedFftExecute.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_int, ctypes.c_void_p]
+    c.dtrBenchStamps.argtypes = [ctypes.POINTER(ctypes.c_double)] * 2 + [ctypes.POINTER(ctypes.c_long)]
     return c
 
 
@@ -577,15 +580,17 @@ def jaxdecomp_compare(args):
     return rows
 
 
-class _Nothing:
-    """An operation of the frameworks (_ops.py) whose executor does nothing (c_loop.c's dtrBenchNothing),
-    with the shapes of a real call: what XLA's dispatch of a custom call of ours and of its result costs,
-    apart from the library."""
-    _direction, _in_place, _jax_registered, _handle = 0, False, False, 1
+class _BenchOp:
+    """An operation of the frameworks (_ops.py) on a C function of the benchmarks' (c_loop.c) with a plan's
+    signature: with `executor` dtrBenchNothing, an execute that does nothing (what XLA's dispatch of a
+    custom call of ours and of its result costs, apart from the library); with dtrBenchStampedFftExecute,
+    an FFT plan's execute with the host's clock read around it."""
+    _in_place, _jax_registered = False, False
 
-    def __init__(self, c, in_shape, out_shape, dtype, device):
+    def __init__(self, executor, handle, direction, in_shape, out_shape, dtype, device):
         from disttranspose import _ops
-        self._executor = ctypes.cast(c.dtrBenchNothing, ctypes.c_void_p).value
+        self._executor = ctypes.cast(executor, ctypes.c_void_p).value
+        self._handle, self._direction = handle, direction
         self.in_shape, self.out_shape, self.dtype, self._device = tuple(in_shape), tuple(out_shape), dtype, device
         self._op = _ops.add(self)
 
@@ -593,6 +598,39 @@ class _Nothing:
         return ad.dtype(self.dtype)
 
     _expected_out = _expected
+
+
+def _lone_trace(c, call, finish, iters):
+    """Where a lone call's time goes (call: one lone fftn through dtrBenchStampedFftExecute; finish: waits
+    for it): per iteration, from a barrier, the host's clock (CLOCK_MONOTONIC, one clock for every
+    process of the host) at the call, at the execute's entry and return, when the call returns and when
+    its result is ready, on every rank. Medians over the iterations, in us: the slowest rank's time to
+    the entry, how far apart the ranks enter, the execute's host time (slowest rank), from its return to
+    the call's, the whole call (slowest rank); and whether the execute ran on the calling thread."""
+    import threading
+    entry, leave, thread = ctypes.c_double(), ctypes.c_double(), ctypes.c_long()
+    rows = []
+    for _ in range(iters):
+        COMM.Barrier()
+        t0 = time.monotonic()
+        out = call()
+        t1 = time.monotonic()
+        finish(out)
+        t2 = time.monotonic()
+        c.dtrBenchStamps(ctypes.byref(entry), ctypes.byref(leave), ctypes.byref(thread))
+        rows.append((t0, entry.value, leave.value, t1, t2, thread.value == threading.get_native_id()))
+    every = COMM.allgather(rows)  # [rank][iteration]
+    per = {"to_entry": [], "entry_spread": [], "execute": [], "to_return": [], "whole": []}
+    for i in range(iters):
+        r = [every[q][i] for q in range(len(every))]
+        per["to_entry"].append(max(x[1] - x[0] for x in r))
+        per["entry_spread"].append(max(x[1] for x in r) - min(x[1] for x in r))
+        per["execute"].append(max(x[2] - x[1] for x in r))
+        per["to_return"].append(max(x[3] - x[2] for x in r))
+        per["whole"].append(max(x[4] - x[0] for x in r))
+    out = {k: round(float(np.median(v)) * 1e6, 1) for k, v in per.items()}
+    out["same_thread"] = all(x[5] for q in every for x in q)
+    return out
 
 
 def jit_chain(args):
@@ -648,7 +686,8 @@ def jit_chain(args):
             return run
         # XLA's cost of a custom call of ours with the same operand and result, with nothing to run.
         from disttranspose import _jax
-        nothing = _Nothing(c, x.shape, y.shape, dtype, device.local_hardware_id if device.platform != "cpu" else -1)
+        where = device.local_hardware_id if device.platform != "cpu" else -1
+        nothing = _BenchOp(c.dtrBenchNothing, 1, 0, x.shape, y.shape, dtype, where)
         _jax.op_of(nothing)
         nothing_single = jax.jit(lambda v: _jax.execute_p.bind(v, op=nothing._op))
         nothing_single(x).block_until_ready()
@@ -698,6 +737,21 @@ def jit_chain(args):
             slowest = np.empty(len(wall[n]))
             COMM.Allreduce(np.array(wall[n]), slowest, op=MPI.MAX)
             t[n] = float(np.median(slowest) * 1e6)
+        # The lone calls traced: the same plan's execute, stamped, as a custom call and from C.
+        stamped = _BenchOp(c.dtrBenchStampedFftExecute, fplan.handle, _lib.FFT_FORWARD, x.shape, y.shape, dtype, where)
+        _jax.op_of(stamped)
+        stamped_single = jax.jit(lambda v: _jax.execute_p.bind(v, op=stamped._op))
+        stamped_single(x).block_until_ready()
+
+        def c_stamped():
+            if c.dtrBenchStampedFftExecute(fplan.handle, px, py, _lib.FFT_FORWARD, stream) != 0:
+                raise dt.Error(1, _lib.last_error())
+        traces = {"jit": _lone_trace(c, lambda: stamped_single(x), lambda y: y.block_until_ready(), args.iters),
+                  "C": _lone_trace(c, c_stamped, lambda _: csync(), args.iters)}
+        for name, tr in traces.items():
+            log(f"  lone {name:3s}: entry after {tr['to_entry']:.1f} us (ranks {tr['entry_spread']:.1f} us apart), execute "
+                f"{tr['execute']:.1f} us, returns {tr['to_return']:.1f} us later, whole {tr['whole']:.1f} us; "
+                f"{'the calling thread' if tr['same_thread'] else 'another thread'}")
         per_jit, per_c, per_unrolled = t["jit chain"] / (2 * k), t["C chain"] / (2 * k), t["jit unrolled"] / (2 * k)
         # What one more call costs, apart from what a dispatch costs once: the difference of 4 k and 2 k calls.
         slope_jit, slope_c = (t["jit unrolled 2k"] - t["jit unrolled"]) / (2 * k), (t["C chain 2k"] - t["C chain"]) / (2 * k)
@@ -717,7 +771,7 @@ def jit_chain(args):
                      "per_call_unrolled_us": round(per_unrolled, 2),
                      "overhead_per_call_unrolled_us": round(per_unrolled - per_c, 2),
                      "ratio_unrolled": round(per_unrolled / per_c, 4),
-                     "jit_unrolled_2k_us": round(t["jit unrolled 2k"], 1), "c_chain_2k_us": round(t["C chain 2k"], 1),
+                     "lone_trace": traces, "jit_unrolled_2k_us": round(t["jit unrolled 2k"], 1), "c_chain_2k_us": round(t["C chain 2k"], 1),
                      "added_call_jit_us": round(slope_jit, 2), "added_call_c_us": round(slope_c, 2),
                      "overhead_added_call_us": round(slope_jit - slope_c, 2),
                      "iters": args.iters, "warmup": args.warmup, "jax": jax.__version__})

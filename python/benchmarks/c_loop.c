@@ -3,6 +3,9 @@
  * so that the two loops differ only by the binding. */
 #include <disttranspose.h>
 #include <mpi.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 /* Seconds for `iters` executes (their host-side calls; the stream is not waited for); -1 on a failure. */
 double dtrBenchExecuteLoop(dtrPlan_t plan, const void* in, void* out, cudaStream_t stream, int iters) {
@@ -36,4 +39,30 @@ double dtrBenchFftRoundTrips(dtrFftPlan_t forward, dtrFftPlan_t inverse, void* x
 int dtrBenchNothing(void* plan, const void* in, void* out, void* stream) {
   (void)plan, (void)in, (void)out, (void)stream;
   return 0;
+}
+
+/* dtrFftExecute with the host's clock read on entry and on return, and the calling thread
+ * (bench.py jit-chain: where a lone jitted call's time goes, as an operation of JAX's custom calls and
+ * from C alike). CLOCK_MONOTONIC: Python's time.monotonic, and the same for every process of a host. */
+static double stamps[2];
+static long stampThread;
+
+static double monotonic(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int dtrBenchStampedFftExecute(dtrFftPlan_t plan, const void* in, void* out, int direction, cudaStream_t stream) {
+  stamps[0] = monotonic();
+  stampThread = (long)syscall(SYS_gettid);
+  const int result = (int)dtrFftExecute(plan, in, out, (dtrFftDirection_t)direction, stream);
+  stamps[1] = monotonic();
+  return result;
+}
+
+void dtrBenchStamps(double* entry, double* exit, long* thread) {
+  *entry = stamps[0];
+  *exit = stamps[1];
+  *thread = stampThread;
 }

@@ -96,6 +96,7 @@ _PROTOTYPES = {
                               ctypes.POINTER(_i), ctypes.POINTER(Config)]),
     "dtrHaloExecute": (_i, [_p, _p, _p]),
     "dtrHaloExecuteRefuse": (_i, [_p, ctypes.c_char_p]),
+    "dtrFftExecuteRefuse": (_i, [_p, ctypes.c_char_p]),
     "dtrHaloGetBox": (_i, [_p, ctypes.POINTER(Box)]),
     "dtrHaloGetBackend": (_i, [_p, ctypes.POINTER(_i)]),
     "dtrHaloGetDevice": (_i, [_p, ctypes.POINTER(_i)]),

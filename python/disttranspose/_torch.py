@@ -154,10 +154,14 @@ def _execute(a, op):
         return out
     _fast.pop(op, None)
     plan = _ops.get(op)
-    a = a.contiguous()
-    if a.data_ptr() % plan._alignment:  # a view into storage of smaller elements (gradcheck makes such)
-        a = _arrays._Torch.copy(a)
-    return plan._run(plan._live(), _arrays._Torch, a, None, None)
+    handle = plan._live()
+    try:
+        a = a.contiguous()
+        if a.data_ptr() % plan._alignment:  # a view into storage of smaller elements (gradcheck makes such)
+            a = _arrays._Torch.copy(a)
+    except Exception as e:  # refused on every rank, not raised on this one alone
+        plan._refuse(handle, f"a could not be made contiguous and aligned: {e}")
+    return plan._run(handle, _arrays._Torch, a, None, None)
 
 
 # What _execute needs of a plan, looked up once: per call, the kernel costs a few attribute reads, an

@@ -442,15 +442,23 @@ class _FftOp:
                 self._weights = (w, None) if forward else (None, w)
         return self._weights
 
+    def _refuse(self, handle, problem):
+        """Every rank's execute fails with this rank's problem (dtrFftExecuteRefuse), before anything runs."""
+        result = _lib.lib.dtrFftExecuteRefuse(handle, problem.encode())
+        raise Error(result or RESULT_INVALID_ARGUMENT, _lib.last_error())
+
     def _run(self, handle, ad, a, out, stream):
         """The op's eager execute (PyTorch's op): its checks were agreed where it was traced or by the
-        call that led here (_framework_op), and what a compiled program hands it is what it traced."""
+        call that led here (_framework_op), and what a compiled program hands it is what it traced; a
+        rank where it is not, or whose result cannot be allocated, refuses every rank's execute."""
         d = ad.describe(a, _SCRATCH)
         _SCRATCH.clear()
         if tuple(d.shape) != self.in_shape or d.dtype != self._expected(ad) or not d.contiguous:
-            raise Error(RESULT_INVALID_ARGUMENT, f"x ({tuple(d.shape)}, {d.dtype}) is not what was traced: "
-                                                 f"{self.in_shape}, {self.dtype}")
-        out = ad.empty(a, self.out_shape, self.out_dtype)
+            self._refuse(handle, f"x ({tuple(d.shape)}, {d.dtype}) is not what was traced: {self.in_shape}, {self.dtype}")
+        try:
+            out = ad.empty(a, self.out_shape, self.out_dtype)
+        except Exception as e:  # refused on every rank, not raised on this one alone
+            self._refuse(handle, f"the result ({self.out_shape}, {self.out_dtype}) could not be allocated: {e}")
         optr = _pointer_of_new(ad, out)
         result = _lib.lib.dtrFftExecute(handle, d.ptr or None, optr or None, self._direction,
                                         ad.stream(a, stream, self._device) or None)

@@ -6,7 +6,7 @@ import ctypes
 import sys
 
 from . import _arrays, _collective, _frameworks, _lib, _ops
-from .errors import Error
+from .errors import RESULT_INVALID_ARGUMENT, Error
 
 # What the frameworks' compiled programs call to run a plan (_ops.py): dtrExecute itself.
 _EXECUTOR = ctypes.cast(_lib.lib.dtrExecute, ctypes.c_void_p).value
@@ -190,8 +190,8 @@ class _PlanBase:
 
     def _refuse(self, handle, problem):
         """Every rank's execute fails with this rank's problem (dtrExecuteRefuse), before anything runs."""
-        _lib.lib.dtrExecuteRefuse(handle, problem.encode())
-        raise Error(1, _lib.last_error())
+        result = _lib.lib.dtrExecuteRefuse(handle, problem.encode())
+        raise Error(result or RESULT_INVALID_ARGUMENT, _lib.last_error())
 
     def execute(self, a, out=None, stream=None):
         """Collective: the transpose of `a` (this rank's part, shape in_shape) into `out` (shape out_shape),
@@ -241,7 +241,10 @@ class _PlanBase:
         if problem is None and out is None:
             # Made here to the plan's shape and type: nothing of it to check, and no key to keep (the
             # next execute's result is another array).
-            out = ad.empty(a, self.out_shape, self._dtype)
+            try:
+                out = ad.empty(a, self.out_shape, self._dtype)
+            except Exception as e:  # refused on every rank, not raised on this one alone
+                self._refuse(handle, f"the result ({self.out_shape}, {self._dtype}) could not be allocated: {e}")
             return d.ptr, ad.describe(out, self._pointers).ptr, out, a
         if problem is None:
             od = _arrays.adapter(out)

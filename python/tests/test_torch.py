@@ -258,3 +258,20 @@ def test_kernel_failed_call_raises_error():
             raises_everywhere(lambda: torch.ops.disttranspose.run(x, bogus), RESULT_INVALID_ARGUMENT, "direction = 7")
         finally:
             _torch._forget(bogus)
+
+
+def test_fft_kernel_wrong_shape_on_one_rank():
+    """An FFT's op called with a tensor of the wrong shape on the last rank only (the others on the fast
+    path into dtrFftExecute, the last rank on the checked path, which refuses with dtrFftExecuteRefuse):
+    every rank raises Error naming the shape, and the plan runs afterwards."""
+    from disttranspose import _arrays, _ops
+    with dt.Grid(COMM) as grid:
+        shape = (5, 4, 3)
+        x_shape = grid.box(shape, "x", "complex128").shape
+        op, _ = _ops.fft_operation("fftn", grid, shape, "backward", None, "cpu", 0, _arrays._Torch, torch.complex128,
+                                   x_shape, -1)
+        good = torch.ones(x_shape, dtype=torch.complex128)
+        want = host(torch.ops.disttranspose.run(good, op))
+        wrong = torch.ones((x_shape[0] + 1,) + tuple(x_shape[1:]), dtype=torch.complex128) if R == LAST else good
+        raises_everywhere(lambda: torch.ops.disttranspose.run(wrong, op), RESULT_INVALID_ARGUMENT, "is not what was traced")
+        assert everywhere(same_bits(host(torch.ops.disttranspose.run(good, op)), want))

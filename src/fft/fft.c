@@ -300,19 +300,31 @@ static dtrResult_t checkExecute(dtrFftPlan_t f, const void* in, void* out, dtrFf
   return dtrSuccess;
 }
 
-dtrResult_t dtrFftExecute(dtrFftPlan_t f, const void* in, void* out, dtrFftDirection_t direction, cudaStream_t stream) {
+/* `refused`: the caller's own checks failed (dtrFftExecuteRefuse); else the arguments are checked here. */
+static dtrResult_t execute(dtrFftPlan_t f, dtrResult_t refused, const void* in, void* out, dtrFftDirection_t direction,
+                           cudaStream_t stream) {
   if (!f) return dtrSetError(dtrInvalidArgument, "plan is NULL");
   if (f->broken) return dtrSetError(dtrTimeout, "this FFT plan timed out in an earlier execute; destroy it");
   const dtrDeviceGuard guard = dtrDeviceSave();
   const dtrDeadline saved = dtrDeadlineEnter(f->timeout);
   /* The direction picks the exchanges every rank must meet in: the same on every rank, or none runs. */
   const dtrAgreedValue dir[] = {{"direction", (int64_t)direction, dtrValueNumber}};
-  dtrResult_t res = dtrAgree(f->grid->comm, checkExecute(f, in, out, direction));
+  dtrResult_t res = dtrAgree(f->grid->comm, refused != dtrSuccess ? refused : checkExecute(f, in, out, direction));
   if (res == dtrSuccess) res = dtrAgreeValues(f->grid->comm, dir, 1);
   if (res == dtrSuccess) res = dtrFftRun(f, in, out, direction, stream);
   dtrDeadlineLeave(saved);
   if (res == dtrTimeout) f->broken = 1;
   return dtrDeviceRestore(guard, res);
+}
+
+dtrResult_t dtrFftExecute(dtrFftPlan_t f, const void* in, void* out, dtrFftDirection_t direction, cudaStream_t stream) {
+  return execute(f, dtrSuccess, in, out, direction, stream);
+}
+
+dtrResult_t dtrFftExecuteRefuse(dtrFftPlan_t f, const char* problem) {
+  if (!f) return dtrSetError(dtrInvalidArgument, "plan is NULL");
+  const dtrResult_t refused = dtrSetError(dtrInvalidArgument, "%s", problem && *problem ? problem : "the caller refused its arrays");
+  return execute(f, refused, NULL, NULL, dtrFftForward, NULL);
 }
 
 dtrResult_t dtrFftGetBox(dtrFftPlan_t f, dtrFftSide_t side, dtrBox_t* box) {
