@@ -309,9 +309,12 @@ static dtrResult_t execute(dtrFftPlan_t f, dtrResult_t refused, const void* in, 
   const dtrDeadline saved = dtrDeadlineEnter(f->timeout);
   /* The direction picks the exchanges every rank must meet in: the same on every rank, or none runs. */
   const dtrAgreedValue dir[] = {{"direction", (int64_t)direction, dtrValueNumber}};
-  dtrResult_t res = dtrAgree(f->grid->comm, refused != dtrSuccess ? refused : checkExecute(f, in, out, direction));
+  dtrResult_t checked = refused != dtrSuccess ? refused : checkExecute(f, in, out, direction);
+  int early = 0;
+  if (checked == dtrSuccess) checked = dtrFftRunEarly(f, in, out, direction, stream, &early);
+  dtrResult_t res = dtrAgree(f->grid->comm, checked);
   if (res == dtrSuccess) res = dtrAgreeValues(f->grid->comm, dir, 1);
-  if (res == dtrSuccess) res = dtrFftRun(f, in, out, direction, stream);
+  if (res == dtrSuccess) res = dtrFftRun(f, in, out, direction, stream, early);
   dtrDeadlineLeave(saved);
   if (res == dtrTimeout) f->broken = 1;
   return dtrDeviceRestore(guard, res);

@@ -55,8 +55,17 @@ dtrFftChunk dtrFftChunkOf(const struct dtrFftPlan* f, dtrPlan_t exchange, int pe
  * chunk 0, and the exchanges' chunks still overlap the passes after it). */
 dtrFftChunk dtrFftFirstPassChunk(const struct dtrFftPlan* f, dtrPlan_t exchange, int chunks, int k);
 
-/* Collective: the pipeline of one execute whose arguments every rank has checked and agreed on. */
-dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction, cudaStream_t stream);
+/* Local, before the execute's agreements, once this rank's own checks passed: the first chunk of the
+ * first local pass, on GPU plans out of place (*launched = 1), so that the GPU starts while the host
+ * agrees. It reads `in` and writes the plan's workspace only: an agreement that fails after it leaves
+ * nothing of the caller's written. */
+dtrResult_t dtrFftRunEarly(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction,
+                           cudaStream_t stream, int* launched);
+
+/* Collective: the pipeline of one execute whose arguments every rank has checked and agreed on;
+ * `early`: dtrFftRunEarly launched its first chunk. */
+dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction, cudaStream_t stream,
+                      int early);
 
 /* x[i] *= factor for `reals` real numbers of the complex side: on the stream on GPUs, else now. */
 dtrResult_t dtrFftScale(const struct dtrFftPlan* f, char* x, size_t reals, double factor, cudaStream_t stream);

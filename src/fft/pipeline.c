@@ -15,6 +15,10 @@
  * the last one, to out, where the last pass runs in place; C2R's last pass reads an intermediate array
  * and writes out. In place (in == out), the first pass runs in the buffer, the exchanges alternate
  * between it and the first array.
+ *
+ * Out of place on GPUs, the first chunk of the first pass is launched before the execute's agreements
+ * (dtrFftRunEarly): it writes only the plan's first array, and the GPU starts while the host agrees
+ * with the other ranks, which it would otherwise wait for with nothing to run.
  */
 #include <math.h>
 #include <string.h>
@@ -34,42 +38,84 @@ static double scaleOf(const struct dtrFftPlan* f, dtrFftDirection_t direction) {
   return 1.0;
 }
 
-dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction, cudaStream_t stream) {
-  const double factor = scaleOf(f, direction);
-  if (f->copies) return dtrFftRunCopies(f, in, out, direction, stream, factor);
+/* One execute's route (the file's comment): where its data lives after each step, and its phases. */
+typedef struct {
+  int E, inverse, wholeY;
+  char* loc[3];           /* loc[0] after the first pass, loc[j + 1] after exchange j */
+  dtrPlan_t exchange[2];  /* phase j's exchange (NULL: none) */
+  int pencil[3];
+  dtrLocalFft* pass[2];   /* phase j's pass over pencil[j], from src[j] into dst[j] */
+  const char* src[2];
+  char* dst[2];
+} Route;
+
+static void routeOf(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction, Route* r) {
   const int E = f->npencils - 1, inverse = direction == dtrFftInverse;
   const int realLast = f->kind == dtrFftR2C && inverse;
   char* const w1 = f->work;
   char* const w2 = f->work + f->half;
-  /* The route: loc[0] after the first pass, loc[j + 1] after exchange j. */
-  char* loc[3] = {NULL, NULL, NULL};
-  dtrPlan_t exchange[2];
-  int pencil[3];
-  loc[0] = in == out ? out : w1;
-  for (int j = 0; j <= E; j++) pencil[j] = inverse ? E - j : j;
+  memset(r, 0, sizeof *r);
+  r->E = E, r->inverse = inverse;
+  r->loc[0] = in == out ? out : w1;
+  for (int j = 0; j <= E; j++) r->pencil[j] = inverse ? E - j : j;
   for (int j = 0; j < E; j++) {
-    exchange[j] = inverse ? f->inverse[E - 1 - j] : f->forward[j];
-    const char* src = loc[j];
-    loc[j + 1] = j == E - 1 && !realLast && src != (char*)out ? (char*)out : src == w1 ? w2 : w1;
+    r->exchange[j] = inverse ? f->inverse[E - 1 - j] : f->forward[j];
+    const char* src = r->loc[j];
+    r->loc[j + 1] = j == E - 1 && !realLast && src != (char*)out ? (char*)out : src == w1 ? w2 : w1;
   }
-  /* Phase j: a pass over pencil[j] from src[j] into dst[j], in chunks where exchange j follows it. On a
-   * P x 1 grid the pass along y also makes the Y<->Z transpose (f->fused), and that exchange is none. */
-  dtrLocalFft* pass[2];
-  const char* src[2];
-  char* dst[2];
+  /* On a P x 1 grid the pass along y also makes the Y<->Z transpose (f->fused), and that exchange is none. */
   for (int j = 0; j < E; j++) {
-    pass[j] = f->pass[pencil[j]];
-    src[j] = j == 0 ? in : loc[j];
-    dst[j] = loc[j];
+    r->pass[j] = f->pass[r->pencil[j]];
+    r->src[j] = j == 0 ? in : r->loc[j];
+    r->dst[j] = r->loc[j];
   }
   if (f->fused && !inverse) {
-    pass[1] = f->yInto, dst[1] = loc[2], exchange[1] = NULL;
+    r->pass[1] = f->yInto, r->dst[1] = r->loc[2], r->exchange[1] = NULL;
   } else if (f->fused) {
-    exchange[0] = NULL, pass[1] = f->yFrom, src[1] = loc[0];
+    r->exchange[0] = NULL, r->pass[1] = f->yFrom, r->src[1] = r->loc[0];
   }
   /* Where the Y->X exchange writes the buffer that the pass before it reads from (in place, and C2R's
    * route), that pass runs whole before the exchange's first chunk. */
-  const int wholeY = f->fused && inverse && loc[2] == loc[0];
+  r->wholeY = f->fused && inverse && r->loc[2] == r->loc[0];
+}
+
+/* Phase j's pass in chunk k of C, and its normalization (once, on the first phase's chunks). */
+static dtrResult_t passChunk(struct dtrFftPlan* f, const Route* r, int j, int C, int k, dtrFftDirection_t direction,
+                             double factor, cudaStream_t stream) {
+  const int p = r->pencil[j];
+  dtrFftChunk c = {0, f->transforms[p]};
+  if (r->exchange[j] && j == 1 && r->wholeY) c.count = k == 0 ? f->transforms[p] : 0;
+  else if (r->exchange[j]) c = j == 0 && !r->inverse ? dtrFftFirstPassChunk(f, r->exchange[j], C, k) : dtrFftChunkOf(f, r->exchange[j], p, C, k);
+  DTRCHECK(dtrLocalFftRun(r->pass[j], direction, c.first, c.count, r->src[j], r->dst[j], stream));
+  if (j == 0 && factor != 1.0 && c.count) {
+    const size_t complexBytes = dtrDataTypeSize(f->ctype);
+    DTRCHECK(dtrFftScale(f, r->dst[0] + (size_t)(c.first * f->length[p]) * complexBytes, (size_t)(c.count * f->length[p]) * 2,
+                         factor, stream));
+  }
+  return dtrSuccess;
+}
+
+dtrResult_t dtrFftRunEarly(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction,
+                           cudaStream_t stream, int* launched) {
+  *launched = 0;
+  if (!f->gpu || f->copies || in == out || f->npencils < 2) return dtrSuccess;
+  Route r;
+  routeOf(f, in, out, direction, &r);
+  CUDACHECK(cudaSetDevice(f->device));
+  DTRCHECK(passChunk(f, &r, 0, r.exchange[0] ? f->chunks : 1, 0, direction, scaleOf(f, direction), stream));
+  *launched = 1;
+  return dtrSuccess;
+}
+
+dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction, cudaStream_t stream,
+                      int early) {
+  const double factor = scaleOf(f, direction);
+  if (f->copies) return dtrFftRunCopies(f, in, out, direction, stream, factor);
+  Route r;
+  routeOf(f, in, out, direction, &r);
+  const int E = r.E;
+  dtrPlan_t* const exchange = r.exchange;
+  char** const loc = r.loc;
   /* Every rank takes part in every exchange's agreement (a failure in one is passed on to the next,
    * so that no sub-communicator waits for ranks that left), then all of them agree on the grid. */
   dtrResult_t res = dtrSuccess;
@@ -80,7 +126,6 @@ dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDir
   }
   DTRCHECK(dtrAgree(f->grid->comm, res));
 
-  const size_t complexBytes = dtrDataTypeSize(f->ctype);
   if (f->gpu) {
     CUDACHECK(cudaSetDevice(f->device));
     DTRCHECK(dtrFftEventThen(f->start, stream, f->exchange));
@@ -89,16 +134,10 @@ dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDir
    * rank's GPU waits for another that left: the first failure is kept and returned (agreed) at the end. */
   dtrPlan_t lastExchange = NULL;
   for (int j = 0; j < E; j++) {
-    const int p = pencil[j], C = exchange[j] ? f->chunks : 1;
+    const int C = exchange[j] ? f->chunks : 1;
     for (int k = 0; k < C; k++) {
-      dtrFftChunk c = {0, f->transforms[p]};
-      if (exchange[j] && j == 1 && wholeY) c.count = k == 0 ? f->transforms[p] : 0;
-      else if (exchange[j]) c = j == 0 && !inverse ? dtrFftFirstPassChunk(f, exchange[j], C, k) : dtrFftChunkOf(f, exchange[j], p, C, k);
-      if (res == dtrSuccess) res = dtrLocalFftRun(pass[j], direction, c.first, c.count, src[j], dst[j], stream);
-      /* The normalization, once, on the first pass's chunks (beside the exchange of the one before). */
-      if (res == dtrSuccess && j == 0 && factor != 1.0 && c.count)
-        res = dtrFftScale(f, dst[0] + (size_t)(c.first * f->length[p]) * complexBytes, (size_t)(c.count * f->length[p]) * 2,
-                          factor, stream);
+      /* The first chunk of the first pass ran before the agreements where `early` says so. */
+      if (res == dtrSuccess && !(early && j == 0 && k == 0)) res = passChunk(f, &r, j, C, k, direction, factor, stream);
       if (!exchange[j]) continue;
       if (res == dtrSuccess && f->gpu) res = dtrFftEventThen(f->passed, stream, f->exchange);
       const dtrResult_t moved = dtrPlanChunkRun(exchange[j], C, k, f->ctas, f->gpu ? f->exchange : stream);
@@ -111,7 +150,7 @@ dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDir
       if (res == dtrSuccess && f->gpu) res = dtrFftEventThen(f->exchanged, f->exchange, stream);
     }
   }
-  const int last = pencil[E];
+  const int last = r.pencil[E];
   if (res == dtrSuccess) res = dtrLocalFftRun(f->pass[last], direction, 0, f->transforms[last], loc[E], out, stream);
   DTRCHECK(dtrAgree(f->grid->comm, res));
   return dtrPlanChunksEnd(lastExchange, stream);
