@@ -56,9 +56,9 @@ dtrFftChunk dtrFftChunkOf(const struct dtrFftPlan* f, dtrPlan_t exchange, int pe
 dtrFftChunk dtrFftFirstPassChunk(const struct dtrFftPlan* f, dtrPlan_t exchange, int chunks, int k);
 
 /* Local, before the execute's agreements, once this rank's own checks passed: the first chunk of the
- * first local pass, on GPU plans out of place (*launched = 1), so that the GPU starts while the host
- * agrees. It reads `in` and writes the plan's workspace only: an agreement that fails after it leaves
- * nothing of the caller's written. */
+ * first local pass, on GPU plans (*launched = 1; not in place, except on the slab route), so that the
+ * GPU starts while the host agrees. It reads `in` and writes the plan's workspace only: an agreement
+ * that fails after it leaves nothing of the caller's written. */
 dtrResult_t dtrFftRunEarly(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction,
                            cudaStream_t stream, int* launched);
 
@@ -75,12 +75,15 @@ dtrResult_t dtrFftEventThen(cudaEvent_t event, cudaStream_t recorded, cudaStream
 
 /* The slab route (slab_copies.c). Choose: collective, whether every rank takes it (`wanted`: the
  * environment allows it; `area`: the passes' work area besides its staging array). Passes: its two
- * transposing passes along z. Run: one execute on it, the normalization `factor` included. */
+ * transposing passes along z. Run: one execute on it, the normalization `factor` included (`early`:
+ * Early launched its first chunk's pass, which writes only the staging array). */
 dtrResult_t dtrFftCopiesChoose(struct dtrFftPlan* f, size_t area, int wanted);
 dtrResult_t dtrFftCopiesPasses(struct dtrFftPlan* f);
 size_t dtrFftCopiesStagingBytes(const struct dtrFftPlan* f);
+dtrResult_t dtrFftCopiesEarly(struct dtrFftPlan* f, const void* in, dtrFftDirection_t direction, cudaStream_t stream,
+                              double factor);
 dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction,
-                            cudaStream_t stream, double factor);
+                            cudaStream_t stream, double factor, int early);
 
 /* The chunks of a plan whose config and DTR_FFT_CHUNKS leave them to the rule (chunk_rule.c), from
  * what every rank knows alike: whether it takes the slab route, its exchanges' backend, whether they

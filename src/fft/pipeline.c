@@ -16,9 +16,10 @@
  * and writes out. In place (in == out), the first pass runs in the buffer, the exchanges alternate
  * between it and the first array.
  *
- * Out of place on GPUs, the first chunk of the first pass is launched before the execute's agreements
- * (dtrFftRunEarly): it writes only the plan's first array, and the GPU starts while the host agrees
- * with the other ranks, which it would otherwise wait for with nothing to run.
+ * On GPUs the first chunk of the first pass is launched before the execute's agreements
+ * (dtrFftRunEarly; out of place, or on the slab route, slab_copies.c): it writes only the plan's own
+ * array, and the GPU starts while the host agrees with the other ranks, which it would otherwise wait
+ * for with nothing to run.
  */
 #include <math.h>
 #include <string.h>
@@ -98,7 +99,14 @@ static dtrResult_t passChunk(struct dtrFftPlan* f, const Route* r, int j, int C,
 dtrResult_t dtrFftRunEarly(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction,
                            cudaStream_t stream, int* launched) {
   *launched = 0;
-  if (!f->gpu || f->copies || in == out || f->npencils < 2) return dtrSuccess;
+  if (!f->gpu || f->npencils < 2) return dtrSuccess;
+  if (f->copies) {  /* the slab route's first pass writes the staging array, in place or not */
+    CUDACHECK(cudaSetDevice(f->device));
+    DTRCHECK(dtrFftCopiesEarly(f, in, direction, stream, scaleOf(f, direction)));
+    *launched = 1;
+    return dtrSuccess;
+  }
+  if (in == out) return dtrSuccess;
   Route r;
   routeOf(f, in, out, direction, &r);
   CUDACHECK(cudaSetDevice(f->device));
@@ -110,7 +118,7 @@ dtrResult_t dtrFftRunEarly(struct dtrFftPlan* f, const void* in, void* out, dtrF
 dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction, cudaStream_t stream,
                       int early) {
   const double factor = scaleOf(f, direction);
-  if (f->copies) return dtrFftRunCopies(f, in, out, direction, stream, factor);
+  if (f->copies) return dtrFftRunCopies(f, in, out, direction, stream, factor, early);
   Route r;
   routeOf(f, in, out, direction, &r);
   const int E = r.E;

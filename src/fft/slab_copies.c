@@ -89,8 +89,33 @@ static dtrResult_t copyTo(struct dtrFftPlan* f, char* peer, size_t offset, size_
   return dtrSuccess;
 }
 
+/* Chunk k's local pass: forward, chunk k of this rank's planes 2-D transformed into their place in S
+ * (and normalized); inverse, chunk k of its (y, x) lines transformed along z into its rows of every
+ * plane of S. */
+static dtrResult_t passChunk(struct dtrFftPlan* f, dtrPlan_t x, const void* in, dtrFftDirection_t direction, int k,
+                             double factor, cudaStream_t stream) {
+  const size_t e = dtrDataTypeSize(f->ctype);
+  const size_t plane = (size_t)(f->cshape[0] * f->cshape[1]);
+  const int r = x->comm.rank, C = f->chunks;
+  if (direction == dtrFftInverse) {
+    const dtrFftChunk c = dtrFftChunkOf(f, x, 1, C, k);
+    return dtrLocalFftRun(f->zInto, direction, c.first, c.count, in, f->work + (size_t)(rowsOf(f, r).start * f->cshape[0]) * e,
+                          stream);
+  }
+  const dtrFftChunk t = dtrFftFirstPassChunk(f, x, C, k);
+  char* own = f->work + (size_t)planesOf(f, r).start * plane * e;
+  DTRCHECK(dtrLocalFftRun(f->pass[0], direction, t.first, t.count, in, own, stream));
+  if (factor != 1.0 && t.count) DTRCHECK(dtrFftScale(f, own + (size_t)t.first * plane * e, (size_t)t.count * plane * 2, factor, stream));
+  return dtrSuccess;
+}
+
+dtrResult_t dtrFftCopiesEarly(struct dtrFftPlan* f, const void* in, dtrFftDirection_t direction, cudaStream_t stream,
+                              double factor) {
+  return passChunk(f, direction == dtrFftInverse ? f->inverse[0] : f->forward[0], in, direction, 0, factor, stream);
+}
+
 dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction,
-                            cudaStream_t stream, double factor) {
+                            cudaStream_t stream, double factor, int early) {
   const int inverse = direction == dtrFftInverse;
   const dtrPlan_t x = inverse ? f->inverse[0] : f->forward[0];
   char* const s = f->work;
@@ -111,13 +136,11 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
    * GPU for another that left: the first failure is kept and returned (agreed) at the end. */
   dtrResult_t res = dtrP2pBarrier(x, dtrPeerArrive, f->exchange);
   for (int k = 0; k < C; k++) {
+    /* Chunk k's pass (the first one ran before the agreements where `early` says so). */
+    if (res == dtrSuccess && !(early && k == 0)) res = passChunk(f, x, in, direction, k, factor, stream);
     if (!inverse) {
-      /* Chunk k of this rank's planes, 2-D transformed into their place in S, then each peer's rows of them. */
-      const dtrFftChunk c = dtrFftChunkOf(f, x, 0, C, k), t = dtrFftFirstPassChunk(f, x, C, k);
-      char* own = s + (size_t)planes.start * plane * e;
-      if (res == dtrSuccess) res = dtrLocalFftRun(f->pass[0], direction, t.first, t.count, in, own, stream);
-      if (res == dtrSuccess && factor != 1.0 && t.count)
-        res = dtrFftScale(f, own + (size_t)t.first * plane * e, (size_t)t.count * plane * 2, factor, stream);
+      /* Chunk k of this rank's planes, in their place in S: each peer's rows of them. */
+      const dtrFftChunk c = dtrFftChunkOf(f, x, 0, C, k);
       if (res == dtrSuccess) res = dtrFftEventThen(f->passed, stream, f->exchange);
       for (int q = 0; q < P && res == dtrSuccess; q++) {
         if (q == r) continue;
@@ -126,11 +149,8 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
         res = copyTo(f, peers[q], at, (size_t)(theirs.count * nx) * e, (size_t)c.count, f->exchange);
       }
     } else {
-      /* Chunk k of this rank's (y, x) lines, transformed along z into its rows of every plane of S,
-       * then each peer's planes of them. */
+      /* Chunk k of this rank's (y, x) lines, in its rows of every plane of S: each peer's planes of them. */
       const dtrFftChunk c = dtrFftChunkOf(f, x, 1, C, k);
-      char* mine = s + (size_t)(rows.start * nx) * e;
-      if (res == dtrSuccess) res = dtrLocalFftRun(f->zInto, direction, c.first, c.count, in, mine, stream);
       if (res == dtrSuccess) res = dtrFftEventThen(f->passed, stream, f->exchange);
       for (int q = 0; q < P && res == dtrSuccess; q++) {
         if (q == r) continue;
