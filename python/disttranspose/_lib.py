@@ -4,7 +4,7 @@ turned into exceptions. Nothing here knows about arrays."""
 import ctypes
 import os
 
-from .errors import Error
+from .errors import RESULT_INVALID_ARGUMENT, Error
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -123,6 +123,12 @@ def companion(name):
         if os.path.exists(path):
             return path
     return None
+
+
+def refuse(refusal, handle, problem):
+    """Collective, in place of a plan's execute on a rank whose own checks failed: every rank's execute
+    fails with `problem` (refusal: the plan's dtr*ExecuteRefuse), raised here as Error."""
+    raise Error(refusal(handle, problem.encode()) or RESULT_INVALID_ARGUMENT, last_error())
 
 
 def last_error():

@@ -444,8 +444,7 @@ class _FftOp:
 
     def _refuse(self, handle, problem):
         """Every rank's execute fails with this rank's problem (dtrFftExecuteRefuse), before anything runs."""
-        result = _lib.lib.dtrFftExecuteRefuse(handle, problem.encode())
-        raise Error(result or RESULT_INVALID_ARGUMENT, _lib.last_error())
+        _lib.refuse(_lib.lib.dtrFftExecuteRefuse, handle, problem)
 
     def _run(self, handle, ad, a, out, stream):
         """The op's eager execute (PyTorch's op): its checks were agreed where it was traced or by the

@@ -203,27 +203,26 @@ class HaloPlan:
         A wrong array on any rank raises Error on every rank before anything is exchanged."""
         handle = self._live()
         problem = ptr = s = None
+        # Whatever one rank alone finds must stop every rank, not leave them waiting: caught into problem.
         try:
             ad = _arrays.adapter(buf)
-        except Exception:
-            ad = None
+        except Exception as e:
+            ad, problem = None, str(e) or type(e).__name__
         if ad is _arrays._Jax:
             from . import _jax
             result = _jax.execute(self, buf, None, stream)
             if result is not NotImplemented:
                 return result
-        try:
-            if ad is None:
-                ad = _arrays.adapter(buf)
-            problem, d = self._problem(ad, buf)
-            if problem is None:
-                ptr = d.ptr
-                s = ad.stream(buf, stream, d.device)
-        except Exception as e:  # whatever one rank alone finds must stop every rank, not leave them waiting
-            problem = str(e) or type(e).__name__
+        if problem is None:
+            try:
+                problem, d = self._problem(ad, buf)
+                if problem is None:
+                    ptr = d.ptr
+                    s = ad.stream(buf, stream, d.device)
+            except Exception as e:
+                problem = str(e) or type(e).__name__
         if problem is not None:  # every rank's execute fails with this rank's problem, before anything moves
-            _lib.lib.dtrHaloExecuteRefuse(handle, problem.encode())
-            raise Error(1, _lib.last_error())
+            _lib.refuse(_lib.lib.dtrHaloExecuteRefuse, handle, problem)
         _lib.check(_lib.lib.dtrHaloExecute(handle, ptr or None, s or None))
         return buf
 

@@ -6,7 +6,7 @@ import ctypes
 import sys
 
 from . import _arrays, _collective, _frameworks, _lib, _ops
-from .errors import RESULT_INVALID_ARGUMENT, Error
+from .errors import Error
 
 # What the frameworks' compiled programs call to run a plan (_ops.py): dtrExecute itself.
 _EXECUTOR = ctypes.cast(_lib.lib.dtrExecute, ctypes.c_void_p).value
@@ -190,8 +190,7 @@ class _PlanBase:
 
     def _refuse(self, handle, problem):
         """Every rank's execute fails with this rank's problem (dtrExecuteRefuse), before anything runs."""
-        result = _lib.lib.dtrExecuteRefuse(handle, problem.encode())
-        raise Error(result or RESULT_INVALID_ARGUMENT, _lib.last_error())
+        _lib.refuse(_lib.lib.dtrExecuteRefuse, handle, problem)
 
     def execute(self, a, out=None, stream=None):
         """Collective: the transpose of `a` (this rank's part, shape in_shape) into `out` (shape out_shape),
