@@ -48,8 +48,10 @@ cudaError_t dtrTransposeLaunch(dtrKernel_t kernel, const dtrTransposeArgs* args,
  * mapped into every peer: [0] its epoch (executes begun; where the barriers are folded into the
  * pass kernel, executes finished), [1 + q] the epoch at which rank q last arrived, [1 + n + q] the
  * epoch at which rank q last finished its stores, [1 + 2 n] two 32-bit counts of the blocks of a
- * pass kernel with the barriers folded in, those that have begun and those that are done. peer[q] is rank q's array as mapped here (peer[rank] is this
- * rank's own).
+ * pass kernel with the barriers folded in, those that have begun and those that are done, and
+ * [2 + 2 n + q] the last chunk of an epoch that rank q has finished storing here (the epoch times
+ * 2^16 plus the chunk's number plus one: it only grows). peer[q] is rank q's array as mapped here
+ * (peer[rank] is this rank's own).
  */
 typedef struct {
   uint64_t* peer[DTR_GROUP_MAX];
@@ -60,7 +62,7 @@ typedef struct {
 
 /* 64-bit words of a flags array of n ranks: the epoch, the slots, and a count of the blocks of a
  * pass kernel that carries the barriers itself. */
-#define DTR_PEER_FLAG_WORDS(n) (2 + 2 * (size_t)(n))
+#define DTR_PEER_FLAG_WORDS(n) (2 + 3 * (size_t)(n))
 
 typedef enum {
   dtrPeerArrive = 0, /* begins an epoch; returns once every rank has begun it: every rank's stream
@@ -70,6 +72,13 @@ typedef enum {
 
 /* One block that signals every rank and waits for every rank's signal, in stream order. */
 cudaError_t dtrPeerBarrierLaunch(const dtrPeerFlags* flags, dtrPeerPhase phase, cudaStream_t stream);
+
+/* Chunks of an epoch begun by the arrive barrier, signalled one by one rather than all at the finish:
+ * Signal tells each rank of `peers` (a bit a rank) that this rank's stores of chunk `chunk` into it
+ * are done (those before it on `stream`); Wait returns, in stream order, once every other rank has
+ * signalled `chunk` here. The epoch is the one the arrive barrier began: both run after it. */
+cudaError_t dtrPeerChunkSignalLaunch(const dtrPeerFlags* flags, unsigned peers, int chunk, cudaStream_t stream);
+cudaError_t dtrPeerChunkWaitLaunch(const dtrPeerFlags* flags, int chunk, cudaStream_t stream);
 
 /*
  * Several transposes in one launch: the one-pass path's blocks, one per rank, each stored straight

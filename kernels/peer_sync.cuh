@@ -28,13 +28,19 @@ __device__ __forceinline__ uint64_t loadAcquire(const uint64_t* p) {
   return v;
 }
 
-/* Words of the flags array (DTR_PEER_FLAG_WORDS): the epoch, the arrive and finish slots, and two
- * counts of a fused pass kernel's blocks, those that have begun and those that are done. */
+/* Words of the flags array (DTR_PEER_FLAG_WORDS): the epoch, the arrive and finish slots, two counts
+ * of a fused pass kernel's blocks (those that have begun and those that are done), and the chunk
+ * slots. */
 __device__ __forceinline__ uint64_t peerSlot(const dtrPeerFlags& f, dtrPeerPhase phase, int q) {
   return 1 + (uint64_t)phase * f.nranks + q;
 }
 __device__ __forceinline__ unsigned* peerBlockCounts(const dtrPeerFlags& f) {
   return reinterpret_cast<unsigned*>(f.peer[f.rank] + 1 + 2 * (uint64_t)f.nranks);
+}
+/* The chunk slots: rank q's last finished chunk of an epoch, as (epoch << 16) + chunk + 1. */
+__device__ __forceinline__ uint64_t peerChunkSlot(const dtrPeerFlags& f, int q) { return 2 + 2 * (uint64_t)f.nranks + q; }
+__device__ __forceinline__ uint64_t peerChunkValue(const dtrPeerFlags& f, int chunk) {
+  return (*reinterpret_cast<volatile uint64_t*>(f.peer[f.rank]) << 16) + (uint64_t)chunk + 1;
 }
 
 /* Tells rank q that this rank reached `phase` of epoch e. */
@@ -42,16 +48,21 @@ __device__ __forceinline__ void peerSignal(const dtrPeerFlags& f, dtrPeerPhase p
   storeRelease(f.peer[q] + peerSlot(f, phase, f.rank), e);
 }
 
-/* Waits until rank q has signalled `phase` of epoch e here. Returns false once the host has raised
- * the abort word (a rank timed out: nothing is ordered then). */
-__device__ __forceinline__ bool peerWait(const dtrPeerFlags& f, dtrPeerPhase phase, int q, uint64_t e) {
-  const uint64_t* own = f.peer[f.rank] + peerSlot(f, phase, q);
+/* Waits until the slot `word` of this rank's flags holds at least v. Returns false once the host has
+ * raised the abort word (a rank timed out: nothing is ordered then). */
+__device__ __forceinline__ bool peerWaitWord(const dtrPeerFlags& f, uint64_t word, uint64_t v) {
+  const uint64_t* own = f.peer[f.rank] + word;
   /* The host's abort word crosses PCIe: read now and then, not on every spin. */
-  for (unsigned spins = 1; loadAcquire(own) < e; spins++) {
+  for (unsigned spins = 1; loadAcquire(own) < v; spins++) {
     if (f.abort && spins % 1024 == 0 && *f.abort) return false;
     __nanosleep(32);
   }
   return true;
+}
+
+/* Waits until rank q has signalled `phase` of epoch e here. */
+__device__ __forceinline__ bool peerWait(const dtrPeerFlags& f, dtrPeerPhase phase, int q, uint64_t e) {
+  return peerWaitWord(f, peerSlot(f, phase, q), e);
 }
 
 __device__ __forceinline__ bool firstThread() { return threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine, in one go: build, run the GPU tests on 1..all GPUs, benchmark the local kernels
 # and the distributed transpose, and print a short table last. Stages: tests, kernels, dist (all by
-# default; also: sanitize, shared, python, pencils, fft, targets, odd). Full logs go to DTR_LOG_DIR (default
+# default; also: sanitize, shared, python, pencils, fft, parts, targets, odd). Full logs go to DTR_LOG_DIR (default
 # build/device-check). On a machine of one GPU the tests of the p2p backend run with 2-4 ranks sharing
 # it (the GPU time-slices them: exact, not fast); shared runs the CLI so on any machine (all on GPU 0).
 # pencils: every pencil transpose of DTR_PENCIL_CASES (default 1024:c64 512:c64 512:c128) on the grids
@@ -205,24 +205,47 @@ for stage in $stages; do
       ;;
     fft)
       # The library FFT through examples/fft3d, beside its parts (passes alone, exchanges alone, one
-      # chunk): each case of DTR_FFT_CASES ("grid:n:dtype[:r2c]"; by default the rows the FFT is judged
-      # on with 2 GPUs), with the chunks of each of DTR_FFT_CHUNK_LIST (0: the library's rule) and the
-      # p2p blocks per peer of each of DTR_FFT_CTAS_LIST (0: the rule's); checked against one GPU's FFT
-      # where DTR_FFT_REFERENCE is 1 (default) and it fits.
-      for case in ${DTR_FFT_CASES:-1x2:512:c64 1x2:1024:c64 1x2:512:c128 2x1:512:c64 2x1:1024:c64 1x2:1024:c64:r2c}; do
-        IFS=: read -r grid n dt kind <<<"$case"
+      # chunk): each case of DTR_FFT_CASES ("grid:n:dtype[:r2c[:backend]]"; by default the rows the FFT
+      # is judged on: 2 and 4 GPUs), with the chunks of each of DTR_FFT_CHUNK_LIST (0: the library's
+      # rule), the p2p blocks per peer of each of DTR_FFT_CTAS_LIST (0: the rule's) and each variant of
+      # DTR_FFT_VARIANTS ("tag:VAR=value,VAR=value"; default: the environment as it is); checked against
+      # one GPU's FFT where DTR_FFT_REFERENCE is 1 (default) and it fits. DTR_FFT_BASELINE names the
+      # build folder of another version of the project, whose fft3d runs each case too, first, in the
+      # same job (tag "baseline").
+      default4="1x4:512:c64 1x4:1024:c64 1x4:512:c128 1x4:1024:c64:r2c 2x2:512:c64 2x2:1024:c64 2x2:512:c128 4x1:512:c64 1x4:1024:c64::nccl"
+      default2="1x2:512:c64 1x2:1024:c64 1x2:512:c128 2x1:512:c64 2x1:1024:c64 1x2:1024:c64:r2c"
+      cases=${DTR_FFT_CASES:-$([ "$gpus" -ge 4 ] && echo "$default4 $default2" || echo "$default2")}
+      for case in $cases; do
+        IFS=: read -r grid n dt kind be <<<"$case"
         np=$(( ${grid%x*} * ${grid#*x} ))
         [ "$np" -le "$gpus" ] || continue
         for chunks in ${DTR_FFT_CHUNK_LIST:-0}; do
           for ctas in ${DTR_FFT_CTAS_LIST:-0}; do
-            tag="fft3d-$grid-$n-$dt${kind:+-$kind}-c$chunks-k$ctas"
-            timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" -x DTR_FFT_CTAS="$ctas" "$DTR_BUILD/examples/fft3d" --shape "$n" \
-              --grid "$grid" --dtype "$dt" ${kind:+--r2c} --chunks "$chunks" --iters ${DTR_FFT_ITERS:-10} \
-              --reference ${DTR_FFT_REFERENCE:-1} --json "$logs/$tag.json" >"$logs/$tag.txt" 2>&1 </dev/null || status=1
-            note "## mpirun -np $np fft3d --shape $n --grid $grid --dtype $dt ${kind:+--r2c }--chunks $chunks (DTR_FFT_CTAS=$ctas)"
-            grep -E "^  |^# forward|FAILED|PASSED|rror" "$logs/$tag.txt" | tee -a "$summary" >/dev/null
+            for variant in ${DTR_FFT_BASELINE:+baseline:} ${DTR_FFT_VARIANTS:-default:}; do
+              vtag=${variant%%:*}
+              envs=()
+              IFS=, read -ra assigns <<<"${variant#*:}"
+              for a in "${assigns[@]}"; do [ -n "$a" ] && envs+=(-x "$a"); done
+              bin="$DTR_BUILD/examples/fft3d"
+              [ "$vtag" = baseline ] && bin="$DTR_FFT_BASELINE/examples/fft3d"
+              tag="fft3d-$grid-$n-$dt${kind:+-$kind}${be:+-$be}-c$chunks-k$ctas-$vtag"
+              timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" -x DTR_FFT_CTAS="$ctas" "${envs[@]}" "$bin" --shape "$n" \
+                --grid "$grid" --dtype "$dt" ${kind:+--r2c} ${be:+--backend $be} --chunks "$chunks" --iters ${DTR_FFT_ITERS:-10} \
+                --reference ${DTR_FFT_REFERENCE:-1} --json "$logs/$tag.json" >"$logs/$tag.txt" 2>&1 </dev/null || status=1
+              note "## mpirun -np $np ${envs[*]} fft3d --shape $n --grid $grid --dtype $dt ${kind:+--r2c }${be:+--backend $be }--chunks $chunks (DTR_FFT_CTAS=$ctas) [$vtag]"
+              grep -E "^  |^# forward|FAILED|PASSED|rror" "$logs/$tag.txt" | tee -a "$summary" >/dev/null
+            done
           done
         done
+      done
+      ;;
+    parts)
+      # fft-parts for each n of DTR_PARTS_SIZES (default 512 1024): the copy engines and passes on two
+      # GPUs, and the slab route's all-to-all on every GPU.
+      for n in ${DTR_PARTS_SIZES:-512 1024}; do
+        timeout ${DTR_RUN_TIMEOUT:-300} "$DTR_BUILD/fft-parts" "$n" >"$logs/fft-parts-$n.txt" 2>&1 || status=1
+        note "## fft-parts $n"
+        cat "$logs/fft-parts-$n.txt" >>"$summary"
       done
       ;;
   esac

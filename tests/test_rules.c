@@ -114,17 +114,35 @@ static void testVectorRules(void) {
   EXPECT(dtrVectorEligible(0x1000, 16, 0x2000, 16, 1, 1, 16), "1x1 of 16 bytes");
 }
 
-/* The FFT's chunks by rule: by size on the slab route, NCCL's fixed count, one elsewhere. */
+/* The FFT's rules: chunks by size on the slab route, NCCL's fixed count, one elsewhere; the slab
+ * route's copy streams (one, the peers in turn) and rounds (enough whole chunks to keep the links
+ * busy through the first pass, never fewer than one round). */
 static void testFftChunkRule(void) {
   const double MiB = 1024.0 * 1024;
-  EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 1, 512 * MiB) == 8, "slab route, 512 MiB a rank");
-  EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 1, 4096 * MiB) == 8, "slab route, 4 GiB a rank: at most 8");
-  EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 1, 64 * MiB) == 2, "slab route, 64 MiB a rank");
-  EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 1, 1024) == 2, "slab route, tiny: 2");
-  EXPECT(dtrFftChunksByRule(0, dtrBackendNccl, 1, 512 * MiB) == 4, "nccl");
-  EXPECT(dtrFftChunksByRule(0, dtrBackendP2p, 1, 512 * MiB) == 1, "p2p's own chunks");
-  EXPECT(dtrFftChunksByRule(0, dtrBackendCpu, 1, 512 * MiB) == 1, "cpu");
-  EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 0, 512 * MiB) == 1, "no peers");
+  EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 2, 512 * MiB) == 4, "slab route, 512 MiB a rank");
+  EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 4, 256 * MiB) == 2, "slab route, 256 MiB a rank");
+  EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 4, 2048 * MiB) == 8, "slab route, 2 GiB a rank");
+  EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 4, 4096 * MiB) == 8, "slab route, 4 GiB a rank: at most 8");
+  EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 4, 64 * MiB) == 2, "slab route, 64 MiB a rank: at least 2");
+  EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 2, 1024) == 2, "slab route, tiny: 2");
+  EXPECT(dtrFftChunksByRule(0, dtrBackendNccl, 2, 512 * MiB) == 4, "nccl");
+  EXPECT(dtrFftChunksByRule(0, dtrBackendP2p, 2, 512 * MiB) == 1, "p2p's own chunks");
+  EXPECT(dtrFftChunksByRule(0, dtrBackendCpu, 2, 512 * MiB) == 1, "cpu");
+  EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 1, 512 * MiB) == 1, "no peers");
+  for (int p = 2; p <= 16; p++) EXPECT(dtrFftCopyLanesByRule(p) == 1, "%d ranks: one copy stream, the peers in turn", p);
+  EXPECT(dtrFftRoundsByRule(4, 16, dtrFftForward) == 5, "4 ranks, 16 chunks, forward");
+  EXPECT(dtrFftRoundsByRule(4, 8, dtrFftForward) == 3, "4 ranks, 8 chunks, forward");
+  EXPECT(dtrFftRoundsByRule(4, 8, dtrFftInverse) == 5, "4 ranks, 8 chunks, inverse");
+  EXPECT(dtrFftRoundsByRule(4, 16, dtrFftInverse) == 10, "4 ranks, 16 chunks, inverse (a lighter first pass)");
+  EXPECT(dtrFftRoundsByRule(2, 16, dtrFftForward) == 1, "2 ranks: the first pass outlasts the copies");
+  EXPECT(dtrFftRoundsByRule(8, 16, dtrFftForward) == 7, "8 ranks, forward");
+  EXPECT(dtrFftRoundsByRule(4, 1, dtrFftForward) == 1, "one chunk: one round");
+  for (int p = 2; p <= 16; p++)
+    for (int c = 1; c <= 64; c++)
+      for (int d = 0; d < 2; d++) {
+        const int r = dtrFftRoundsByRule(p, c, d ? dtrFftInverse : dtrFftForward);
+        EXPECT(r >= 1 && r <= c, "rounds %d of %d chunks on %d ranks: in [1, chunks]", r, c, p);
+      }
 }
 
 int main(void) {

@@ -90,6 +90,8 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   readInt("DTR_FFT_CHUNKS", 0, DTR_FFT_MAX_CHUNKS, &params.fft_chunks);
   readInt("DTR_FFT_CTAS", 0, 1 << 16, &params.fft_ctas);
   readInt("DTR_FFT_COPIES", 0, 1, &params.fft_copies);
+  readInt("DTR_FFT_COPY_STREAMS", 0, 1 << 10, &params.fft_copy_streams);
+  readInt("DTR_FFT_ROUNDS", 0, DTR_FFT_MAX_CHUNKS, &params.fft_rounds);
   readInt("DTR_HALO_DIRECT", 0, 1, &params.halo_direct);
   readSeconds("DTR_TIMEOUT", &params.timeout);
   if ((v = get("DTR_HOST_MEMORY"))) {
@@ -118,6 +120,8 @@ int dtrEnvParamsAgreed(const dtrEnvParams* p, dtrAgreedValue out[DTR_ENV_AGREED]
       {"DTR_FFT_CHUNKS", p->fft_chunks, dtrValueNumber},
       {"DTR_FFT_CTAS", p->fft_ctas, dtrValueNumber},
       {"DTR_FFT_COPIES", p->fft_copies, dtrValueNumber},
+      {"DTR_FFT_COPY_STREAMS", p->fft_copy_streams, dtrValueNumber},
+      {"DTR_FFT_ROUNDS", p->fft_rounds, dtrValueNumber},
       {"DTR_HALO_DIRECT", p->halo_direct, dtrValueNumber},
   };
   const int n = (int)(sizeof list / sizeof list[0]);

@@ -44,6 +44,11 @@
  *   DTR_FFT_COPIES   1 (default): slab FFTs on the p2p backend take the slab route, whose exchange the
  *                    copy engines move through a staging array of the whole array's planes, where
  *                    every rank has the memory; 0: the exchanges' own chunks
+ *   DTR_FFT_COPY_STREAMS  streams the slab route's copies run on (default 0: the rule of
+ *                    src/fft/chunk_rule.c; 1: one, the peers in turn; n: the peers dealt over n)
+ *   DTR_FFT_ROUNDS   chunks of the slab route's first pass whose copies go out in rounds, a chunk of
+ *                    the second pass's at a time, rather than whole as the first pass makes them
+ *                    (default 0: the rule of src/fft/chunk_rule.c; at most the chunks)
  *   DTR_HALO_DIRECT  1 (default): on the p2p backend a halo exchange stores each piece straight into
  *                    its receiver's padded array (mapped through CUDA IPC per array); 0: into the
  *                    receiver's own receive buffer, which it unpacks (as it does for an array that
@@ -79,6 +84,8 @@ typedef struct {
   int fft_chunks;
   int fft_ctas;
   int fft_copies;
+  int fft_copy_streams;
+  int fft_rounds;
   int halo_direct;
   uint64_t host_memory;  /* 0: no cap of its own */
   double timeout;        /* seconds; 0: off */
@@ -94,11 +101,11 @@ const dtrEnvParams* dtrEnvParamsGet(void);
 /* The variables above that reach a plan, for its ranks to agree on before anything is exchanged (a
  * rank that saw another value would exchange otherwise, or wait elsewhere: DTR_STAGES cuts the
  * messages, DTR_EXECUTE_AGREE adds a collective, DTR_P2P_FUSED_BARRIERS and DTR_PERF_REPORT change
- * the barriers; the kernel knobs are agreed too, so that every rank runs what was asked; DTR_FFT_CHUNKS
- * and DTR_FFT_CTAS cut an FFT's exchanges). Not among
+ * the barriers; the kernel knobs are agreed too, so that every rank runs what was asked; DTR_FFT_CHUNKS,
+ * DTR_FFT_CTAS, DTR_FFT_COPY_STREAMS and DTR_FFT_ROUNDS cut an FFT's exchanges). Not among
  * them: DTR_DEBUG (logging), DTR_HOST_MEMORY (the memory check takes the least of a host's ranks)
  * and DTR_TIMEOUT (agreed with config.timeout as the plan's deadline). Returns how many. */
-#define DTR_ENV_AGREED 18
+#define DTR_ENV_AGREED 20
 int dtrEnvParamsAgreed(const dtrEnvParams* p, dtrAgreedValue out[DTR_ENV_AGREED]);
 
 #endif

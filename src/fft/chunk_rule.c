@@ -1,28 +1,63 @@
 /*
- * How many chunks an FFT cuts its planes into, where neither its config nor DTR_FFT_CHUNKS says
- * (measured on 2 x H100, docs/fft.md#overlap):
- *   - the slab route (slab_copies.c), whose copy engines run beside the passes: enough chunks that the
- *     first pass and the last copy, which nothing hides, are short, few enough that each chunk's pass
- *     still fills the GPU (4, 8 and 16 within 1 % of each other at 512^3 c64; 8 from 256 MiB a rank);
- *   - the NCCL backend, whose packs, messages and unpacks take few SMs beside the passes: 4 (0.965 of
- *     one chunk's time at 512^3 c64 on 1 x 2);
- *   - one elsewhere: the p2p backend's pass kernel needs the whole GPU for the links' bandwidth (with
- *     16 blocks a peer it took 3.1 times as long), so that beside the passes it slowed both; the cpu
- *     backend's exchange blocks the host.
+ * The FFT's rules, where neither its config nor the environment says (measured on 2 and 4 x H100,
+ * docs/fft.md#overlap):
+ *
+ * Chunks. The slab route (slab_copies.c), whose copy engines run beside the passes: a chunk of 128 MiB
+ * a rank or more, from 2 to 8 chunks. Each chunk beyond that costs more than the overlap it adds: on 4
+ * GPUs 512^3 c64 (256 MiB a rank) took 1043, 1040, 1139 and 1293 us in 2, 4, 8 and 16 chunks, 1024^3
+ * (2 GiB a rank) 6286, 6705 and 7704 us in 8, 16 and 32; on 2 GPUs 512^3 1490, 1567 and 1682 us in
+ * 4, 8 and 16. The NCCL backend, whose packs, messages and unpacks take few SMs beside the passes: 4
+ * (0.965 of one chunk's time at 512^3 c64 on 1 x 2). One elsewhere: the p2p backend's pass kernel
+ * needs the whole GPU for the links' bandwidth (with 16 blocks a peer it took 3.1 times as long), so
+ * that beside the passes it slowed both; the cpu backend's exchange blocks the host.
+ *
+ * Lanes: the slab route's copies on one stream, the peers in a staggered order (slab_copies.c). A
+ * stream a peer moved the same bytes as fast in a bare all-to-all (389 GB/s sent a GPU on 4 H100s,
+ * against 197 GB/s on one stream with every GPU visiting the peers in the same order), but inside the
+ * FFT it took 9190 us at 1024^3 on 4 GPUs, against 6724 us on one stream.
+ *
+ * Rounds: of the slab route's C chunks, the first W go out whole as the first pass makes them, the
+ * others in rounds once it is done (slab_copies.c). The links must not wait for the first pass: the
+ * whole chunks' copies, begun after its first chunk, must last until its end, W / C x copies >=
+ * (C - 1) / C x pass. Their times are in the ratio of the bytes each moves at its rate: the first pass
+ * reads and writes the slab through HBM (the 2-D pass twice, the transposing pass along z once and a
+ * sixth), the copies send (P - 1) / P of it over the links, at about 0.13 of HBM's rate on H100 with
+ * NV18 (360 against 2800 GB/s). Every round beyond that lets the last pass start earlier. At 1024^3 on
+ * 4 GPUs in 16 chunks the rule's 5 rounds forward took 6705 us against 7182 with 2 and 7710 with 8;
+ * its 10 rounds inverse 6904 us against 8393 with 2 and 7105 with 8.
  */
+#include <math.h>
+
 #include "fft_plan.h"
 
 /* Bytes of a chunk below which cutting further costs more in launches and partial waves than it hides. */
-static const double kSmallestChunk = 32.0 * 1024 * 1024;
+static const double kSmallestChunk = 128.0 * 1024 * 1024;
 static const int kMostChunks = 8;
 static const int kNcclChunks = 4;
+/* The links' rate over HBM's, and the passes over the slab each first pass makes. */
+static const double kLinkOverHbm = 0.13;
+static const double kForwardFirstPasses = 4.0, kInverseFirstPasses = 2.3;
 
-int dtrFftChunksByRule(int copies, dtrBackend_t backend, int peers, double bytesPerRank) {
-  if (!peers) return 1;
+int dtrFftChunksByRule(int copies, dtrBackend_t backend, int ranks, double bytesPerRank) {
+  if (ranks < 2) return 1;
   if (copies) {
     int chunks = 2;
     while (chunks < kMostChunks && bytesPerRank / (2.0 * chunks) >= kSmallestChunk) chunks *= 2;
     return chunks;
   }
   return backend == dtrBackendNccl ? kNcclChunks : 1;
+}
+
+int dtrFftCopyLanesByRule(int ranks) {
+  (void)ranks;
+  return 1;
+}
+
+int dtrFftRoundsByRule(int ranks, int chunks, dtrFftDirection_t direction) {
+  if (chunks < 2 || ranks < 2) return 1;
+  const double passes = direction == dtrFftInverse ? kInverseFirstPasses : kForwardFirstPasses;
+  const double passOverCopies = passes * kLinkOverHbm * ranks / (ranks - 1);
+  int whole = (int)ceil(passOverCopies * (chunks - 1));
+  if (whole > chunks - 1) whole = chunks - 1;
+  return chunks - whole;
 }

@@ -70,6 +70,7 @@ static void freePlan(dtrFftPlan_t f) {
     if (f->inverse[i]) dtrPlanDestroy(f->inverse[i]);
   }
   if (f->gpu) {
+    dtrFftCopiesStreamsFree(f);
     if (f->work) cudaFree(f->work);
     if (f->exchange) cudaStreamDestroy(f->exchange);
     if (f->start) cudaEventDestroy(f->start);
@@ -181,7 +182,7 @@ static dtrResult_t makeStreams(dtrFftPlan_t f) {
   CUDACHECK(cudaEventCreateWithFlags(&f->start, cudaEventDisableTiming));
   CUDACHECK(cudaEventCreateWithFlags(&f->passed, cudaEventDisableTiming));
   CUDACHECK(cudaEventCreateWithFlags(&f->exchanged, cudaEventDisableTiming));
-  return dtrSuccess;
+  return f->copies ? dtrFftCopiesStreams(f, highest) : dtrSuccess;
 }
 
 static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
@@ -202,12 +203,22 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
    * box), else the exchanges' own chunks. */
   DTRCHECK(dtrFftCopiesChoose(f, f->box[0].bytes, env->fft_copies));
   /* The chunks: the config's, else the environment's, else the rule's; every input to them is agreed. */
-  int peers = 0;
-  for (int i = 0; i + 1 < f->npencils; i++) peers |= f->forward[i] && f->forward[i]->comm.nranks > 1;
+  int ranks = 1;
+  for (int i = 0; i + 1 < f->npencils; i++)
+    if (f->forward[i] && f->forward[i]->comm.nranks > ranks) ranks = f->forward[i]->comm.nranks;
   const double bytes = (double)f->cshape[0] * (double)f->cshape[1] * (double)f->cshape[2] *
                        (double)dtrDataTypeSize(f->ctype) / (double)(g->pr * g->pc);
-  f->chunks = cfg->chunks ? cfg->chunks : env->fft_chunks ? env->fft_chunks : dtrFftChunksByRule(f->copies, f->forward[0]->backend, peers, bytes);
+  f->chunks = cfg->chunks ? cfg->chunks : env->fft_chunks ? env->fft_chunks : dtrFftChunksByRule(f->copies, f->forward[0]->backend, ranks, bytes);
   f->ctas = env->fft_ctas;
+  if (f->copies) {
+    /* The slab route's lanes (at most one a peer) and rounds (at least one, at most the chunks). */
+    const int lanes = env->fft_copy_streams ? env->fft_copy_streams : dtrFftCopyLanesByRule(ranks);
+    f->lanes = lanes < ranks - 1 ? lanes : ranks - 1;
+    for (int d = 0; d < 2; d++) {
+      const int rounds = env->fft_rounds ? env->fft_rounds : dtrFftRoundsByRule(ranks, f->chunks, d ? dtrFftInverse : dtrFftForward);
+      f->rounds[d] = rounds < f->chunks ? rounds : f->chunks;
+    }
+  }
   DTRCHECK(dtrAgree(g->comm, makePasses(f)));
   if (f->copies) DTRCHECK(dtrAgree(g->comm, dtrFftCopiesPasses(f)));
   DTRCHECK(dtrAgree(g->comm, makeWorkspace(f)));
@@ -216,6 +227,9 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
        f->kind == dtrFftR2C ? "R2C" : "C2C", (long long)f->shape[0], (long long)f->shape[1], (long long)f->shape[2],
        dtrDataTypeName(f->type), g->pr, g->pc, dtrBackendName(f->forward[0]->backend),
        f->copies ? " (the slab route: copy engines)" : "", f->chunks, f->workBytes);
+  if (f->copies)
+    INFO("FFT slab route: %d copy stream(s), rounds %d forward and %d inverse of %d chunks", f->lanes, f->rounds[0],
+         f->rounds[1], f->chunks);
   return dtrSuccess;
 }
 

@@ -37,6 +37,11 @@ struct dtrFftPlan {
   int copies;                  /* the slab route (slab_copies.c): its staging array at `work`, then the area */
   dtrLocalFft* zFrom;          /* its passes along z: from the staging array's planes into the Z-pencil */
   dtrLocalFft* zInto;          /* and from the Z-pencil into them */
+  int rounds[2];               /* its first pass's chunks whose copies go out in rounds: forward, inverse */
+  int lanes;                   /* its copy streams, the peers dealt over them */
+  cudaStream_t* lane;
+  cudaEvent_t* laneDone;       /* a lane's copies of an execute are done */
+  cudaEvent_t arrived;         /* its arrive barrier has run */
   int fused;                   /* pencils on a P x 1 grid: Y<->Z is one rank's own transpose, which the
                                   pass along y makes as it writes (reads) the Z-pencil, and no plan runs */
   dtrLocalFft* yInto;          /* those passes along y: from the Y-pencil into the Z-pencil */
@@ -49,11 +54,17 @@ typedef struct {
   int64_t first, count;
 } dtrFftChunk;
 dtrFftChunk dtrFftChunkOf(const struct dtrFftPlan* f, dtrPlan_t exchange, int pencilIndex, int chunks, int k);
+/* The same for rank `rank` of the exchange's communicator (the slab route sends into other ranks' chunks). */
+dtrFftChunk dtrFftChunkOfRank(const struct dtrFftPlan* f, dtrPlan_t exchange, int pencilIndex, int rank, int chunks, int k);
 
 /* The transforms of the forward's first pass that chunk k runs: its chunk's, except where cuFFT cannot
  * start a real-to-complex chunk at an odd real entry (an odd real length: the whole pass runs with
  * chunk 0, and the exchanges' chunks still overlap the passes after it). */
 dtrFftChunk dtrFftFirstPassChunk(const struct dtrFftPlan* f, dtrPlan_t exchange, int chunks, int k);
+/* The same for the inverse's last pass on the slab route, in chunks of planes as they arrive: its real
+ * output cannot start at an odd real entry either, and where it would, the whole pass runs with the
+ * last chunk. */
+dtrFftChunk dtrFftLastPassChunk(const struct dtrFftPlan* f, dtrPlan_t exchange, int chunks, int k);
 
 /* Local, before the execute's agreements, once this rank's own checks passed: the first chunk of the
  * first local pass, on GPU plans (*launched = 1; not in place, except on the slab route), so that the
@@ -79,15 +90,21 @@ dtrResult_t dtrFftEventThen(cudaEvent_t event, cudaStream_t recorded, cudaStream
  * Early launched its first chunk's pass, which writes only the staging array). */
 dtrResult_t dtrFftCopiesChoose(struct dtrFftPlan* f, size_t area, int wanted);
 dtrResult_t dtrFftCopiesPasses(struct dtrFftPlan* f);
+/* Its streams and events (GPU, f->lanes set), and their release. */
+dtrResult_t dtrFftCopiesStreams(struct dtrFftPlan* f, int priority);
+void dtrFftCopiesStreamsFree(struct dtrFftPlan* f);
 size_t dtrFftCopiesStagingBytes(const struct dtrFftPlan* f);
 dtrResult_t dtrFftCopiesEarly(struct dtrFftPlan* f, const void* in, dtrFftDirection_t direction, cudaStream_t stream,
                               double factor);
 dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction,
                             cudaStream_t stream, double factor, int early);
 
-/* The chunks of a plan whose config and DTR_FFT_CHUNKS leave them to the rule (chunk_rule.c), from
- * what every rank knows alike: whether it takes the slab route, its exchanges' backend, whether they
- * have peers, and the bytes of the complex array per rank. */
-int dtrFftChunksByRule(int copies, dtrBackend_t backend, int peers, double bytesPerRank);
+/* The rules (chunk_rule.c), from what every rank knows alike. The chunks of a plan whose config and
+ * DTR_FFT_CHUNKS leave them to the rule: from whether it takes the slab route, its exchanges' backend,
+ * the ranks of its largest exchange and the bytes of the complex array per rank. The slab route's
+ * copy streams for `ranks` ranks, and its rounds in a direction of `chunks` chunks. */
+int dtrFftChunksByRule(int copies, dtrBackend_t backend, int ranks, double bytesPerRank);
+int dtrFftCopyLanesByRule(int ranks);
+int dtrFftRoundsByRule(int ranks, int chunks, dtrFftDirection_t direction);
 
 #endif

@@ -3,20 +3,34 @@
  * memory (the p2p backend), where every rank can hold a staging array of the whole array's planes.
  *
  * The staging array S is [z][y][x] over every plane of the (complex) array. A rank's forward 2-D pass
- * writes its own planes into S, whole, where they already sit at their place for everyone; each chunk
- * of planes then goes, row block by row block, to the rank that owns those rows: the rows [y0q, y1q)
- * of a plane are one contiguous block at the same offset of every rank's S, so a chunk to rank q is one
- * 2-D copy by the copy engines (no kernel, no SM, no transpose: ~390 GB/s each way over NV18, beside
- * a 2-D pass that it slows by a tenth). The pass along z then reads this rank's rows of every plane of
- * S with a stride of a plane and writes the Z-pencil [y][x][z]: the transpose costs the pass its
- * strided reads, and the exchange carries only what crosses to other ranks (the own block never
- * moves). The inverse runs the other way: the pass along z from the Z-pencil into this rank's rows of
- * S in chunks of rows, each chunk copied into the other ranks' own planes, then the 2-D pass.
+ * writes its own planes into S, whole, where they already sit at their place for everyone; the rows
+ * [y0q, y1q) of a plane are one contiguous block at the same offset of every rank's S, so a block of
+ * planes to rank q is one 2-D copy by the copy engines (no kernel, no SM, no transpose), and the own
+ * block never moves. The pass along z then reads this rank's rows of every plane of S with a stride
+ * of a plane and writes the Z-pencil [y][x][z]: the transpose costs the pass its strided reads. The
+ * inverse runs the other way: the pass along z from the Z-pencil into this rank's rows of S, the
+ * copies into the other ranks' own planes, then the 2-D pass.
+ *
+ * One execute, forward (the inverse swaps the roles: its first pass along z in chunks of lines, its
+ * last the 2-D pass in chunks of planes):
+ *
+ *   caller's stream: 2-D chunk 0 | 1 | ... | C-1 | wait 0 | z lines 0 | wait 1 | z lines 1 | ...
+ *   copy lanes:          whole 0 | whole 1 | ... | whole W-1 | round 0 +signal | round 1 +signal | ...
+ *
+ * The first W chunks of planes go to each peer whole (all of its rows of them) as the 2-D pass makes
+ * them, so that the links work beside the pass; the remaining C - W go once the pass is done, in
+ * rounds, round c carrying every receiver's chunk c of lines of them, followed by a signal to the
+ * receiver. The pass along z takes its chunk c of lines as soon as every peer has signalled round c,
+ * while the later rounds are still on the links: the last pass waits for the last round only, not for
+ * the whole exchange. W (chunk_rule.c) is what keeps the links busy until the 2-D pass is done.
+ * The copies to the P - 1 peers are dealt over the lanes (streams of the copy engines), visited in a
+ * staggered order, rank r's s-th peer being r + s: at any moment every rank sends to a different one.
  *
  * Between the GPUs, the p2p plan's barriers: an arrive before the first copy into a peer's S (its
- * owner has finished what came before, which may still read it) and a finish after the last (every
- * copy into this rank's S is done) on the exchange stream. docs/fft.md#overlap has the measurements.
+ * owner has finished what came before, which may still read it), the chunk signals, and a finish
+ * after the last copy. docs/fft.md#overlap has the measurements.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "backends/backend.h"
@@ -49,7 +63,8 @@ dtrResult_t dtrFftCopiesChoose(struct dtrFftPlan* f, size_t area, int wanted) {
   return dtrSuccess;
 }
 
-/* Its passes along z, which transpose as they go (local_fft.h's strided layout). */
+/* Its passes along z, which transpose as they go (local_fft.h's strided layout), with plans for the
+ * chunks of lines both take. */
 dtrResult_t dtrFftCopiesPasses(struct dtrFftPlan* f) {
   const int64_t nx = f->cshape[0], ny = f->cshape[1], nz = f->cshape[2];
   const int64_t lines = f->box[1].size[0] * f->box[1].size[1]; /* this rank's (y, x) lines */
@@ -59,12 +74,37 @@ dtrResult_t dtrFftCopiesPasses(struct dtrFftPlan* f) {
   int64_t batches[DTR_FFT_MAX_CHUNKS + 1];
   int n = 0;
   batches[n++] = lines;
-  DTRCHECK(dtrLocalFftCreate(&from, 1, batches, n, &f->zFrom));
   for (int k = 0; k < f->chunks; k++) batches[n++] = dtrFftChunkOf(f, f->inverse[0], 1, f->chunks, k).count;
+  DTRCHECK(dtrLocalFftCreate(&from, 1, batches, n, &f->zFrom));
   return dtrLocalFftCreate(&into, 1, batches, n, &f->zInto);
 }
 
 size_t dtrFftCopiesStagingBytes(const struct dtrFftPlan* f) { return (stagingBytes(f) + 255) / 256 * 256; }
+
+dtrResult_t dtrFftCopiesStreams(struct dtrFftPlan* f, int priority) {
+  /* Lane 0 is the plan's exchange stream; the others are the route's own. */
+  f->lane = calloc((size_t)f->lanes, sizeof *f->lane);
+  f->laneDone = calloc((size_t)f->lanes, sizeof *f->laneDone);
+  if (!f->lane || !f->laneDone) return dtrSetError(dtrOutOfMemory, "cannot allocate the slab route's streams");
+  f->lane[0] = f->exchange;
+  for (int l = 1; l < f->lanes; l++) {
+    CUDACHECK(cudaStreamCreateWithPriority(&f->lane[l], cudaStreamNonBlocking, priority));
+    CUDACHECK(cudaEventCreateWithFlags(&f->laneDone[l], cudaEventDisableTiming));
+  }
+  CUDACHECK(cudaEventCreateWithFlags(&f->arrived, cudaEventDisableTiming));
+  return dtrSuccess;
+}
+
+void dtrFftCopiesStreamsFree(struct dtrFftPlan* f) {
+  for (int l = 1; f->lane && l < f->lanes; l++) {
+    if (f->lane[l]) cudaStreamDestroy(f->lane[l]);
+    if (f->laneDone[l]) cudaEventDestroy(f->laneDone[l]);
+  }
+  if (f->arrived) cudaEventDestroy(f->arrived);
+  free(f->lane);
+  free(f->laneDone);
+  f->lane = NULL, f->laneDone = NULL, f->arrived = NULL;
+}
 
 /* The planes (X-pencil) and the rows (Z-pencil) of the rank at column b of the 1 x P grid, which is
  * rank b of the exchanges' communicator and so of the mapped staging arrays. */
@@ -79,26 +119,86 @@ static dtrRange rowsOf(const struct dtrFftPlan* f, int b) {
   return r;
 }
 
-/* Copies of `height` blocks of `width` bytes, a plane apart, at the same offset of this rank's and
- * rank q's staging array. */
-static dtrResult_t copyTo(struct dtrFftPlan* f, char* peer, size_t offset, size_t width, size_t height,
-                          cudaStream_t stream) {
-  if (!width || !height) return dtrSuccess;
-  const size_t plane = (size_t)(f->cshape[0] * f->cshape[1]) * dtrDataTypeSize(f->ctype);
-  CUDACHECK(cudaMemcpy2DAsync(peer + offset, plane, f->work + offset, plane, width, height, cudaMemcpyDeviceToDevice, stream));
+/* Chunks [k0, k1) of rank b's planes, as global planes, and of its (y, x) lines, as lines counted from
+ * a plane's first entry: the chunks of its X-pencil and of its Z-pencil. */
+static dtrRange planeChunks(const struct dtrFftPlan* f, int b, int k0, int k1) {
+  const dtrFftChunk first = dtrFftChunkOfRank(f, f->forward[0], 0, b, f->chunks, k0);
+  const dtrFftChunk last = dtrFftChunkOfRank(f, f->forward[0], 0, b, f->chunks, k1 - 1);
+  const dtrRange r = {planesOf(f, b).start + first.first, last.first + last.count - first.first};
+  return r;
+}
+static dtrRange lineChunks(const struct dtrFftPlan* f, int b, int k0, int k1) {
+  const dtrFftChunk first = dtrFftChunkOfRank(f, f->inverse[0], 1, b, f->chunks, k0);
+  const dtrFftChunk last = dtrFftChunkOfRank(f, f->inverse[0], 1, b, f->chunks, k1 - 1);
+  const dtrRange r = {rowsOf(f, b).start * f->cshape[0] + first.first, last.first + last.count - first.first};
+  return r;
+}
+
+/* The lines [lines) of the planes [planes), from this rank's S into the same place of `peer`'s: one 2-D
+ * copy, a row of the copy a plane. */
+static dtrResult_t copyBlock(struct dtrFftPlan* f, char* peer, dtrRange planes, dtrRange lines, cudaStream_t lane) {
+  if (!planes.count || !lines.count) return dtrSuccess;
+  const size_t e = dtrDataTypeSize(f->ctype), plane = (size_t)(f->cshape[0] * f->cshape[1]) * e;
+  const size_t at = (size_t)planes.start * plane + (size_t)lines.start * e;
+  CUDACHECK(cudaMemcpy2DAsync(peer + at, plane, f->work + at, plane, (size_t)lines.count * e, (size_t)planes.count,
+                              cudaMemcpyDeviceToDevice, lane));
   return dtrSuccess;
 }
 
-/* Chunk k's local pass: forward, chunk k of this rank's planes 2-D transformed into their place in S
- * (and normalized); inverse, chunk k of its (y, x) lines transformed along z into its rows of every
+/* One execute's direction: the exchange whose barriers it runs under, and what a chunk of its first
+ * pass makes ("mine": planes forward, lines inverse) against what a chunk of its last pass takes
+ * ("theirs", of the receiver). */
+typedef struct {
+  int inverse, rank, peers;
+  dtrPlan_t x;
+  char* const* peer;
+} Execute;
+
+static dtrRange mine(const struct dtrFftPlan* f, const Execute* ex, int k0, int k1) {
+  return ex->inverse ? lineChunks(f, ex->rank, k0, k1) : planeChunks(f, ex->rank, k0, k1);
+}
+static dtrRange theirs(const struct dtrFftPlan* f, const Execute* ex, int q, int k0, int k1) {
+  return ex->inverse ? planeChunks(f, q, k0, k1) : lineChunks(f, q, k0, k1);
+}
+
+/* Rank r's s-th peer, and the lane its copies take. */
+static int peerAt(const Execute* ex, int s) { return (ex->rank + s) % ex->peers; }
+static int laneOf(const struct dtrFftPlan* f, int s) { return (s - 1) % f->lanes; }
+
+/* This rank's chunks [k0, k1) against the receivers' [c0, c1), to every peer. */
+static dtrResult_t sendBlocks(struct dtrFftPlan* f, const Execute* ex, int k0, int k1, int c0, int c1) {
+  const dtrRange own = mine(f, ex, k0, k1);
+  for (int s = 1; s < ex->peers; s++) {
+    const int q = peerAt(ex, s);
+    const dtrRange other = theirs(f, ex, q, c0, c1);
+    DTRCHECK(copyBlock(f, ex->peer[q], ex->inverse ? other : own, ex->inverse ? own : other, f->lane[laneOf(f, s)]));
+  }
+  return dtrSuccess;
+}
+
+static dtrResult_t streamWaits(cudaStream_t stream, cudaEvent_t event) {
+  CUDACHECK(cudaStreamWaitEvent(stream, event, 0));
+  return dtrSuccess;
+}
+
+/* Every lane waits for what `stream` has done so far. */
+static dtrResult_t lanesAfter(struct dtrFftPlan* f, cudaEvent_t event, cudaStream_t stream) {
+  CUDACHECK(cudaEventRecord(event, stream));
+  for (int l = 0; l < f->lanes; l++)
+    if (f->lane[l] != stream) DTRCHECK(streamWaits(f->lane[l], event));
+  return dtrSuccess;
+}
+
+/* Chunk k of the first pass: forward, chunk k of this rank's planes 2-D transformed into their place in
+ * S (and normalized); inverse, chunk k of its (y, x) lines transformed along z into its rows of every
  * plane of S. */
-static dtrResult_t passChunk(struct dtrFftPlan* f, dtrPlan_t x, const void* in, dtrFftDirection_t direction, int k,
+static dtrResult_t firstPass(struct dtrFftPlan* f, dtrPlan_t x, const void* in, dtrFftDirection_t direction, int k,
                              double factor, cudaStream_t stream) {
   const size_t e = dtrDataTypeSize(f->ctype);
   const size_t plane = (size_t)(f->cshape[0] * f->cshape[1]);
   const int r = x->comm.rank, C = f->chunks;
   if (direction == dtrFftInverse) {
-    const dtrFftChunk c = dtrFftChunkOf(f, x, 1, C, k);
+    const dtrFftChunk c = dtrFftChunkOf(f, f->inverse[0], 1, C, k);
     return dtrLocalFftRun(f->zInto, direction, c.first, c.count, in, f->work + (size_t)(rowsOf(f, r).start * f->cshape[0]) * e,
                           stream);
   }
@@ -109,9 +209,29 @@ static dtrResult_t passChunk(struct dtrFftPlan* f, dtrPlan_t x, const void* in, 
   return dtrSuccess;
 }
 
+/* Chunk c of the last pass: forward, this rank's chunk c of lines along z from S into the Z-pencil;
+ * inverse, its chunk c of planes, whole again, 2-D into the X-pencil, and normalized there. */
+static dtrResult_t lastPass(struct dtrFftPlan* f, dtrPlan_t x, void* out, dtrFftDirection_t direction, int c, double factor,
+                            cudaStream_t stream) {
+  const size_t e = dtrDataTypeSize(f->ctype);
+  const int64_t nx = f->cshape[0];
+  const int r = x->comm.rank, C = f->chunks;
+  if (direction == dtrFftForward) {
+    const dtrFftChunk l = dtrFftChunkOf(f, f->inverse[0], 1, C, c);
+    return dtrLocalFftRun(f->zFrom, direction, l.first, l.count, f->work + (size_t)(rowsOf(f, r).start * nx) * e, out, stream);
+  }
+  const dtrFftChunk p = dtrFftLastPassChunk(f, f->forward[0], C, c);
+  const size_t plane = (size_t)(nx * f->cshape[1]) * e;
+  DTRCHECK(dtrLocalFftRun(f->pass[0], direction, p.first, p.count, f->work + (size_t)planesOf(f, r).start * plane, out, stream));
+  if (factor == 1.0 || !p.count) return dtrSuccess;
+  /* The output side's planes: real ones for C2R. */
+  const size_t inputPlane = (size_t)(f->shape[0] * f->shape[1]) * dtrDataTypeSize(f->type), real = e / 2;
+  return dtrFftScale(f, (char*)out + (size_t)p.first * inputPlane, (size_t)p.count * inputPlane / real, factor, stream);
+}
+
 dtrResult_t dtrFftCopiesEarly(struct dtrFftPlan* f, const void* in, dtrFftDirection_t direction, cudaStream_t stream,
                               double factor) {
-  return passChunk(f, direction == dtrFftInverse ? f->inverse[0] : f->forward[0], in, direction, 0, factor, stream);
+  return firstPass(f, direction == dtrFftInverse ? f->inverse[0] : f->forward[0], in, direction, 0, factor, stream);
 }
 
 dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction,
@@ -121,58 +241,49 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
   char* const s = f->work;
   /* Every rank maps every rank's staging array (once an allocation; a few dozen bytes an execute). */
   DTRCHECK(dtrAgree(f->grid->comm, dtrPlanChunksBegin(x, dtrSuccess, s, s)));
-  char* const* peers = dtrP2pChunkOuts(x);
-  DTRCHECK(dtrAgree(f->grid->comm, peers ? dtrSuccess : dtrSetError(dtrInternalError, "the slab route's staging arrays are not mapped")));
-
-  const int r = x->comm.rank, P = f->grid->pc, C = f->chunks;
-  const size_t e = dtrDataTypeSize(f->ctype);
-  const int64_t nx = f->cshape[0], ny = f->cshape[1];
-  const size_t plane = (size_t)(nx * ny);
-  const dtrRange planes = planesOf(f, r), rows = rowsOf(f, r);
+  const Execute ex = {inverse, x->comm.rank, f->grid->pc, x, dtrP2pChunkOuts(x)};
+  DTRCHECK(dtrAgree(f->grid->comm, ex.peer ? dtrSuccess : dtrSetError(dtrInternalError, "the slab route's staging arrays are not mapped")));
+  const int C = f->chunks, whole = C - f->rounds[inverse];
   CUDACHECK(cudaSetDevice(f->device));
   CUDACHECK(cudaEventRecord(f->start, stream));
   CUDACHECK(cudaStreamWaitEvent(f->exchange, f->start, 0));
-  /* From here on every rank launches both barriers whatever fails locally, so that none waits on its
-   * GPU for another that left: the first failure is kept and returned (agreed) at the end. */
+  /* From here on every rank launches the barriers and every chunk's signals whatever fails locally, so
+   * that none waits on its GPU for another that left: the first failure is kept and returned (agreed)
+   * at the end. */
   dtrResult_t res = dtrP2pBarrier(x, dtrPeerArrive, f->exchange);
+  if (res == dtrSuccess) res = lanesAfter(f, f->arrived, f->exchange);
   for (int k = 0; k < C; k++) {
-    /* Chunk k's pass (the first one ran before the agreements where `early` says so). */
-    if (res == dtrSuccess && !(early && k == 0)) res = passChunk(f, x, in, direction, k, factor, stream);
-    if (!inverse) {
-      /* Chunk k of this rank's planes, in their place in S: each peer's rows of them. */
-      const dtrFftChunk c = dtrFftChunkOf(f, x, 0, C, k);
-      if (res == dtrSuccess) res = dtrFftEventThen(f->passed, stream, f->exchange);
-      for (int q = 0; q < P && res == dtrSuccess; q++) {
-        if (q == r) continue;
-        const dtrRange theirs = rowsOf(f, q);
-        const size_t at = ((size_t)(planes.start + c.first) * plane + (size_t)(theirs.start * nx)) * e;
-        res = copyTo(f, peers[q], at, (size_t)(theirs.count * nx) * e, (size_t)c.count, f->exchange);
-      }
-    } else {
-      /* Chunk k of this rank's (y, x) lines, in its rows of every plane of S: each peer's planes of them. */
-      const dtrFftChunk c = dtrFftChunkOf(f, x, 1, C, k);
-      if (res == dtrSuccess) res = dtrFftEventThen(f->passed, stream, f->exchange);
-      for (int q = 0; q < P && res == dtrSuccess; q++) {
-        if (q == r) continue;
-        const dtrRange theirs = planesOf(f, q);
-        const size_t at = ((size_t)theirs.start * plane + (size_t)(rows.start * nx + c.first)) * e;
-        res = copyTo(f, peers[q], at, (size_t)c.count * e, (size_t)theirs.count, f->exchange);
-      }
+    /* Chunk k's pass (the first one ran before the agreements where `early` says so), and its copies
+     * whole where it is one of the first `whole`. */
+    if (res == dtrSuccess && !(early && k == 0)) res = firstPass(f, x, in, direction, k, factor, stream);
+    if (res == dtrSuccess && k < whole) res = lanesAfter(f, f->passed, stream);
+    if (res == dtrSuccess && k < whole) res = sendBlocks(f, &ex, k, k + 1, 0, C);
+  }
+  if (res == dtrSuccess) res = lanesAfter(f, f->passed, stream);
+  for (int c = 0; c < C; c++) {
+    if (res == dtrSuccess) res = sendBlocks(f, &ex, whole, C, c, c + 1);
+    for (int l = 0; l < f->lanes; l++) {
+      unsigned receivers = 0;
+      for (int t = 1; t < ex.peers; t++)
+        if (laneOf(f, t) == l) receivers |= 1u << peerAt(&ex, t);
+      const dtrResult_t signalled = dtrP2pChunkSignal(x, receivers, c, f->lane[l]);
+      if (res == dtrSuccess) res = signalled;
     }
+  }
+  /* The last pass, a chunk at a time as the peers' rounds arrive (its waits read the epoch the arrive
+   * barrier began). */
+  if (res == dtrSuccess) res = streamWaits(stream, f->arrived);
+  for (int c = 0; c < C && res == dtrSuccess; c++) {
+    res = dtrP2pChunkWait(x, c, stream);
+    if (res == dtrSuccess) res = lastPass(f, x, out, direction, c, factor, stream);
+  }
+  for (int l = 1; l < f->lanes; l++) {
+    const dtrResult_t joined = dtrFftEventThen(f->laneDone[l], f->lane[l], f->exchange);
+    if (res == dtrSuccess) res = joined;
   }
   const dtrResult_t finished = dtrP2pBarrier(x, dtrPeerFinish, f->exchange);
   if (res == dtrSuccess) res = finished;
   if (res == dtrSuccess) res = dtrFftEventThen(f->exchanged, f->exchange, stream);
-  if (res == dtrSuccess) {
-    if (!inverse) {
-      /* This rank's rows of every plane, along z, into the Z-pencil. */
-      res = dtrLocalFftRun(f->zFrom, direction, 0, f->transforms[1], s + (size_t)(rows.start * nx) * e, out, stream);
-    } else {
-      /* This rank's planes, whole again, 2-D into the X-pencil; the normalization on the result. */
-      res = dtrLocalFftRun(f->pass[0], direction, 0, f->transforms[0], s + (size_t)planes.start * plane * e, out, stream);
-      if (res == dtrSuccess && factor != 1.0) res = dtrFftScale(f, out, f->input.bytes / (e / 2), factor, stream);
-    }
-  }
   DTRCHECK(dtrAgree(f->grid->comm, res));
   return dtrPlanChunksEnd(x, stream);
 }

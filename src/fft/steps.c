@@ -7,17 +7,33 @@
 #include "fft_plan.h"
 #include "launch.h"
 
-dtrFftChunk dtrFftChunkOf(const struct dtrFftPlan* f, dtrPlan_t exchange, int pencilIndex, int chunks, int k) {
-  const dtrRange e = dtrChunkEntries(&exchange->geo, exchange->comm.rank, chunks, k);
+dtrFftChunk dtrFftChunkOfRank(const struct dtrFftPlan* f, dtrPlan_t exchange, int pencilIndex, int rank, int chunks, int k) {
+  const dtrRange e = dtrChunkEntries(&exchange->geo, rank, chunks, k);
   const int64_t length = f->length[pencilIndex];
   const dtrFftChunk c = {length ? e.start / length : 0, length ? e.count / length : 0};
   return c;
 }
 
-dtrFftChunk dtrFftFirstPassChunk(const struct dtrFftPlan* f, dtrPlan_t exchange, int chunks, int k) {
+dtrFftChunk dtrFftChunkOf(const struct dtrFftPlan* f, dtrPlan_t exchange, int pencilIndex, int chunks, int k) {
+  return dtrFftChunkOfRank(f, exchange, pencilIndex, exchange->comm.rank, chunks, k);
+}
+
+/* cuFFT takes real arrays at 8-byte boundaries only: a real pass whose transforms hold an odd count
+ * of real entries cannot start a chunk past its first transform. */
+static int realPassWhole(const struct dtrFftPlan* f) {
   const int64_t realLength = f->npencils == 2 ? f->shape[0] * f->shape[1] : f->shape[0];
-  if (!(f->gpu && f->kind == dtrFftR2C && realLength % 2)) return dtrFftChunkOf(f, exchange, 0, chunks, k);
+  return f->gpu && f->kind == dtrFftR2C && realLength % 2;
+}
+
+dtrFftChunk dtrFftFirstPassChunk(const struct dtrFftPlan* f, dtrPlan_t exchange, int chunks, int k) {
+  if (!realPassWhole(f)) return dtrFftChunkOf(f, exchange, 0, chunks, k);
   const dtrFftChunk whole = {0, k == 0 ? f->transforms[0] : 0};
+  return whole;
+}
+
+dtrFftChunk dtrFftLastPassChunk(const struct dtrFftPlan* f, dtrPlan_t exchange, int chunks, int k) {
+  if (!realPassWhole(f)) return dtrFftChunkOf(f, exchange, 0, chunks, k);
+  const dtrFftChunk whole = {0, k == chunks - 1 ? f->transforms[0] : 0};
   return whole;
 }
 

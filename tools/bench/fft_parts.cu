@@ -1,15 +1,22 @@
 /*
- * fft-parts: the pieces a slab FFT's overlap is made of, measured on two GPUs of one host from one
+ * fft-parts: the pieces a slab FFT's overlap is made of, measured on the GPUs of one host from one
  * process, to choose how the exchange should move its bytes:
- *   - peer copies by the copy engines (one way, both ways at once, 2-D with whole rows), and by a
- *     copy kernel of a given number of blocks;
- *   - cuFFT's pass along z, contiguous (Z-pencil in place) and transposing (reading the planes of a
- *     [z][y][x] array, writing the [y][x][z] Z-pencil);
- *   - a 2-D pass beside a peer copy: how much the two slow each other down.
- *   fft-parts [n]   (default 512: an n^3 c64 array on two slabs)
+ *   - on two GPUs: peer copies by the copy engines (one way, both ways at once, 2-D with whole rows),
+ *     and by a copy kernel of a given number of blocks; cuFFT's pass along z, contiguous (Z-pencil in
+ *     place) and transposing (reading the planes of a [z][y][x] array, writing the [y][x][z]
+ *     Z-pencil); a 2-D pass beside a peer copy: how much the two slow each other down;
+ *   - on all P GPUs at once (P >= 3), the all-to-all of the slab route's copies, each GPU sending 1/P
+ *     of its slab to every peer by the copy engines: on one stream with the peers in the same order
+ *     on every GPU (all begin with GPU 0), on one stream in a staggered order (GPU g's s-th peer is
+ *     g + s), and on a stream a peer; the same as 2-D copies of narrower and wider rows; then every
+ *     GPU's 2-D pass alone, and beside the copies.
+ *   fft-parts [n]   (default 512: an n^3 c64 array on as many slabs as GPUs)
  */
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include <cuda_runtime.h>
 #include <cufft.h>
@@ -66,6 +73,125 @@ static float timeIt(cudaStream_t s, F&& f, int reps = 10) {
   cudaEventDestroy(a);
   cudaEventDestroy(b);
   return best * 1e3f; /* microseconds, median */
+}
+
+/* Median wall time (us) of `run` on every GPU at once, every GPU synchronized before and after. */
+template <typename F>
+static float timeAll(int gpus, F&& run, int reps = 10) {
+  auto syncAll = [&] {
+    for (int g = 0; g < gpus; g++) {
+      CK(cudaSetDevice(g));
+      CK(cudaDeviceSynchronize());
+    }
+  };
+  run();
+  syncAll();
+  std::vector<float> all;
+  for (int r = 0; r < reps; r++) {
+    const auto t0 = std::chrono::steady_clock::now();
+    run();
+    syncAll();
+    all.push_back(std::chrono::duration<float, std::micro>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(all.begin(), all.end());
+  return all[all.size() / 2];
+}
+
+/* The slab route's all-to-all on every GPU at once, and the 2-D passes beside it. */
+static void allToAll(int gpus, long n) {
+  const long planes = n / gpus;
+  const size_t slab = (size_t)n * n * planes * 8, piece = slab / gpus;
+  std::vector<char*> src(gpus), dst(gpus);
+  std::vector<std::vector<cudaStream_t>> lanes(gpus, std::vector<cudaStream_t>(gpus));
+  std::vector<cufftHandle> xy(gpus);
+  for (int g = 0; g < gpus; g++) {
+    CK(cudaSetDevice(g));
+    for (int q = 0; q < gpus; q++)
+      if (q != g) {
+        const cudaError_t e = cudaDeviceEnablePeerAccess(q, 0);
+        if (e != cudaErrorPeerAccessAlreadyEnabled) CK(e);
+        (void)cudaGetLastError();
+      }
+    CK(cudaMalloc(&src[g], slab));
+    CK(cudaMalloc(&dst[g], slab));
+    CK(cudaMemset(src[g], 1, slab));
+    for (auto& l : lanes[g]) CK(cudaStreamCreateWithFlags(&l, cudaStreamNonBlocking));
+    long long nyx[2] = {n, n};
+    size_t work = 0;
+    FK(cufftCreate(&xy[g]));
+    FK(cufftMakePlanMany64(xy[g], 2, nyx, NULL, 1, 0, NULL, 1, 0, CUFFT_C2C, planes, &work));
+    FK(cufftSetStream(xy[g], lanes[g][g]));
+  }
+  const double sent = (double)piece * (gpus - 1); /* bytes each GPU sends */
+  printf("# all-to-all of the slab route on %d GPUs: %zu MiB a slab, %zu MiB to each peer\n", gpus, slab >> 20, piece >> 20);
+  /* way 0: one stream, peers 0, 1, ... on every GPU; 1: one stream, staggered; 2: a stream a peer. */
+  auto copies = [&](int way) {
+    for (int g = 0; g < gpus; g++) {
+      CK(cudaSetDevice(g));
+      for (int s = 1; s < gpus; s++) {
+        const int q = way == 0 ? (s - 1 < g ? s - 1 : s) : (g + s) % gpus;
+        cudaStream_t lane = way == 2 ? lanes[g][q] : lanes[g][(g + 1) % gpus];
+        CK(cudaMemcpyAsync(dst[q] + (size_t)g * piece, src[g] + (size_t)q * piece, piece, cudaMemcpyDeviceToDevice, lane));
+      }
+    }
+  };
+  const char* names[3] = {"one stream, same order", "one stream, staggered", "a stream a peer"};
+  for (int way = 0; way < 3; way++) {
+    const float us = timeAll(gpus, [&] { copies(way); });
+    printf("  copy engines, %-24s %9.1f us  %6.1f GB/s sent a GPU\n", names[way], us, sent / (us * 1e3));
+  }
+  /* The same bytes as 2-D copies of rows of w bytes, a row of each peer's in turn (as the slab route's
+   * blocks of rows within planes): what narrow rows cost the copy engines. */
+  for (size_t w : {(size_t)32 << 10, (size_t)128 << 10, (size_t)512 << 10, (size_t)2 << 20}) {
+    const size_t rows = piece / w, pitch = w * gpus;
+    const float us = timeAll(gpus, [&] {
+      for (int g = 0; g < gpus; g++) {
+        CK(cudaSetDevice(g));
+        for (int s = 1; s < gpus; s++) {
+          const int q = (g + s) % gpus;
+          CK(cudaMemcpy2DAsync(dst[q] + (size_t)g * w, pitch, src[g] + (size_t)q * w, pitch, w, rows,
+                               cudaMemcpyDeviceToDevice, lanes[g][(g + 1) % gpus]));
+        }
+      }
+    });
+    printf("  copy engines 2-D, rows of %4zu KiB, staggered %9.1f us  %6.1f GB/s sent a GPU\n", w >> 10, us, sent / (us * 1e3));
+  }
+  auto passes = [&] {
+    for (int g = 0; g < gpus; g++) {
+      CK(cudaSetDevice(g));
+      FK(cufftExecC2C(xy[g], (cufftComplex*)dst[g], (cufftComplex*)dst[g], CUFFT_FORWARD));
+    }
+  };
+  const float alone = timeAll(gpus, passes);
+  printf("  cuFFT 2-D passes alone (%ld planes a GPU): %9.1f us\n", planes, alone);
+  /* The passes work on dst in place while the copies read src and write the peers' src: the bytes of
+   * the FFT's overlap, without its order. */
+  auto into = [&](int way) {
+    for (int g = 0; g < gpus; g++) {
+      CK(cudaSetDevice(g));
+      for (int s = 1; s < gpus; s++) {
+        const int q = (g + s) % gpus;
+        cudaStream_t lane = way == 2 ? lanes[g][q] : lanes[g][(g + 1) % gpus];
+        CK(cudaMemcpyAsync(src[q] + (size_t)g * piece, src[g] + (size_t)q * piece, piece, cudaMemcpyDeviceToDevice, lane));
+      }
+    }
+  };
+  for (int way = 1; way < 3; way++) {
+    const float copiesAlone = timeAll(gpus, [&] { into(way); });
+    const float both = timeAll(gpus, [&] {
+      into(way);
+      passes();
+    });
+    printf("  passes beside copies (%s): %9.1f us  (copies alone %.1f, passes alone %.1f)\n", names[way], both, copiesAlone,
+           alone);
+  }
+  for (int g = 0; g < gpus; g++) {
+    CK(cudaSetDevice(g));
+    cufftDestroy(xy[g]);
+    for (auto& l : lanes[g]) cudaStreamDestroy(l);
+    cudaFree(src[g]);
+    cudaFree(dst[g]);
+  }
 }
 
 int main(int argc, char** argv) {
@@ -162,6 +288,16 @@ int main(int argc, char** argv) {
       cudaEventDestroy(join);
     });
     printf("  cuFFT 2-D beside a %-24s %9.1f us  (2-D alone %.1f)\n", what, us, xyAlone);
+  }
+  if (count >= 3) {
+    cufftDestroy(zc);
+    cufftDestroy(zt);
+    cufftDestroy(xy);
+    for (char* p : {a0, b0, full}) cudaFree(p);
+    CK(cudaSetDevice(1));
+    cudaFree(a1);
+    cudaFree(b1);
+    allToAll(count, n);
   }
   printf("# done\n");
   return 0;

@@ -361,6 +361,18 @@ dtrResult_t dtrP2pBarrier(dtrPlan_t plan, dtrPeerPhase phase, cudaStream_t strea
   return dtrSuccess;
 }
 
+dtrResult_t dtrP2pChunkSignal(dtrPlan_t plan, unsigned peers, int chunk, cudaStream_t stream) {
+  P2pState* s = plan->state;
+  CUDACHECK(dtrPeerChunkSignalLaunch(&s->flags, peers, chunk, stream));
+  return dtrSuccess;
+}
+
+dtrResult_t dtrP2pChunkWait(dtrPlan_t plan, int chunk, cudaStream_t stream) {
+  P2pState* s = plan->state;
+  CUDACHECK(dtrPeerChunkWaitLaunch(&s->flags, chunk, stream));
+  return dtrSuccess;
+}
+
 static void p2pDestroy(dtrPlan_t plan) {
   if (plan->device >= 0) cudaSetDevice(plan->device);
   P2pState* s = plan->state;
