@@ -151,24 +151,17 @@ def execute(plan, a, out, stream):
     return execute_p.bind(a, op=op) if tracer else plan._jax_call(a)
 
 
-def _trace_device(backend):
-    """The device of a traced FFT's plan: the host for the cpu backend, else JAX's default device, or the
-    process's first (one process a GPU: make it the default, or the only one the process sees)."""
-    if backend == "cpu":
-        return -1
-    d = jax.config.jax_default_device
-    if d is None or isinstance(d, str):  # this process's first (jax.devices() may be every process's)
-        d = jax.local_devices(backend=d)[0] if d else jax.local_devices()[0]
-    return -1 if d.platform == "cpu" else d.local_hardware_id
-
-
 def fft(name, x, grid, shape, norm, out, backend, chunks):
     """disttranspose.fft's call `name` on a JAX array or tracer: agreed (and its plan made) at trace time,
     or at each eager call; then the plan's direction as a custom call, and norm "forward"'s factor. An
     eager call runs the same jitted computation a trace would build: the same bits."""
     tracer = isinstance(x, jax.core.Tracer)
     if tracer:
-        device = _trace_device(backend.lower() if isinstance(backend, str) else backend)
+        # Where XLA runs the call is known only then, so the plan goes where the grid's plans go (a
+        # computation on another GPU is refused by the library's execute, on every rank, naming the GPUs);
+        # the host where JAX has no GPU to run it on.
+        host = isinstance(backend, str) and backend.lower() == "cpu" or jax.default_backend() == "cpu"
+        device = -1 if host else grid._device
     else:
         device = _device_of(x)
     op, factor = _ops.fft_operation(name, grid, shape, norm, out, backend, chunks, _arrays._Jax, x.dtype,

@@ -341,7 +341,7 @@ def framework_platforms(name):
 
 class FrameworkWhere:
     """A platform of the tests of JAX or PyTorch (`framework`): its device, the backend of its plans, and
-    (JAX) a context that makes the device JAX's default (a traced call's plan goes where it runs)."""
+    (JAX) a context that makes the device JAX's default (where jax.numpy makes the tests' own arrays)."""
 
     def __init__(self, framework, platform):
         self.jax = framework == "jax"
