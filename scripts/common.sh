@@ -91,11 +91,12 @@ dtr_build() {
 }
 
 # The Python binding the way users install it: a virtual environment in the build folder with numpy,
-# mpi4py and what the tests need (jax and torch among them), and `pip install ./python` (the project's
-# CMake builds the library into the package; its build folder is kept, so a second install rebuilds
-# only what changed). The build is then configured to run the binding's tests with that Python. Where
-# pip reaches no package index (the GPU machines), it says so and the Python tests are left to
-# device-check.sh.
+# mpi4py and what the tests need (jax and torch among them), then the README's `pip install ./python`
+# from the repository's root, in pip's isolated build (which has no jax and no torch: the package gets
+# JAX's custom calls all the same, and runs PyTorch's ops with their Python kernels; the build tree's C++
+# kernels are tested apart, tests/CMakeLists.txt). The build is then configured to run the binding's
+# tests with that Python. Where pip reaches no package index (the GPU machines), it says so and the
+# Python tests are left to device-check.sh.
 dtr_python_env() {
   local venv=$DTR_BUILD/venv py=${DTR_PYTHON3:-python3}
   command -v "$py" >/dev/null 2>&1 || { echo "disttranspose: no $py: the Python tests are skipped"; return 0; }
@@ -103,22 +104,21 @@ dtr_python_env() {
     echo "disttranspose: $py cannot make a virtual environment: the Python tests are skipped"
     return 0
   fi
-  if ! "$venv/bin/python" -m pip install -q numpy mpi4py pytest ml_dtypes scikit-build-core >"$DTR_BUILD/pip.log" 2>&1; then
+  if ! "$venv/bin/python" -m pip install -q numpy mpi4py pytest ml_dtypes >"$DTR_BUILD/pip.log" 2>&1; then
     echo "disttranspose: pip cannot install numpy, mpi4py and pytest (no package index?): the Python tests are skipped"
     return 0
   fi
   # JAX and PyTorch, whose custom calls and ops the tests run on the host: optional (their tests skip
-  # without them). Before the package, whose build makes JAX's custom calls where it finds jax. pip's
-  # torch for Linux is the CUDA build, with pip's NCCL (as users get it: the import-order test wants it);
-  # it runs on the host too.
+  # without them). Before the package, as the README's reader has them. pip's torch for Linux is the CUDA
+  # build, with pip's NCCL (as users get it: the import-order test wants it); it runs on the host too.
   local fw
   for fw in jax torch; do
     "$venv/bin/python" -m pip install -q "$fw" >>"$DTR_BUILD/pip.log" 2>&1 ||
       echo "disttranspose: $fw could not be installed: its tests are skipped"
   done
   echo "disttranspose: pip install ./python (into $venv)"
-  "$venv/bin/python" -m pip install -q --no-build-isolation --config-settings=build-dir="$DTR_BUILD/python-build" \
-    "$DTR_ROOT/python" >>"$DTR_BUILD/pip.log" 2>&1 || { tail -n 30 "$DTR_BUILD/pip.log"; return 1; }
+  (cd "$DTR_ROOT" && PATH="$venv/bin:$PATH" pip install ./python) >>"$DTR_BUILD/pip.log" 2>&1 ||
+    { tail -n 30 "$DTR_BUILD/pip.log"; return 1; }
   DTR_CMAKE_ARGS="${DTR_CMAKE_ARGS:-} -DDTR_PYTHON=$venv/bin/python -DDTR_PYTHON_INSTALLED=ON"
 }
 

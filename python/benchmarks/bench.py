@@ -244,7 +244,7 @@ def _compiled_fft(args, c, fw, gpu, side, name):
     cshape = ((side // 2 + 1) if name == "rfftn" else side, side, side)
     backend = args.backend if gpu else "cpu"
     call = getattr(dt.fft, name)
-    with dt.Grid(COMM) as grid:
+    with dt.Grid(COMM, device=GPU[0] if gpu else None) as grid:  # a traced call's plans: the grid's GPU
         device = GPU[0] if gpu else -1
         x, y = _framework_arrays(fw, gpu, device, [(grid.box(shape, "x", dtype).shape, dtype),
                                                    (grid.box(cshape, "z", "complex128").shape, "complex128")])
@@ -478,9 +478,10 @@ def jaxdecomp_compare(args):
     on_gpu = jax.default_backend() != "cpu"
     backend = args.backend if on_gpu else "cpu"
     device = jax.local_devices()[0]
-    jax.config.update("jax_default_device", device)  # where our traced calls' plans go
+    jax.config.update("jax_default_device", device)  # where jax.numpy makes the arrays
     rows = []
-    with dt.Grid(COMM, pr, pc) as grid:
+    # Our traced calls run on the grid's GPU: this process's, which JAX does not make CUDA's current one.
+    with dt.Grid(COMM, pr, pc, device=device.local_hardware_id if on_gpu else None) as grid:
         pr, pc = grid.dims
         bx = grid.box(shape, "x", dtype)
         # the X-pencil [z][y][x]: starts and sizes along (x, y, z) reversed
@@ -652,7 +653,7 @@ def jit_chain(args):
     backend = args.backend if device.platform != "cpu" else "cpu"
     c = c_loop(args.c_loop)
     rows = []
-    with dt.Grid(COMM, pr, pc) as grid:
+    with dt.Grid(COMM, pr, pc, device=device.local_hardware_id if device.platform != "cpu" else None) as grid:
         pr, pc = grid.dims
         bx = grid.box(shape, "x", dtype)
         x = jax.device_put(jnp.zeros(bx.shape, dtype), device)

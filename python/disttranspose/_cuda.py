@@ -1,6 +1,6 @@
 """The few CUDA runtime calls the bindings make themselves (JAX's results are waited for; a pointer
-of an unknown library is asked for its device), through the CUDA runtime library of the process:
-the one a GPU array library loaded, or the toolkit's."""
+of an unknown library is asked for its device; a grid notes the current device), through the CUDA
+runtime library of the process: the one a GPU array library loaded, or the toolkit's."""
 
 import ctypes
 import ctypes.util
@@ -35,6 +35,20 @@ def _runtime():
             continue
     raise RuntimeError("disttranspose: the CUDA runtime library (libcudart) was not found; JAX arrays and arrays "
                        "of unknown libraries on GPUs need it")
+
+
+def current_device():
+    """The calling thread's current GPU, on which the library makes a plan that names none; -1 where the
+    process has no GPU (or no CUDA runtime to ask)."""
+    try:
+        rt = _runtime()
+    except RuntimeError:
+        return -1
+    count, device = ctypes.c_int(0), ctypes.c_int(-1)
+    if rt.cudaGetDeviceCount(ctypes.byref(count)) or count.value < 1 or rt.cudaGetDevice(ctypes.byref(device)):
+        rt.cudaGetLastError()
+        return -1
+    return device.value
 
 
 def device_synchronize():

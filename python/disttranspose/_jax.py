@@ -17,8 +17,10 @@ host) with no host synchronization, and eagerly as a one-primitive computation: 
 - Checks: a tracer's shape and type are checked at trace time and agreed over the plan's ranks, so a
   wrong one raises Error on every rank before anything is compiled.
 
-Where the package was built without jax, the custom calls are missing: concrete JAX arrays then take
-the synchronous path of _arrays._Jax and tracers raise Error saying so.
+The custom calls are built with the package whether or not jax is there (against XLA's stable FFI C
+ABI) and registered with XLA when a JAX array first comes. Where they are missing or XLA refuses them
+(an ABI version it no longer supports), concrete JAX arrays take the synchronous path of _arrays._Jax
+and tracers raise Error saying why.
 """
 
 import ctypes
@@ -38,27 +40,59 @@ _NAME = "libdisttranspose_jax.so"
 
 @functools.lru_cache(maxsize=None)
 def module():
-    """The custom calls' library, registered with XLA (None where it was not built): beside the package's
-    files, or beside the library DISTTRANSPOSE_LIBRARY names."""
+    """The custom calls' library, registered with XLA for the host and, where jaxlib has it, CUDA; None
+    where it is missing or refused (unavailable() says why). Registered when a JAX array first reaches
+    the package, not when it is built: jax may be installed before or after it."""
+    global _why, _why_not_gpu
     path = _lib.companion(_NAME)
     if path is None:
+        _why = (f"are not installed ({_NAME} is neither beside the package nor beside the library that "
+                "DISTTRANSPOSE_LIBRARY names): reinstall the package with 'pip install ./python'")
         return None
     lib = ctypes.CDLL(path)
     lib.dtrJaxInit.argtypes = [ctypes.c_void_p]
     lib.dtrJaxRegister.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
     lib.dtrJaxForget.argtypes = [ctypes.c_int64]
+    lib.dtrJaxMisfit.restype = ctypes.c_char_p
     lib.dtrJaxInit(ctypes.cast(_lib.lib.dtrGetLastError, ctypes.c_void_p))
-    jax.ffi.register_ffi_target(_TARGET, jax.ffi.pycapsule(lib.dtrJaxExecuteHost), platform="cpu")
-    try:
-        jax.ffi.register_ffi_target(_TARGET, jax.ffi.pycapsule(lib.dtrJaxExecuteCuda), platform="CUDA")
-    except Exception:  # a jaxlib without GPU support: host arrays only
-        pass
+    # JAX defers a registration for a platform whose backend has not started, and a refusal then breaks
+    # that backend: started first, a refusal raises here.
+    jax.devices()
+    refused = _register(lib, lib.dtrJaxExecuteHost, "cpu")
+    if refused:
+        _why = f"this jax ({jax.__version__}) refused: {refused}"
+        return None
+    # A jaxlib without GPU support keeps the registration for a CUDA platform it never loads.
+    _why_not_gpu = _register(lib, lib.dtrJaxExecuteCuda, "CUDA")
     return lib
 
 
-_NOT_BUILT = ("JAX tracers (jax.jit, grad, vmap) need disttranspose's XLA custom calls, which this installation "
-              "lacks (jax was not importable when it was built): reinstall with 'pip install --no-build-isolation "
-              "./python' in an environment that has jax and scikit-build-core")
+_why = None
+_why_not_gpu = None  # why XLA's CUDA platform refused the handler, where it did: raised at lowering
+
+
+def _register(lib, handler, platform):
+    """Registers the handler with XLA for `platform`: None, or why either side refused. XLA asks the
+    handler which version of the ABI it speaks and refuses versions it does not support; the handler
+    checks XLA's call frame and API table then, and keeps its reason (dtrJaxMisfit)."""
+    try:
+        jax.ffi.register_ffi_target(_TARGET, jax.ffi.pycapsule(handler), platform=platform)
+        refused = None
+    except Exception as e:  # XLA's exception types differ between jaxlib versions
+        refused = str(e)
+    misfit = lib.dtrJaxMisfit().decode(errors="replace")
+    if not (misfit or refused):
+        return None
+    major, minor = ctypes.c_int(), ctypes.c_int()
+    lib.dtrJaxAbiVersion(ctypes.byref(major), ctypes.byref(minor))
+    return (f"{misfit or refused} (disttranspose's custom calls speak version {major.value}.{minor.value} of XLA's "
+            "FFI C ABI)")
+
+
+def unavailable():
+    """Why JAX tracers cannot run here (module() is None): the custom calls are missing or refused."""
+    module()
+    return f"JAX tracers (jax.jit, grad, vmap) need disttranspose's XLA custom calls, which {_why}"
 
 
 def op_of(plan):
@@ -98,7 +132,7 @@ def execute(plan, a, out, stream):
     tracer = isinstance(a, jax.core.Tracer)
     if module() is None:
         if tracer:
-            raise Error(RESULT_INVALID_ARGUMENT, _NOT_BUILT)
+            raise Error(RESULT_INVALID_ARGUMENT, unavailable())
         return NotImplemented
     ad_ = _arrays.adapter(a)
     device = plan._device if tracer else _device_of(a)
@@ -117,24 +151,17 @@ def execute(plan, a, out, stream):
     return execute_p.bind(a, op=op) if tracer else plan._jax_call(a)
 
 
-def _trace_device(backend):
-    """The device of a traced FFT's plan: the host for the cpu backend, else JAX's default device, or the
-    process's first (one process a GPU: make it the default, or the only one the process sees)."""
-    if backend == "cpu":
-        return -1
-    d = jax.config.jax_default_device
-    if d is None or isinstance(d, str):  # this process's first (jax.devices() may be every process's)
-        d = jax.local_devices(backend=d)[0] if d else jax.local_devices()[0]
-    return -1 if d.platform == "cpu" else d.local_hardware_id
-
-
 def fft(name, x, grid, shape, norm, out, backend, chunks):
     """disttranspose.fft's call `name` on a JAX array or tracer: agreed (and its plan made) at trace time,
     or at each eager call; then the plan's direction as a custom call, and norm "forward"'s factor. An
     eager call runs the same jitted computation a trace would build: the same bits."""
     tracer = isinstance(x, jax.core.Tracer)
     if tracer:
-        device = _trace_device(backend.lower() if isinstance(backend, str) else backend)
+        # Where XLA runs the call is known only then, so the plan goes where the grid's plans go (a
+        # computation on another GPU is refused by the library's execute, on every rank, naming the GPUs);
+        # the host where JAX has no GPU to run it on.
+        host = isinstance(backend, str) and backend.lower() == "cpu" or jax.default_backend() == "cpu"
+        device = -1 if host else grid._device
     else:
         device = _device_of(x)
     op, factor = _ops.fft_operation(name, grid, shape, norm, out, backend, chunks, _arrays._Jax, x.dtype,
@@ -173,6 +200,9 @@ def _lowering(ctx, x, *, op):
     if (platform in ("cuda", "rocm", "gpu")) != (plan._device >= 0):
         where = f"GPU {plan._device}" if plan._device >= 0 else "the host (cpu backend)"
         raise Error(RESULT_INVALID_ARGUMENT, f"the plan runs on {where}; this computation runs on {platform}")
+    if plan._device >= 0 and _why_not_gpu:
+        raise Error(RESULT_INVALID_ARGUMENT, f"disttranspose's XLA custom calls cannot run on GPUs here: XLA's "
+                                             f"CUDA platform refused them: {_why_not_gpu}")
     # The chain's end in the block being lowered (a function's body, a loop's); the first call of a
     # block starts from a constant.
     ends = ctx.module_context.cached_primitive_lowerings.setdefault(_CHAINS, {})

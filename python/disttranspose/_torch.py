@@ -16,6 +16,7 @@ in the same order, so every rank makes it together (_ops.py).
 
 import ctypes
 import os
+import warnings
 
 import torch
 
@@ -79,27 +80,45 @@ _library.define("fallback(Tensor a, int op, int result) -> Tensor")
 
 def _load_kernels():
     """The C++ kernels of execute and run (libdisttranspose_torch.so, built against the torch the package
-    was built with), loaded into this process's torch; None where they were not built, do not load (another
-    torch), or DISTTRANSPOSE_TORCH_KERNELS=python asks for the Python ones."""
+    was built with), loaded into this process's torch, and None; or None and why not, where they were not
+    built (pip's isolated build has no torch) or do not load (another torch); or None, None where
+    DISTTRANSPOSE_TORCH_KERNELS=python asks for the Python ones."""
     choice = os.environ.get("DISTTRANSPOSE_TORCH_KERNELS", "native")
     if choice not in ("native", "python"):
         raise Error(RESULT_INVALID_ARGUMENT, f"DISTTRANSPOSE_TORCH_KERNELS = {choice!r}: expected 'native' or 'python'")
-    path = _lib.companion("libdisttranspose_torch.so") if choice == "native" else None
+    if choice == "python":
+        return None, None
+    path = _lib.companion(_KERNELS)
     if path is None:
-        return None
+        return None, (f"this installation has no C++ kernels ({_KERNELS}): pip's isolated build, which has no torch, "
+                      "cannot make them")
     try:
         kernels = ctypes.CDLL(path)  # its static registrations give the ops their kernels
-    except OSError:
-        return None
+    except OSError as e:
+        return None, (f"its C++ kernels do not load into this torch ({torch.__version__}), another than they were "
+                      f"built for: {e}")
     kernels.dtrTorchRegister.restype = ctypes.c_int
     kernels.dtrTorchRegister.argtypes = [ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
                                          ctypes.c_int64, ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ctypes.c_int,
                                          ctypes.c_int, ctypes.POINTER(ctypes.c_int64), ctypes.c_int]
     kernels.dtrTorchForget.argtypes = [ctypes.c_int64]
-    return kernels
+    return kernels, None
 
 
-_kernels = _load_kernels()
+_KERNELS = "libdisttranspose_torch.so"
+_kernels, _without_kernels = _load_kernels()
+
+
+def _warn_without_kernels():
+    """Once, at the first call the Python kernels serve in place of missing C++ ones: why, and what to do."""
+    global _without_kernels
+    why, _without_kernels = _without_kernels, None
+    warnings.warn(f"disttranspose: PyTorch's custom ops run their Python kernels, 10-25 us slower a call: "
+                  f"{why}. 'pip install --no-build-isolation ./python' in an environment that has torch and "
+                  "scikit-build-core builds them; DISTTRANSPOSE_TORCH_KERNELS=python chooses the Python kernels "
+                  "without this warning", RuntimeWarning)
+
+
 _registered = set()  # the ops the C++ kernels know
 
 
@@ -139,6 +158,8 @@ def _execute(a, op):
     """The op's kernel: a tensor like the one the plan takes (the one a compiled program traced, or one an
     eager call checked and agreed) straight to the plan's executor; anything else through the plan's own
     execute path, which checks it and refuses it on every rank."""
+    if _without_kernels is not None:
+        _warn_without_kernels()
     fast = _fast.get(op)
     if fast is None:
         fast = _fast[op] = _fast_path(_ops.get(op))

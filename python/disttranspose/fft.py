@@ -205,9 +205,8 @@ def _prepare(state, name, x, grid, shape, norm, out, backend, chunks, ad, call):
     if ad.name not in _LIBRARIES:
         raise TypeError(f"x is a {ad.name} array; the FFT takes NumPy, CuPy, PyTorch or JAX arrays")
     if ad is _arrays._Jax and _traced(x):
-        raise ValueError(f"x is a traced JAX array (jax.jit, grad, vmap): {name} takes it through disttranspose's XLA "
-                         "custom calls, which this installation lacks (jax was not importable when it was built): "
-                         "reinstall with 'pip install --no-build-isolation ./python' in an environment that has jax")
+        from ._jax import unavailable
+        raise ValueError(f"x is a traced JAX array: {unavailable()}")
     if call is None:
         call = _Call(grid, name, shape, norm, backend, chunks, ad, x.dtype)
         try:

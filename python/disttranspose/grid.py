@@ -2,7 +2,7 @@
 
 import ctypes
 
-from . import _arrays, _collective, _lib, _ops
+from . import _arrays, _collective, _cuda, _lib, _ops
 from .errors import Error
 
 _AXES = "xyz"
@@ -40,7 +40,11 @@ class Grid:
     no GPU), device and timeout are the plans' settings; iterations: timed runs per candidate. The grid
     then holds `autotune_backend`, the backend of the fastest candidate (give it to the plans), and
     `autotune_timings`: a dict per candidate (pr, pc, backend, result, seconds), in the order they were
-    timed, the same on every rank."""
+    timed, the same on every rank.
+
+    The grid's GPU (`device`) is the device given, else the one current when the grid is made (the
+    library's rule for plans): the FFT's plans of a traced call (jax.jit), whose array XLA places only when
+    it runs, are made there, and the autotune's candidates run there."""
 
     def __init__(self, comm=None, pr=0, pc=0, *, autotune=None, dtype=None, target="fft", backend="auto",
                  iterations=3, howmany=1, pencil="x", halo=(1, 1, 1), periodic=(True, True, True), device=None,
@@ -54,11 +58,13 @@ class Grid:
             r, c = _collective.integer("pr", pr, 0), _collective.integer("pc", pc, 0)
             if autotune is not None and (r or c):
                 raise ValueError(f"pr = {r}, pc = {c} beside autotune: give the grid's dimensions or autotune, not both")
+            gpu = None if device is None else _collective.integer("device", device, 0)
             tune = None if autotune is None else _autotune_arguments(autotune, dtype, target, backend, iterations, howmany,
                                                                      pencil, halo, periodic, device, timeout)
-            return comm.py2f(), r, c, tune
+            return comm.py2f(), r, c, tune, gpu
 
-        fcomm, r, c, tune = _collective.checked(comm, convert)
+        fcomm, r, c, tune, gpu = _collective.checked(comm, convert)
+        self._device = _cuda.current_device() if gpu is None else gpu
         if tune is not None:
             r, c = self._autotune(fcomm, *tune)
         handle = ctypes.c_void_p()
@@ -94,6 +100,11 @@ class Grid:
         if self._handle is None:
             raise Error(1, "this grid has been closed")
         return self._handle
+
+    @property
+    def device(self):
+        """The grid's GPU (see the class); None where the process has none."""
+        return None if self._device < 0 else self._device
 
     @property
     def dims(self):

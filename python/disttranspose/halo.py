@@ -182,8 +182,8 @@ class HaloPlan:
     def _problem(self, ad, buf):
         """Why buf cannot serve as this rank's padded array (None where it can), and its pointer."""
         if ad is _arrays._Jax:
-            from ._jax import _NOT_BUILT
-            return f"buf is a JAX array: {_NOT_BUILT}", None
+            from ._jax import unavailable
+            return f"buf is a JAX array: {unavailable()}", None
         if not getattr(ad, "accepts_out", True):
             return f"buf: {ad.name} arrays are immutable; the halo exchange runs in place", None
         d = ad.describe(buf, self._pointers)

@@ -341,7 +341,7 @@ def framework_platforms(name):
 
 class FrameworkWhere:
     """A platform of the tests of JAX or PyTorch (`framework`): its device, the backend of its plans, and
-    (JAX) a context that makes the device JAX's default (a traced call's plan goes where it runs)."""
+    (JAX) a context that makes the device JAX's default (where jax.numpy makes the tests' own arrays)."""
 
     def __init__(self, framework, platform):
         self.jax = framework == "jax"
@@ -371,11 +371,18 @@ def jax_platform(platform):
     """FrameworkWhere for JAX on `platform` (a fixture's parameter from framework_platforms("jax")):
     skipped where jax or the package's custom calls are missing; 64-bit types on."""
     jax = pytest.importorskip("jax")
-    from disttranspose import _jax
-    if _jax.module() is None:
-        pytest.skip("disttranspose was built without jax (no custom calls)")
+    why = custom_calls_missing()
+    if why:
+        pytest.skip(why)
     jax.config.update("jax_enable_x64", True)
     return FrameworkWhere("jax", platform)
+
+
+def custom_calls_missing():
+    """Why the package's JAX custom calls cannot run here, or None (test_imports.py fails on it; the JAX
+    tests skip)."""
+    from disttranspose import _jax
+    return None if _jax.module() is not None else _jax.unavailable()
 
 
 GPU = None  # the GPU of this rank's arrays (_pick_gpu), where there is one

@@ -9,8 +9,8 @@ trace time on every rank."""
 
 import numpy as np
 import pytest
-from conftest import COMM, FrameworkWhere, everywhere, framework_platforms, gathered, jax_platform, largest, raises_everywhere, \
-    same_bits
+from conftest import COMM, FrameworkWhere, custom_calls_missing, everywhere, framework_platforms, gathered, \
+    jax_platform, largest, raises_everywhere, same_bits
 from test_fft import half, host_fft_built, local, whole
 
 import disttranspose as dt
@@ -191,9 +191,9 @@ def test_jax_wrong_tracer_refused_at_trace_time():
     where only one is wrong; the same function runs afterwards."""
     jax = pytest.importorskip("jax")
     import jax.numpy as jnp
-    from disttranspose import _jax
-    if _jax.module() is None:
-        pytest.skip("disttranspose was built without jax (no custom calls)")
+    why = custom_calls_missing()
+    if why:
+        pytest.skip(why)
     jax.config.update("jax_enable_x64", True)
     shape = (6, 5, 4)
     with jax.default_device(jax.devices("cpu")[0]), dt.Grid(COMM) as grid:

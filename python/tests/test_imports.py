@@ -2,7 +2,7 @@
 imports, makes and runs a plan on the host, and says which NCCL the process holds. The library loads
 NCCL only for GPU plans, so a host plan leaves the process's NCCL the framework's own (pip's torch
 once failed to import after disttranspose: the system's older NCCL, linked by the library, came first
-and lacked what torch needs)."""
+and lacked what torch needs). And the JAX custom calls, which every installation has, registered."""
 
 import importlib.util
 import os
@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import COMM, everywhere
+from conftest import COMM, custom_calls_missing, everywhere
 
 _CHILD = """
 import importlib, sys
@@ -44,3 +44,11 @@ def test_import_order(order):
         # torch's own NCCL (pip's), not another copy before it
         ok = "nvidia" in run.stdout or "[]" in run.stdout
     assert everywhere(ok), f"{' then '.join(order)}: exit {run.returncode}\n{run.stdout}\n{run.stderr[-3000:]}"
+
+
+def test_jax_custom_calls():
+    """The package's XLA custom calls are there and XLA took them: they are built with the package whether
+    or not the build had jax (pip's isolated build has none) and registered when JAX arrays first come."""
+    pytest.importorskip("jax")
+    why = custom_calls_missing()
+    assert everywhere(why is None), why

@@ -7,7 +7,8 @@ refused at trace time on every rank; closed plans; JAX arrays without the custom
 
 import numpy as np
 import pytest
-from conftest import COMM, DTYPES, FrameworkWhere, everywhere, framework_platforms, raises_everywhere, same_bits
+from conftest import COMM, DTYPES, FrameworkWhere, custom_calls_missing, everywhere, framework_platforms, \
+    raises_everywhere, same_bits
 from test_pencils import SHAPES, box_values, directions, grids
 from test_transpose import shapes, slabs
 
@@ -19,7 +20,7 @@ jnp = pytest.importorskip("jax.numpy")
 from disttranspose import _jax  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
-pytestmark = pytest.mark.skipif(_jax.module() is None, reason="disttranspose was built without jax (no custom calls)")
+pytestmark = pytest.mark.skipif(custom_calls_missing() is not None, reason=str(custom_calls_missing()))
 
 R, LAST = COMM.Get_rank(), COMM.Get_size() - 1
 
@@ -209,13 +210,15 @@ def test_closed_plan():
 
 
 def test_without_custom_calls(monkeypatch):
-    """A package built without jax: JAX arrays on the host run eagerly on the cpu backend (they once
-    asked the CUDA runtime to synchronize, and failed); tracers are refused, saying why."""
+    """A package whose custom calls are missing or refused: JAX arrays on the host run eagerly on the cpu
+    backend (they once asked the CUDA runtime to synchronize, and failed); tracers are refused, saying why."""
     # The cpu backend's plans take host arrays: this test's are on the CPU device, whatever JAX's default.
     with jax.default_device(jax.devices("cpu")[0]):
         monkeypatch.setattr(_jax, "module", lambda: None)
+        monkeypatch.setattr(_jax, "_why", "XLA refused here")
         with dt.Plan(11, 6, "complex64", COMM, backend="cpu") as plan:
             a, want = slabs(11, 6, "complex64", 1, plan.local)
             ok = same_bits(np.asarray(plan.execute(jnp.asarray(a))), want)
-            raises_everywhere(lambda: jax.jit(plan.execute)(jnp.asarray(a)), RESULT_INVALID_ARGUMENT, "custom calls")
+            raises_everywhere(lambda: jax.jit(plan.execute)(jnp.asarray(a)), RESULT_INVALID_ARGUMENT,
+                              "custom calls, which XLA refused here")
         assert everywhere(ok)
