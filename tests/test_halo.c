@@ -161,7 +161,9 @@ static dtrResult_t runOnce(dtrHaloPlan_t plan, const dtrRefWorld* w, int adjoint
   MPI_Comm_rank(caseComm, &me);
   const size_t n = w->padded[me].bytes;
   dtrRefToBytes(w, me, bytes);
-  if (gpu && n) cudaMemcpy(buf, bytes, n, cudaMemcpyHostToDevice);
+  /* A copy from pageable memory may still be on its way when cudaMemcpy returns; the plan's stream
+   * does not wait for the legacy one. */
+  if (gpu && n) cudaMemcpy(buf, bytes, n, cudaMemcpyHostToDevice), cudaDeviceSynchronize();
   else if (n) memcpy(buf, bytes, n);
   const dtrResult_t res = adjoint ? dtrHaloExecuteAdjoint(plan, buf, stream) : dtrHaloExecute(plan, buf, stream);
   if (gpu) cudaStreamSynchronize(stream);
