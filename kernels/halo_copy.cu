@@ -31,34 +31,36 @@ struct Batch {
   int fence;
 };
 
-/* body(source offset, destination offset) for each word of the box that this thread takes, word t in
- * memory order. The index math is 32-bit where the box allows (`narrow`): a 64-bit division costs several
- * times a 32-bit one, and a face of a few entries a row does little else per word. A box of one word a
- * row (the wrap of a fastest axis) divides once. */
-template <typename I, typename Body>
-__device__ __forceinline__ void eachWord(const Item& it, I first, I stride, Body body) {
-  const I words = (I)it.words, rows = (I)it.rows, total = words * rows * (I)it.planes;
-  for (I t = first; t < total; t += stride) {
-    I x = 0, r = t;
-    if (words != 1) x = t % words, r = t / words;
-    const I y = r % rows, z = r / rows;
-    body((uint64_t)z * it.srcPitch[1] + (uint64_t)y * it.srcPitch[0] + x,
-         (uint64_t)z * it.dstPitch[1] + (uint64_t)y * it.dstPitch[0] + x);
-  }
+/* Word t of a box, in memory order: its offsets in the source and the destination. The index math is
+ * 32-bit where the box allows (`narrow`): a 64-bit division costs several times a 32-bit one, and a face
+ * of a few entries a row does little else per word. A box of one word a row (the wrap of a fastest
+ * axis) divides once. */
+template <typename I>
+__device__ __forceinline__ void wordAt(const Item& it, I t, I words, I rows, uint64_t& s, uint64_t& d) {
+  I x = 0, r = t;
+  if (words != 1) x = t % words, r = t / words;
+  const I y = r % rows, z = r / rows;
+  s = (uint64_t)z * it.srcPitch[1] + (uint64_t)y * it.srcPitch[0] + x;
+  d = (uint64_t)z * it.dstPitch[1] + (uint64_t)y * it.dstPitch[0] + x;
 }
 
-template <typename Body>
-__device__ __forceinline__ void eachWordOf(const Item& it, Body body) {
-  const uint64_t first = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, stride = (uint64_t)gridDim.x * blockDim.x;
-  if (it.narrow) eachWord<uint32_t>(it, (uint32_t)first, (uint32_t)stride, body);
-  else eachWord<uint64_t>(it, first, stride, body);
+template <typename W, typename I>
+__device__ __forceinline__ void copyBox(const Item& it, I first, I stride) {
+  const W* __restrict__ src = static_cast<const W*>(it.src);
+  W* __restrict__ dst = static_cast<W*>(it.dst);
+  const I words = (I)it.words, rows = (I)it.rows, total = words * rows * (I)it.planes;
+  for (I t = first; t < total; t += stride) {
+    uint64_t s, d;
+    wordAt(it, t, words, rows, s, d);
+    dst[d] = src[s];
+  }
 }
 
 template <typename W>
 __device__ __forceinline__ void copyItem(const Item& it) {
-  const W* __restrict__ src = static_cast<const W*>(it.src);
-  W* __restrict__ dst = static_cast<W*>(it.dst);
-  eachWordOf(it, [&](uint64_t s, uint64_t d) { dst[d] = src[s]; });
+  const uint64_t first = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, stride = (uint64_t)gridDim.x * blockDim.x;
+  if (it.narrow) copyBox<W, uint32_t>(it, (uint32_t)first, (uint32_t)stride);
+  else copyBox<W, uint64_t>(it, first, stride);
 }
 
 __global__ void __launch_bounds__(256) haloCopyKernel(const __grid_constant__ Batch batch) {
@@ -102,20 +104,31 @@ struct AddFloat64 {
   }
 };
 
-template <typename Add>
-__device__ __forceinline__ void sumItem(const Item& it) {
+/* dst += src word by word (src NULL: dst = 0), src zeroed after where the item moves its cells. The
+ * boxes of a launch share no written cell, so plain loads and stores do. */
+template <typename Add, typename I>
+__device__ __forceinline__ void sumBox(const Item& it, I first, I stride) {
   using B = typename Add::Bits;
   B* src = static_cast<B*>(const_cast<void*>(it.src));
   B* dst = static_cast<B*>(it.dst);
-  if (!src) {
-    eachWordOf(it, [&](uint64_t, uint64_t d) { dst[d] = 0; });
-    return;
-  }
-  const bool move = it.move;
-  eachWordOf(it, [&](uint64_t s, uint64_t d) {
+  const I words = (I)it.words, rows = (I)it.rows, total = words * rows * (I)it.planes;
+  for (I t = first; t < total; t += stride) {
+    uint64_t s, d;
+    wordAt(it, t, words, rows, s, d);
+    if (!src) {
+      dst[d] = 0;
+      continue;
+    }
     dst[d] = Add::add(dst[d], src[s]);
-    if (move) src[s] = 0;
-  });
+    if (it.move) src[s] = 0;
+  }
+}
+
+template <typename Add>
+__device__ __forceinline__ void sumItem(const Item& it) {
+  const uint64_t first = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x, stride = (uint64_t)gridDim.x * blockDim.x;
+  if (it.narrow) sumBox<Add, uint32_t>(it, (uint32_t)first, (uint32_t)stride);
+  else sumBox<Add, uint64_t>(it, first, stride);
 }
 
 template <typename Add>
