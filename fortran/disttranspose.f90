@@ -134,8 +134,8 @@ module disttranspose
             dtr_pencil_name, dtr_data_type_size
   public :: dtr_fft_config_init, dtr_fft_plan_create, dtr_fft_execute, dtr_fft_get_box, dtr_fft_get_workspace_size, &
             dtr_fft_get_chunks, dtr_fft_get_backend, dtr_fft_plan_destroy
-  public :: dtr_halo_plan_create, dtr_halo_execute, dtr_halo_get_box, dtr_halo_get_backend, dtr_halo_get_device, &
-            dtr_halo_plan_destroy
+  public :: dtr_halo_plan_create, dtr_halo_execute, dtr_halo_execute_adjoint, dtr_halo_get_box, dtr_halo_get_backend, &
+            dtr_halo_get_device, dtr_halo_plan_destroy
   public :: dtr_autotune_config_init, dtr_grid_autotune
 
   ! Periodic axes as Fortran's logicals, or as C's 0 / non-zero integers.
@@ -312,6 +312,7 @@ module disttranspose
   procedure(c_plan_get_int), bind(c, name="dtrPlanGetStages") :: c_plan_get_stages
   procedure(c_plan_get_int), bind(c, name="dtrFftGetChunks") :: c_fft_get_chunks
   procedure(c_plan_get_int), bind(c, name="dtrFftGetBackend") :: c_fft_get_backend
+  procedure(c_halo_execute), bind(c, name="dtrHaloExecuteAdjoint") :: c_halo_execute_adjoint
   procedure(c_plan_get_int), bind(c, name="dtrHaloGetBackend") :: c_halo_get_backend
   procedure(c_plan_get_int), bind(c, name="dtrHaloGetDevice") :: c_halo_get_device
   procedure(c_fft_plan_destroy), bind(c, name="dtrHaloPlanDestroy") :: c_halo_plan_destroy
@@ -658,6 +659,15 @@ contains
     type(c_ptr), intent(in) :: buf
     integer(c_intptr_t), intent(in), optional :: stream
     res = c_halo_execute(plan%handle, buf, optional_stream(stream))
+  end function
+
+  ! Collective, the adjoint of dtr_halo_execute on the same array: every halo cell the execute writes is
+  ! added into the interior cell it copies and then zeroed (the sums' order: docs/fft.md#the-adjoint).
+  integer(c_int) function dtr_halo_execute_adjoint(plan, buf, stream) result(res)
+    type(dtr_halo_plan), intent(in) :: plan
+    type(c_ptr), intent(in) :: buf
+    integer(c_intptr_t), intent(in), optional :: stream
+    res = c_halo_execute_adjoint(plan%handle, buf, optional_stream(stream))
   end function
 
   ! Not collective: this rank's padded box (start = the box's start - halo, size = its size + 2 halo).

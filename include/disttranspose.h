@@ -384,6 +384,19 @@ dtrResult_t dtrGridAutotune(MPI_Comm comm, const int64_t shape[3], dtrDataType_t
  * host buffers), nccl (pack kernels and NCCL send/recv; faces that are whole planes of the padded array
  * travel in place), p2p (one host: the pieces stored straight into the peers' receive buffers, mapped
  * through CUDA IPC; ranks may share a GPU).
+ *
+ * The adjoint (dtrHaloExecuteAdjoint) is the transpose of that map: every halo cell an execute writes is
+ * added into the interior cell it would copy (the wrapped one where periodic; corners and edges through
+ * the same neighbours as the execute's, halos wider than a neighbour's box to the ranks beyond) and then
+ * zeroed; the halo cells an execute leaves untouched (beyond a domain edge that is not periodic) are left
+ * as they are, added nowhere. So <execute(x), y> = <x, adjoint(y)> over the padded arrays of all ranks,
+ * the "sum the ghosts into their owners" of particle-mesh and finite-volume codes, and a halo exchange's
+ * gradient. The sums into one cell run in a fixed order, the same on every backend and every run: the
+ * local wraps' first (by the halo's position along the unsplit axes, x's fastest), then each exchanged
+ * axis in the reverse of the execute's order (from its ranks in the order of their grid coordinate, a
+ * rank's low halo before its high one). Integers wrap around (two's complement); floating-point sums are
+ * each rounded to nearest in the element's type (fp16 and bf16 correctly rounded) and never contracted:
+ * the same bits on every backend, NaN payloads aside.
  */
 typedef struct dtrHaloPlan* dtrHaloPlan_t;
 
@@ -396,9 +409,13 @@ dtrResult_t dtrHaloPlanCreate(dtrHaloPlan_t* plan, dtrGrid_t grid, const int64_t
 /* Collective. In place on the padded local array (dtrHaloGetBox), stream-ordered on GPUs (no host sync,
  * graph-capturable where the backend allows), returns when done on cpu. */
 dtrResult_t dtrHaloExecute(dtrHaloPlan_t plan, void* buf, cudaStream_t stream);
-/* Collective, in place of dtrHaloExecute, for language bindings: this rank's own checks of its array
- * failed (`problem` says how). Every rank's execute then fails with dtrInvalidArgument and this rank's
- * message, and nothing is exchanged. */
+/* Collective, the adjoint of dtrHaloExecute (above): in place on the same padded array, stream-ordered
+ * alike; afterwards the interior holds its own cells plus the halo cells that copy them, the written halo
+ * cells zero. */
+dtrResult_t dtrHaloExecuteAdjoint(dtrHaloPlan_t plan, void* buf, cudaStream_t stream);
+/* Collective, in place of dtrHaloExecute or dtrHaloExecuteAdjoint, for language bindings: this rank's own
+ * checks of its array failed (`problem` says how). Every rank's execute then fails with
+ * dtrInvalidArgument and this rank's message, and nothing is exchanged. */
 dtrResult_t dtrHaloExecuteRefuse(dtrHaloPlan_t plan, const char* problem);
 /* Not collective: this rank's padded box: start = box.start - halo, size = box.size + 2 halo, order = the pencil's. */
 dtrResult_t dtrHaloGetBox(dtrHaloPlan_t plan, dtrBox_t* padded);

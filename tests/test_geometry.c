@@ -315,7 +315,10 @@ static void testPencilGeometry(void) {
 
 /* Every send piece of every rank, stored straight into its receiver's padded array (dtrHaloRemoteOf),
  * covers exactly the cells of one receive piece of that receiver from this rank: the same first cell,
- * extent and pitches as the receiver's own unpack of it. */
+ * extent and pitches as the receiver's own unpack of it. And the adjoint's way back: that receive piece,
+ * stored into this rank's receive buffer where its receiver puts it (ownerOffset), lands at the send
+ * piece's own offset, where this rank adds it from; each step's sums (dtrHaloSumOrder) take every send
+ * and own copy once, the ranks in group order. */
 static void testHaloRemote(void) {
   const int64_t shapes[][3] = {{7, 5, 3}, {8, 6, 5}, {3, 2, 1}, {1, 4, 9}, {5, 5, 5}};
   const int widths[][3] = {{1, 1, 1}, {2, 0, 3}, {3, 3, 3}, {0, 2, 1}};
@@ -347,20 +350,30 @@ static void testHaloRemote(void) {
                     for (int j = 0; j < t->nsteps; j++)
                       if (t->steps[j].axis == st->axis) ts = &t->steps[j];
                     const dtrHaloStrided got = dtrHaloRemoteOf(&l[r], st, p);
-                    int found = 0;
+                    int found = 0, back = 0;
                     for (int j = 0; ts && j < ts->nrecvs && !found; j++) {
                       const dtrHaloPiece* q = &ts->recvs[j];
                       if (q->peer != st->rank || q->entries != p->entries || q->box.start[st->axis] != p->remote) continue;
                       const dtrHaloStrided want = dtrHaloUnpackOf(t, &q->box, 0);
                       found = want.dstOffset == got.dstOffset && want.dstPitch[0] == got.dstPitch[0] &&
                               want.dstPitch[1] == got.dstPitch[1] && !memcmp(want.count, got.count, sizeof got.count);
+                      back = ts->ownerOffset[st->rank] + q->offset - ts->recvOffset[st->rank] == p->offset;
                     }
                     checked++;
+                    EXPECT(!found || back, "grid %dx%d pencil %d: rank %d's piece %d of step %d comes back elsewhere", pr, pc,
+                           pencil, r, k, i);
                     EXPECT(found, "shape %lldx%lldx%lld widths %d %d %d periodic %d grid %dx%d pencil %d: rank %d's piece %d of step %d "
                            "lands on no receive piece of its receiver",
                            (long long)shapes[si][0], (long long)shapes[si][1], (long long)shapes[si][2], widths[wi][0], widths[wi][1],
                            widths[wi][2], periodic, pr, pc, pencil, r, k, i);
                   }
+                  int seen[64] = {0}, order = 1, last = -1;
+                  for (int k = 0; k < st->nsends + st->nselfs && st->nsends + st->nselfs <= 64; k++) {
+                    const int v = dtrHaloSumOrder(st, k), peer = v < st->nsends ? st->sends[v].peer : st->rank;
+                    order &= v >= 0 && v < st->nsends + st->nselfs && !seen[v]++ && peer >= last;
+                    last = peer;
+                  }
+                  EXPECT(order, "grid %dx%d pencil %d: rank %d's sums of step %d out of order", pr, pc, pencil, r, i);
                 }
               for (int r = 0; r < n && l; r++) dtrHaloLayoutFree(&l[r]);
               free(l);

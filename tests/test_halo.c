@@ -9,6 +9,10 @@
  *   - interiors filled from a hash of the global index, halos poisoned: after an execute every halo cell
  *     holds its global cell's bytes, bit for bit, or (beyond a domain edge that is not periodic) the
  *     poison still; the interior unchanged; a second execute the same; the caller's device unchanged;
+ *   - the adjoint (dtrHaloExecuteAdjoint) on the same plans: random values in every type against
+ *     halo_reference.h's ordered reference bit for bit, on both arrays; small integers against the flat
+ *     sums (each interior cell plus the halo cells that stand for it, the written halo zeroed, the rest
+ *     untouched) and in <H x, y> = <x, H^T y> over the ranks' padded arrays, exactly;
  *   - bad input: the same error on every rank, from one rank's bad argument or arguments that differ.
  * test_halo cpu|gpu [-v]   (-v: each case's name before it runs)
  */
@@ -20,6 +24,7 @@
 
 #include "check.h"
 #include "disttranspose.h"
+#include "halo_reference.h"
 #include "node_local.h"
 
 static int rank, nranks, gpu, verbose, myDevice = -1;
@@ -101,6 +106,126 @@ static void image(const Case* c, const dtrBox_t* p, const int64_t start[3], cons
       }
 }
 
+/* The world of a case: every rank's boxes and grid coordinates (the case's communicator is the grid's,
+ * ranked alike). */
+static void worldInit(dtrRefWorld* w, const Case* c, dtrGrid_t grid) {
+  /* The grid dimension that splits each axis of a pencil (dtrPencilBox's table): 1 rows, 2 columns. */
+  static const int split[3][3] = {{0, 1, 2}, {1, 0, 2}, {1, 2, 0}};
+  memset(w, 0, sizeof *w);
+  const int complex = c->type == dtrComplex64 || c->type == dtrComplex128;
+  for (int d = 0; d < 3; d++)
+    w->shape[d] = c->shape[d], w->halo[d] = c->halo[d], w->periodic[d] = c->periodic[d], w->split[d] = split[c->pencil][d];
+  w->type = c->type;
+  w->scalars = (int)c->howmany * (complex ? 2 : 1);
+  w->bytes = dtrDataTypeSize(c->type) / (complex ? 2 : 1);
+  MPI_Comm_size(caseComm, &w->nranks);
+  int mine[2] = {0, 0};
+  dtrGridGetDims(grid, &w->pr, &w->pc, &mine[0], &mine[1]);
+  w->coord = malloc((size_t)w->nranks * sizeof *w->coord);
+  w->box = malloc((size_t)w->nranks * sizeof *w->box);
+  w->padded = malloc((size_t)w->nranks * sizeof *w->padded);
+  w->v = calloc((size_t)w->nranks, sizeof *w->v);
+  MPI_Allgather(mine, 2, MPI_INT, w->coord, 2, MPI_INT, caseComm);
+  for (int r = 0; r < w->nranks; r++) {
+    dtrPencilBox(grid, c->shape, c->pencil, c->type, c->howmany, r, &w->box[r]);
+    w->padded[r] = w->box[r];
+    for (int d = 0; d < 3; d++) w->padded[r].start[d] -= c->halo[d], w->padded[r].size[d] += 2 * c->halo[d];
+    w->padded[r].bytes = (size_t)dtrRefCells(w, r) * w->box[r].entry_bytes;
+    w->v[r] = malloc((size_t)(dtrRefCells(w, r) * w->scalars + 1) * sizeof(double));
+  }
+}
+
+static void worldFree(dtrRefWorld* w) {
+  for (int r = 0; r < w->nranks; r++) free(w->v[r]);
+  free(w->v), free(w->coord), free(w->box), free(w->padded);
+}
+
+/* Every rank's padded array from a hash of (seed, rank, scalar): `small` integers -1..1, else random
+ * values of the type (int8: any; floating point: in [-1, 1), rounded to the type). */
+static void worldFill(dtrRefWorld* w, unsigned seed, int small) {
+  for (int r = 0; r < w->nranks; r++)
+    for (int64_t i = 0; i < dtrRefCells(w, r) * w->scalars; i++) {
+      uint64_t x = ((uint64_t)seed << 40 ^ (uint64_t)r << 32 ^ (uint64_t)i) * 0x9e3779b97f4a7c15ull;
+      x ^= x >> 29, x *= 0xbf58476d1ce4e5b9ull, x ^= x >> 32;
+      const double unit = (double)(x >> 11) * 0x1p-53; /* [0, 1) */
+      w->v[r][i] = small              ? (double)(x % 3) - 1
+                   : w->type == dtrInt8 ? (double)(int8_t)(x >> 56)
+                                        : dtrRefRound(w->type, 2 * unit - 1);
+    }
+}
+
+/* This rank's padded array through the plan (the adjoint, or the execute), from its world values;
+ * the result's scalars into `out`. */
+static dtrResult_t runOnce(dtrHaloPlan_t plan, const dtrRefWorld* w, int adjoint, void* buf, unsigned char* bytes, double* out) {
+  int me = 0;
+  MPI_Comm_rank(caseComm, &me);
+  const size_t n = w->padded[me].bytes;
+  dtrRefToBytes(w, me, bytes);
+  /* A copy from pageable memory may still be on its way when cudaMemcpy returns; the plan's stream
+   * does not wait for the legacy one. */
+  if (gpu && n) cudaMemcpy(buf, bytes, n, cudaMemcpyHostToDevice), cudaDeviceSynchronize();
+  else if (n) memcpy(buf, bytes, n);
+  const dtrResult_t res = adjoint ? dtrHaloExecuteAdjoint(plan, buf, stream) : dtrHaloExecute(plan, buf, stream);
+  if (gpu) cudaStreamSynchronize(stream);
+  if (gpu && n) cudaMemcpy(bytes, buf, n, cudaMemcpyDeviceToHost);
+  else if (n) memcpy(bytes, buf, n);
+  for (size_t i = 0; i < n / w->bytes; i++) out[i] = dtrRefDecode(w->type, bytes + i * w->bytes);
+  return res;
+}
+
+/* Whether got and want hold the same values (and signs of zero); the first difference reported. */
+static int sameValues(const char* name, const char* what, const dtrRefWorld* w, int me, const double* got, const double* want) {
+  const int64_t n = dtrRefCells(w, me) * w->scalars;
+  for (int64_t i = 0; i < n; i++)
+    if (got[i] != want[i] || signbit(got[i]) != signbit(want[i])) {
+      int64_t c[3];
+      dtrRefCell(w, me, i / w->scalars, c);
+      EXPECT(0, "%s: %s: padded cell (%lld, %lld, %lld) scalar %d: got %.17g, want %.17g", name, what, (long long)c[0],
+             (long long)c[1], (long long)c[2], (int)(i % w->scalars), got[i], want[i]);
+      return 0;
+    }
+  return 1;
+}
+
+/* The adjoint of the case's plan on the arrays bufs[0] and bufs[1] (the second one new to the plan after
+ * the first, then mapped before). */
+static void adjointCase(const char* name, const Case* c, dtrGrid_t grid, dtrHaloPlan_t plan, void* bufs[2]) {
+  dtrRefWorld w;
+  worldInit(&w, c, grid);
+  int me = 0;
+  MPI_Comm_rank(caseComm, &me);
+  const int64_t n = dtrRefCells(&w, me) * w.scalars;
+  unsigned char* bytes = malloc(w.padded[me].bytes + 1);
+  double *got = malloc((size_t)(n + 1) * sizeof *got), *x = malloc((size_t)(n + 1) * sizeof *x);
+  double* want = malloc((size_t)(n + 1) * sizeof *want);
+  int bad = 0;
+  for (int round = 0; round < 3 && allGood(bad); round++) {
+    worldFill(&w, (unsigned)round, 0);
+    dtrResult_t res = runOnce(plan, &w, 1, bufs[round == 1], bytes, got);
+    EXPECT(res == dtrSuccess, "%s: adjoint: %s", name, dtrGetLastError());
+    expectDevice(name, "dtrHaloExecuteAdjoint");
+    dtrRefAdjoint(&w);
+    bad |= res != dtrSuccess || !sameValues(name, "adjoint, random values", &w, me, got, w.v[me]);
+  }
+  /* Small integers: exact sums in every type. x through the execute, y through the adjoint. */
+  if (allGood(bad)) {
+    worldFill(&w, 7, 1);
+    memcpy(x, w.v[me], (size_t)n * sizeof *x);
+    dtrResult_t res = runOnce(plan, &w, 0, bufs[0], bytes, want); /* want: H x */
+    worldFill(&w, 8, 1);
+    if (res == dtrSuccess) res = runOnce(plan, &w, 1, bufs[0], bytes, got); /* got: H^T y */
+    EXPECT(res == dtrSuccess, "%s: execute or adjoint of small integers: %s", name, dtrGetLastError());
+    double dots[2] = {0, 0};
+    for (int64_t i = 0; i < n; i++) dots[0] += want[i] * w.v[me][i], dots[1] += x[i] * got[i];
+    dtrRefSum(&w, me, want);
+    bad |= res != dtrSuccess || !sameValues(name, "adjoint against the flat sums", &w, me, got, want);
+    MPI_Allreduce(MPI_IN_PLACE, dots, 2, MPI_DOUBLE, MPI_SUM, caseComm);
+    EXPECT(res != dtrSuccess || dots[0] == dots[1], "%s: <H x, y> = %.17g but <x, H^T y> = %.17g", name, dots[0], dots[1]);
+  }
+  free(bytes), free(got), free(x), free(want);
+  worldFree(&w);
+}
+
 static void runCase(const Case* c, dtrGrid_t grid) {
   char name[256];
   snprintf(name, sizeof name, "%lldx%lldx%lld %s-pencil %s x %lld on %dx%d, halo %d %d %d, periodic %d%d%d",
@@ -155,6 +280,7 @@ static void runCase(const Case* c, dtrGrid_t grid) {
            first / padded.entry_bytes, got[first], want[first]);
     bad |= wrong != 0;
   }
+  if (allGood(bad)) adjointCase(name, c, grid, plan, bufs);
   release(bufs[0], pooled);
   release(bufs[1], 0);
   free(img), free(want), free(got);
@@ -226,9 +352,19 @@ static void badInput(void) {
                                                    : dtrHaloExecute(plan, buf, stream);
     expectEverywhere(refused, dtrInvalidArgument, "refused on the last rank");
     EXPECT(strstr(dtrGetLastError(), "wrong shape") != NULL, "refused: '%s'", dtrGetLastError());
+    /* The adjoint alike: one rank's NULL, and a refusal beside the others' adjoints. */
+    expectEverywhere(dtrHaloExecuteAdjoint(plan, rank == 0 && p.bytes ? NULL : buf, stream), dtrInvalidArgument,
+                     "adjoint: buf NULL on rank 0");
+    EXPECT(rank == 0 || strstr(dtrGetLastError(), "rank 0") != NULL, "adjoint refused by rank 0: '%s'", dtrGetLastError());
+    const dtrResult_t refusedBack = rank == nranks - 1 ? dtrHaloExecuteRefuse(plan, "buf has the wrong shape")
+                                                       : dtrHaloExecuteAdjoint(plan, buf, stream);
+    expectEverywhere(refusedBack, dtrInvalidArgument, "adjoint refused on the last rank");
+    EXPECT(strstr(dtrGetLastError(), "wrong shape") != NULL, "adjoint refused: '%s'", dtrGetLastError());
     if (gpu) {
       void* host = malloc(p.bytes + 16);
       expectEverywhere(dtrHaloExecute(plan, p.bytes ? host : buf, stream), dtrInvalidArgument, "host memory on a GPU plan");
+      expectEverywhere(dtrHaloExecuteAdjoint(plan, p.bytes ? host : buf, stream), dtrInvalidArgument,
+                       "adjoint: host memory on a GPU plan");
       free(host);
     }
     dtrBackend_t b;
@@ -243,6 +379,7 @@ static void badInput(void) {
   }
   EXPECT(dtrHaloPlanDestroy(NULL) == dtrInvalidArgument, "destroy of NULL");
   expectEverywhere(dtrHaloExecute(NULL, NULL, stream), dtrInvalidArgument, "execute of NULL");
+  expectEverywhere(dtrHaloExecuteAdjoint(NULL, NULL, stream), dtrInvalidArgument, "adjoint of NULL");
   dtrGridDestroy(grid);
 }
 

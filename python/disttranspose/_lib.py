@@ -95,6 +95,7 @@ _PROTOTYPES = {
     "dtrHaloPlanCreate": (_i, [ctypes.POINTER(_p), _p, ctypes.POINTER(_i64), _i, _i, _i64, ctypes.POINTER(_i),
                               ctypes.POINTER(_i), ctypes.POINTER(Config)]),
     "dtrHaloExecute": (_i, [_p, _p, _p]),
+    "dtrHaloExecuteAdjoint": (_i, [_p, _p, _p]),
     "dtrHaloExecuteRefuse": (_i, [_p, ctypes.c_char_p]),
     "dtrFftExecuteRefuse": (_i, [_p, ctypes.c_char_p]),
     "dtrHaloGetBox": (_i, [_p, ctypes.POINTER(Box)]),

@@ -2,14 +2,16 @@
 which a compiled program names it (an XLA custom call's attribute, a PyTorch custom op's argument), and
 the plans a trace derives from it (its adjoint for gradients, a batched one for vmap).
 
-What a plan offers the frameworks (Plan and PencilPlan, and each direction of an FFT plan, fft._FftOp;
-any other kind of plan may join by offering the same): `_op` (its number), `in_shape`, `out_shape`,
-`dtype`, `_handle`, `_device`, `_comm` (agreement at trace time), `_executor` (the address of the C
-function that runs it: dtrExecute's signature where `_direction` is 0, else dtrFftExecute's, called
-with that direction; dtrHaloExecute's where `_in_place`, its result written over its input), `_spatial` (the axes of its arrays before the trailing howmany axis),
-`_expected(adapter)` and `_expected_out(adapter)` (its input's and its result's element types as an
-array library names them: an R2C forward takes reals and gives complex numbers), `_run` (its own
-execute path, for PyTorch's op), `_adjoint()`, `_adjoint_weights` and `_batched(n)`.
+What a plan offers the frameworks (Plan and PencilPlan, each direction of an FFT plan, fft._FftOp, and
+a halo plan and its adjoint, halo._Adjoint; any other kind of plan may join by offering the same): `_op`
+(its number), `in_shape`, `out_shape`, `dtype`, `_handle`, `_device`, `_comm` (agreement at trace time),
+`_executor` (the address of the C function that runs it: dtrExecute's signature where `_direction` is
+0, else dtrFftExecute's, called with that direction; dtrHaloExecute's where `_in_place`, its result
+written over its input, with that function as `_c_execute`), `_spatial` (the axes of its arrays before
+the trailing howmany axis), `_expected(adapter)` and `_expected_out(adapter)` (its input's and its
+result's element types as an array library names them: an R2C forward takes reals and gives complex
+numbers), `_run` (its own execute path, for PyTorch's op), `_adjoint()`, `_adjoint_weights` and
+`_batched(n)`.
 
 The adjoint (Hermitian: PyTorch's backward) is `after * _adjoint()(before * g)`, `(before, after) =
 _adjoint_weights`, each a number, a real array that broadcasts against the arrays, or None; None for

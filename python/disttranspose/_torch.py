@@ -123,8 +123,9 @@ _registered = set()  # the ops the C++ kernels know
 
 
 def _register(plan):
-    """The plan's call, registered with the C++ kernels (once): what its tensor is and gives."""
-    if _kernels is None or plan._op in _registered:
+    """The plan's call, registered with the C++ kernels (once): what its tensor is and gives. In-place
+    plans (a halo exchange, its adjoint) are not theirs to run: the C++ kernels call (in, out)."""
+    if _kernels is None or plan._op in _registered or plan._in_place:
         return
     ins, outs = tuple(plan.in_shape), tuple(plan.out_shape)
     result = _kernels.dtrTorchRegister(
@@ -168,6 +169,8 @@ def _execute(a, op):
     if (handle is not None and a.dtype == dtype and a.shape == shape and a.get_device() == device and a.is_contiguous()
             and not a.data_ptr() % plan._alignment):
         out = torch.empty(out_shape, dtype=out_dtype, device=a.device)
+        if plan._in_place:  # on a copy: the op's input stays as it was
+            out.copy_(a)
         result = run(handle, a.data_ptr() or None, out.data_ptr() or None,
                      _arrays._torch_stream_ptr(device) if device >= 0 else None)
         if result:
@@ -192,7 +195,12 @@ _ops.forgetters.append(lambda op: _fast.pop(op, None))
 
 
 def _fast_path(plan):
-    if plan._direction:
+    if plan._in_place:
+        fn = plan._c_execute
+
+        def run(handle, a, out, stream):
+            return fn(handle, out, stream)
+    elif plan._direction:
         fn, direction = _lib.lib.dtrFftExecute, plan._direction
 
         def run(handle, a, out, stream):
@@ -220,7 +228,8 @@ def _fake(a, op):
     if key not in plan._traced:
         expected = plan._expected(_arrays._Torch)
         d = _arrays.Described(0, key[0], a.dtype, True, plan._device)
-        _collective.agree(plan._comm, _arrays.problem(_arrays._Torch, d, plan.in_shape, expected, plan._device, "a"))
+        _collective.agree(plan._comm, _arrays.problem(_arrays._Torch, d, plan.in_shape, expected, plan._device,
+                                                      getattr(plan, "_argument", "a")))
         plan._traced.add(key)
         _register(plan)  # the compiled program's calls go straight to the C++ kernel
     return a.new_empty(plan.out_shape, dtype=plan._expected_out(_arrays._Torch))

@@ -10,23 +10,27 @@ Thin over the C library: the same meaning, arguments and errors. The arrays are 
 backend, CuPy's and PyTorch's on the GPU backends (and anything else with __cuda_array_interface__
 or __array_interface__, or DLPack), filled in place. JAX arrays are immutable: execute returns a fresh
 array, and runs inside jax.jit (and vmap) as an XLA custom call whose result aliases its input (XLA
-copies the input first where the program still needs it); its gradient (the halo's cells added back
-into their owners) is not there yet.
+copies the input first where the program still needs it).
+
+adjoint(buf) is execute's transpose (dtrHaloExecuteAdjoint): every halo cell execute writes is added into
+the cell it copies and zeroed, the "sum the ghosts into their owners" of particle-mesh deposits. It is
+the gradient too: jax.grad, vjp and linear_transpose through execute run it, and PyTorch's autograd, where
+a tensor that requires grad (or torch.compile) takes execute (and adjoint) as an operation that gives a
+fresh tensor, its input left as it was.
 
     halo_of = jax.jit(plan.execute)          # JAX: u = halo_of(u)
+    rho = plan.adjoint(deposited)            # the ghosts' charge summed into their owners
 """
 
 import ctypes
+import sys
 
 from . import _arrays, _collective, _frameworks, _lib, _ops
-from .errors import RESULT_INVALID_ARGUMENT, Error
+from .errors import Error
 from .grid import Box
 from .plan import _config, _PlanBase
 
 __all__ = ["HaloPlan"]
-
-# What JAX's custom calls run (_ops.py): dtrHaloExecute, in place.
-_EXECUTOR = ctypes.cast(_lib.lib.dtrHaloExecute, ctypes.c_void_p).value
 
 _INT_MAX = 2**31 - 1  # the C library's widths are ints
 
@@ -60,17 +64,30 @@ def _flag(name, value):
     raise TypeError(f"{name} = {value!r}: expected True or False")
 
 
-class HaloPlan:
+class _HaloOperation:
+    """What a halo plan and its adjoint share as operations of JAX and PyTorch programs (_ops.py): in
+    place, on arrays whose three axes of the box come before the trailing howmany one; real, so that
+    each one's adjoint is the other's transpose."""
+
+    _direction = 0
+    _in_place = True
+    _spatial = 3
+    _argument = "buf"
+    _adjoint_weights = None
+
+
+class HaloPlan(_HaloOperation):
     """Collective over the grid: the halo exchange of this rank's `pencil` box ('x', 'y' or 'z') of a 3-D
     array of `shape` (nx, ny, nz) and `dtype` (entries of `howmany` elements: a trailing axis where
     howmany > 1).
 
     The local array is padded: the box plus halo[a] cells on both sides of each axis a (x, y, z; one
     number for every axis will do), in the pencil's memory order, shape padded_shape. execute(buf) fills
-    every halo cell (edges and corners too) with the value of the global cell it stands for. An axis
-    with periodic[a] wraps around (a single bool for every axis will do); at a domain edge of an axis
-    that is not periodic the halo cells are left as they were. A periodic halo takes at most the whole
-    axis; one wider than a neighbour's box takes from the ranks beyond.
+    every halo cell (edges and corners too) with the value of the global cell it stands for; adjoint(buf)
+    adds every such halo cell into that cell and zeroes it (execute's transpose). An axis with
+    periodic[a] wraps around (a single bool for every axis will do); at a domain edge of an axis that is
+    not periodic the halo cells are left as they were, by both. A periodic halo takes at most the whole
+    axis; one wider than a neighbour's box takes from (and gives back to) the ranks beyond.
 
     backend: None or 'auto' (DTR_BACKEND, else the library's choice: the GPUs where every rank has one),
     'cpu' (host arrays), 'nccl' or 'p2p' (device arrays); device: the GPU (None: the current one);
@@ -79,14 +96,8 @@ class HaloPlan:
     """
 
     _handle = None
-    # As an operation of JAX programs (_ops.py): dtrHaloExecute in place, on arrays whose three axes of
-    # the box come before the trailing howmany one.
-    _executor = _EXECUTOR
-    _direction = 0
-    _in_place = True
-    _spatial = 3
-    _argument = "buf"
-    _adjoint_weights = None
+    _c_execute = _lib.lib.dtrHaloExecute
+    _executor = ctypes.cast(_c_execute, ctypes.c_void_p).value
 
     def __init__(self, grid, shape, pencil, dtype, halo=(1, 1, 1), periodic=(True, True, True), howmany=1,
                  backend=None, *, device=None, timeout=0):
@@ -135,9 +146,15 @@ class HaloPlan:
         self._grid, self._asked = grid, dict(backend=self._backend, device=None if self._device < 0 else self._device,
                                              timeout=timeout)
         self.in_shape = self.out_shape = self.padded_shape
+        self._alignment = _arrays.itemsize(name)  # of the arrays' addresses (PyTorch's op checks it)
         self._op = _ops.add(self)
         self._derived = {}  # halo plans made from this one at trace time (vmap's batches), closed with it
         self._jax_registered = False  # known to JAX's custom calls (_jax.py)
+        self._traced = set()  # the (shape, dtype) of tensors torch.compile traced and the ranks agreed on
+        # Its adjoint as an operation, made here: torch.compile traces adjoint() and cannot make one.
+        self._back = _Adjoint(self)
+        if "torch" in sys.modules:
+            _frameworks.torch_ops()  # the custom ops registered before a compiled program traces a call
 
     def _live(self):
         if self._handle is None:
@@ -165,9 +182,12 @@ class HaloPlan:
     _expected_out = _expected
 
     def _adjoint(self):
-        raise Error(RESULT_INVALID_ARGUMENT, "the halo exchange has no adjoint yet (its halo cells added back into their "
-                                             "owners): jax.grad, vjp and linear_transpose cannot go through "
-                                             "HaloPlan.execute; jvp can")
+        """The adjoint as an operation of JAX and PyTorch programs (on the same plan)."""
+        return self._back
+
+    def _refuse(self, handle, problem):
+        """Every rank's execute (or adjoint) fails with this rank's problem, before anything moves."""
+        _lib.refuse(_lib.lib.dtrHaloExecuteRefuse, handle, problem)
 
     def _batched(self, n):
         """Collective at trace time: this exchange with n times its howmany (vmap's leading batch of n, moved
@@ -199,20 +219,41 @@ class HaloPlan:
         """Collective: fills the halo of `buf` (this rank's padded array: shape padded_shape, the plan's
         dtype, C-contiguous, writable) in place, and returns buf. GPU arrays: ordered on `stream` (a CuPy
         or PyTorch stream, or a cudaStream_t as an int), by default the array library's current stream.
-        A JAX array or tracer gives a fresh array (stream stays None), eagerly or inside jax.jit.
+        A JAX array or tracer gives a fresh array (stream stays None), eagerly or inside jax.jit; so does
+        a PyTorch tensor that requires grad (or one torch.compile traces), its input left as it was.
         A wrong array on any rank raises Error on every rank before anything is exchanged."""
-        handle = self._live()
-        problem = ptr = s = None
+        return self._exchange(self, buf, stream)
+
+    def adjoint(self, buf, stream=None):
+        """Collective: execute's adjoint on `buf` (the same array as execute takes), in place, returning
+        buf: every halo cell that execute writes is added into the interior cell it copies (the wrapped
+        one where periodic, through the ranks beyond where the halo is wider than a neighbour's box) and
+        then zeroed; cells beyond a domain edge that is not periodic are left as they were. So
+        sum(execute(x) * y) == sum(x * adjoint(y)) over the ranks. The sums run in one fixed order, the
+        same bits on every backend (docs/fft.md). Arrays as execute's: JAX's and tensors that autograd
+        follows give a fresh array."""
+        return self._exchange(self._adjoint(), buf, stream)
+
+    def _exchange(self, op, buf, stream):
+        """op (the plan, or its _Adjoint) on buf: the frameworks' operation for their arrays, else op's C
+        call in place."""
+        problem = None
         # Whatever one rank alone finds must stop every rank, not leave them waiting: caught into problem.
         try:
             ad = _arrays.adapter(buf)
         except Exception as e:
             ad, problem = None, str(e) or type(e).__name__
-        if ad is _arrays._Jax:
-            from . import _jax
-            result = _jax.execute(self, buf, None, stream)
+        if ad is not None and ad.name in _frameworks.NAMES:
+            self._live()
+            result = _frameworks.operation(ad, op, buf, None, stream)
             if result is not NotImplemented:
                 return result
+        return self._run_in_place(op, ad, buf, stream, problem)
+
+    def _run_in_place(self, op, ad, buf, stream, problem=None):
+        """op's C call on buf in place, its checks agreed over the ranks; returns buf."""
+        handle = self._live()
+        ptr = s = None
         if problem is None:
             try:
                 problem, d = self._problem(ad, buf)
@@ -222,9 +263,14 @@ class HaloPlan:
             except Exception as e:
                 problem = str(e) or type(e).__name__
         if problem is not None:  # every rank's execute fails with this rank's problem, before anything moves
-            _lib.refuse(_lib.lib.dtrHaloExecuteRefuse, handle, problem)
-        _lib.check(_lib.lib.dtrHaloExecute(handle, ptr or None, s or None))
+            self._refuse(handle, problem)
+        _lib.check(op._c_execute(handle, ptr or None, s or None))
         return buf
+
+    def _run(self, handle, ad, a, out, stream):
+        """The frameworks' eager call (PyTorch's op): on a copy of `a`, in place (an op leaves its input as
+        it was); returns the copy."""
+        return self._run_in_place(self, ad, ad.copy(a), stream)
 
     def close(self):
         """Collective: frees the plan (after its last execute's stream work has finished). Idempotent."""
@@ -232,6 +278,7 @@ class HaloPlan:
             for plan in self._derived.values():
                 plan.close()
             self._derived.clear()
+            _frameworks.retire(self._back)
             _frameworks.retire(self)
             handle, self._handle = self._handle, None
             self._pointers.clear()
@@ -248,3 +295,44 @@ class HaloPlan:
         state = "closed" if self._handle is None else self._backend
         return (f"disttranspose.HaloPlan({'x'.join(map(str, self.shape))} {self._dtype}, "
                 f"{self.pencil.upper()}-pencils, halo {self.halo}, periodic {self.periodic}, {state})")
+
+
+class _Adjoint(_HaloOperation):
+    """A halo plan's adjoint (dtrHaloExecuteAdjoint) as an operation of JAX and PyTorch programs, on the
+    plan's handle; its adjoint is the plan again (second derivatives, linear_transpose twice)."""
+
+    _c_execute = _lib.lib.dtrHaloExecuteAdjoint
+    _executor = ctypes.cast(_c_execute, ctypes.c_void_p).value
+
+    def __init__(self, plan):
+        self._plan = plan
+        self.in_shape = self.out_shape = plan.padded_shape
+        self.dtype = plan.dtype
+        self._device, self._comm, self._alignment = plan._device, plan._comm, plan._alignment
+        self._jax_registered = False  # known to JAX's custom calls (_jax.py)
+        self._traced = set()  # as HaloPlan's
+        self._op = _ops.add(self)
+
+    @property
+    def _handle(self):
+        return self._plan._handle
+
+    def _live(self):
+        return self._plan._live()
+
+    def _expected(self, ad):
+        return self._plan._expected(ad)
+
+    _expected_out = _expected
+
+    def _adjoint(self):
+        return self._plan
+
+    def _batched(self, n):
+        return self._plan._batched(n)._adjoint()
+
+    def _refuse(self, handle, problem):
+        self._plan._refuse(handle, problem)
+
+    def _run(self, handle, ad, a, out, stream):
+        return self._plan._run_in_place(self, ad, ad.copy(a), stream)

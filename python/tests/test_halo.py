@@ -3,14 +3,17 @@ periodic or not per axis, odd shapes (boxes thinner than the halo, empty boxes, 
 whole axis that is not periodic), every element type, howmany 1-3. Each rank's interior comes from the
 pattern of global indices and its halos are poisoned; the reference is the global array gathered from
 every rank's interior and padded with np.pad (mode 'wrap' along periodic axes, the poison beyond the
-edges of the others), bit for bit. JAX arrays (the host's in CI, a GPU's where there is one): a fresh
-array, eagerly, under jax.jit and vmap, the input untouched; gradients refused. Bad input raises Error
-on every rank."""
+edges of the others), bit for bit. The adjoint on the same cases: small integers against the sums of
+every rank's written cells into the global cells they stand for (exact in every type), <execute(x), y>
+= <x, adjoint(y)> over the ranks, random values the same bits twice (and, on GPUs, the cpu backend's
+bits). JAX arrays (the host's in CI, a GPU's where there is one): a fresh array, eagerly, under jax.jit
+and vmap, the input untouched; jax.grad, vjp and linear_transpose through execute give adjoint's bits,
+and finite differences agree. Bad input raises Error on every rank."""
 
 import numpy as np
 import pytest
-from conftest import COMM, DTYPES, ITEMSIZE, everywhere, framework_platforms, gathered, jax_platform, pattern, poison, \
-    raises_everywhere, same_bits
+from conftest import COMM, DTYPES, ITEMSIZE, everywhere, framework_platforms, gathered, jax_platform, numpy_dtype, \
+    pattern, poison, raises_everywhere, same_bits
 
 import disttranspose as dt
 from disttranspose.errors import RESULT_INVALID_ARGUMENT, RESULT_MISMATCH
@@ -122,26 +125,30 @@ def run_case(lib, grid, shape, pencil, dtype, halo, periodic, howmany):
         return ok, box.bytes == 0, beyond
 
 
+def rotated_cases(k):
+    """(grid, pencil, case) on every grid and pencil, three of CASES each, from the k-th on (the dtypes
+    take them in turn, so that every case meets every grid and pencil over the dtypes)."""
+    for pr, pc in grids():
+        with dt.Grid(COMM, pr, pc) as grid:
+            for j, pencil in enumerate(AXES):
+                for i in range(3):
+                    yield grid, pencil, CASES[(3 * (k + j) + i) % len(CASES)]
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_every_grid_and_pencil(lib, dtype):
-    """Every grid and pencil, three of CASES each (the dtypes take them in turn, so that every case meets
-    every grid and pencil over the dtypes)."""
+    """Every grid and pencil, three of CASES each in turn."""
     if not lib.supports(dtype):
         pytest.skip(f"{lib} has no {dtype}")
     if lib.name == "jax":
         pytest.skip("JAX arrays give a fresh array, not in place: test_jax")
     ok, empty, beyond, cases = True, False, 0, 0
-    k = DTYPES.index(dtype)
-    for pr, pc in grids():
-        with dt.Grid(COMM, pr, pc) as grid:
-            for j, pencil in enumerate(AXES):
-                for i in range(3):
-                    shape, halo, periodic, howmany = CASES[(3 * (k + j) + i) % len(CASES)]
-                    good, e, b = run_case(lib, grid, shape, pencil, dtype, halo, periodic, howmany)
-                    ok &= good
-                    empty |= e
-                    beyond += b
-                    cases += 1
+    for grid, pencil, (shape, halo, periodic, howmany) in rotated_cases(DTYPES.index(dtype)):
+        good, e, b = run_case(lib, grid, shape, pencil, dtype, halo, periodic, howmany)
+        ok &= good
+        empty |= e
+        beyond += b
+        cases += 1
     assert everywhere(ok), f"{cases} cases"
     assert everywhere(beyond > 0)
     if COMM.Get_size() > 1:
@@ -159,6 +166,99 @@ def test_all_cases(lib):
                 for shape, halo, periodic, howmany in CASES:
                     ok &= run_case(lib, grid, shape, pencil, "float64", halo, periodic, howmany)[0]
     assert everywhere(ok)
+
+
+def padded_cells(plan):
+    """This rank's padded cells in memory order (the padded shape's three axes): their global (x, y, z)
+    coordinates, whether each is written by execute (periodic or inside the domain along every axis), and
+    whether it is in the box."""
+    p, box = plan.padded_box, plan.box
+    g = np.meshgrid(*[np.arange(p.start[d], p.start[d] + p.size[d]) for d in range(3)], indexing="ij")
+    g = [np.transpose(a, [AXES.index(axis) for axis in reversed(p.order)]) for a in g]
+    written, inside = True, True
+    for d in range(3):
+        written = written & (plan.periodic[d] | ((g[d] >= 0) & (g[d] < plan.shape[d])))
+        inside = inside & (g[d] >= box.start[d]) & (g[d] < box.start[d] + box.size[d])
+    return g, written, inside
+
+
+def small_values(plan, seed):
+    """Small integers (-1, 0, 1; complex: both parts) of the plan's type and padded shape: every sum of
+    the adjoint is exact, whatever its order."""
+    rng = np.random.default_rng(seed)
+    v = rng.integers(-1, 2, plan.padded_shape).astype(np.float64)
+    if plan.dtype.startswith("complex"):
+        v = v + 1j * rng.integers(-1, 2, plan.padded_shape)
+    return v.astype(numpy_dtype(plan.dtype))
+
+
+def random_values(plan, seed):
+    """Random values of the plan's type (int8: any; floating point: normal), whose sums round."""
+    rng = np.random.default_rng(seed)
+    if plan.dtype == "int8":
+        return rng.integers(-128, 128, plan.padded_shape).astype(np.int8)
+    v = rng.standard_normal(plan.padded_shape)
+    if plan.dtype.startswith("complex"):
+        v = v + 1j * rng.standard_normal(plan.padded_shape)
+    return v.astype(numpy_dtype(plan.dtype))
+
+
+def adjoint_reference(plan, y):
+    """adjoint(y), y small integers on every rank: each cell of the box plus every written halo cell of
+    every rank that stands for it; the written halo zero, the cells beyond edges that are not periodic as
+    they were."""
+    g, written, inside = padded_cells(plan)
+    n = plan.shape
+    flat = sum(np.mod(g[d], n[d]) * int(np.prod(n[:d])) for d in range(3))
+    wide = np.complex128 if plan.dtype.startswith("complex") else np.float64
+    values = np.asarray(y).astype(wide).reshape(written.shape + (plan.howmany,))
+    total = np.zeros((int(np.prod(n)), plan.howmany), wide)
+    for cells, sums in gathered((flat[written], values[written])):
+        np.add.at(total, cells, sums)
+    want = values.copy()
+    want[written & ~inside] = 0
+    want[inside] = total[flat[inside]]
+    return want.astype(numpy_dtype(plan.dtype)).reshape(plan.padded_shape)
+
+
+def adjoint_case(lib, grid, shape, pencil, dtype, halo, periodic, howmany):
+    """One plan's adjoint: against the reference, in the dot-product identity, and random values the same
+    bits twice and as the cpu backend's."""
+    with dt.HaloPlan(grid, shape, pencil, dtype, halo=halo, periodic=periodic, howmany=howmany,
+                     backend=lib.backend) as plan:
+        x, y = small_values(plan, 2 * R), small_values(plan, 2 * R + 1)
+        b = lib.put(y)
+        ok = plan.adjoint(b) is b
+        lib.sync()
+        got, hx = lib.get(b), lib.get(plan.execute(lib.put(x)))
+        lib.sync()
+        ok &= same_bits(got, adjoint_reference(plan, y))
+        dots = np.array([np.vdot(y.astype(np.complex128), hx), np.vdot(got.astype(np.complex128), x)])
+        dots = sum(gathered(dots))
+        ok &= dots[0] == dots[1]
+        r = random_values(plan, 3 * R + 7)
+        once, twice = lib.get(plan.adjoint(lib.put(r))), lib.get(plan.adjoint(lib.put(r)))
+        lib.sync()
+        ok &= same_bits(once, twice)
+    if lib.backend != "cpu":
+        with dt.HaloPlan(grid, shape, pencil, dtype, halo=halo, periodic=periodic, howmany=howmany,
+                         backend="cpu") as host:
+            ok &= same_bits(host.adjoint(r.copy()), once)
+    return ok
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_adjoint(lib, dtype):
+    """The adjoint on every grid and pencil, three of CASES each in turn (as test_every_grid_and_pencil)."""
+    if not lib.supports(dtype):
+        pytest.skip(f"{lib} has no {dtype}")
+    if lib.name == "jax":
+        pytest.skip("JAX arrays: test_jax_adjoint_and_gradients")
+    ok, cases = True, 0
+    for grid, pencil, (shape, halo, periodic, howmany) in rotated_cases(DTYPES.index(dtype)):
+        ok &= adjoint_case(lib, grid, shape, pencil, dtype, halo, periodic, howmany)
+        cases += 1
+    assert everywhere(ok), f"{cases} cases"
 
 
 def test_scalar_arguments_and_plan_outliving_grid():
@@ -286,10 +386,9 @@ def test_jax(jax_where):
     assert everywhere(ok), f"{n} cases"
 
 
-def test_jax_vmap_jvp_and_grad(jax_where):
-    """vmap over a leading batch (one exchange of howmany x the batch), jvp (the exchange of the tangent),
-    and grad refused with a clear Error on every rank; a tracer of the wrong shape refused at trace time
-    on every rank."""
+def test_jax_vmap_jvp_and_wrong_tracer(jax_where):
+    """vmap over a leading batch (one exchange of howmany x the batch), jvp (the exchange of the tangent);
+    a tracer of the wrong shape refused at trace time on every rank."""
     import jax
     import jax.numpy as jnp
     shape, halo, periodic = (7, 5, 3), (2, 1, 1), (True, False, True)
@@ -304,10 +403,49 @@ def test_jax_vmap_jvp_and_grad(jax_where):
         primal, tangent = jax.jvp(plan.execute, (x[0],), (x[1],))
         ok &= same_bits(np.asarray(primal), want[0]) and same_bits(np.asarray(tangent), want[1])
         assert everywhere(ok)
-        raises_everywhere(lambda: jax.grad(lambda u: jnp.sum(plan.execute(u)))(x[0]), RESULT_INVALID_ARGUMENT,
-                          "no adjoint")
         wrong = jnp.zeros(plan.padded_shape[:-1] + (plan.padded_shape[-1] + (R == LAST),), jnp.float64)
         msg = raises_everywhere(lambda: jax.jit(plan.execute)(wrong), RESULT_INVALID_ARGUMENT, "has shape")
         assert everywhere(R == LAST or f"rank {LAST}" in msg), msg
         with pytest.raises(dt.Error, match="stream"):
             plan.execute(x[0], stream=0)
+
+
+def test_jax_adjoint_and_gradients(jax_where):
+    """adjoint on JAX arrays, eager and jitted, the cpu backend's bits; jax.grad, vjp (vmapped too) and
+    linear_transpose through execute give adjoint's bits, linear_transpose of adjoint execute's; the
+    gradient of sum(execute(u) * w) over the ranks against central differences; every grid, a pencil
+    and case each in turn."""
+    import jax
+    import jax.numpy as jnp
+    ok, n = True, 0
+    for pr, pc in grids():
+        with dt.Grid(COMM, pr, pc) as grid:
+            for j, pencil in enumerate(AXES):
+                for dtype in ("float64", "complex128", "float32"):
+                    shape, halo, periodic, howmany = CASES[(j + 3 * n) % len(CASES)]
+                    n += 1
+                    with dt.HaloPlan(grid, shape, pencil, dtype, halo=halo, periodic=periodic, howmany=howmany,
+                                     backend=jax_where.backend) as plan, \
+                            dt.HaloPlan(grid, shape, pencil, dtype, halo=halo, periodic=periodic, howmany=howmany,
+                                        backend="cpu") as host, jax_where.default():
+                        x, w = random_values(plan, 5 * R), random_values(plan, 5 * R + 1)
+                        want, hx = host.adjoint(w.copy()), host.execute(x.copy())
+                        xj, wj = jax_where.put(x), jax_where.put(w)
+                        got = [plan.adjoint(wj), jax.jit(plan.adjoint)(wj), jax.vjp(plan.execute, xj)[1](wj)[0],
+                               jax.linear_transpose(plan.execute, xj)(wj)[0]]
+                        if not dtype.startswith("complex"):
+                            got.append(jax.grad(lambda u: jnp.sum(plan.execute(u) * wj))(xj))
+                        ok &= all(same_bits(np.asarray(g), want) for g in got)
+                        ok &= same_bits(np.asarray(jax.linear_transpose(plan.adjoint, wj)(xj)[0]), hx)
+                        batch = np.stack([w, 2 * w])
+                        pull = jax.vjp(plan.execute, xj)[1]
+                        ok &= same_bits(np.asarray(jax.jit(jax.vmap(lambda c: pull(c)[0]))(jax_where.put(batch))),
+                                        np.stack([want, host.adjoint(batch[1].copy())]))
+                        if dtype == "float64":
+                            v = random_values(plan, 5 * R + 2)
+                            f = jax.jit(lambda u: jnp.sum(plan.execute(u) * wj))
+                            eps = 1e-3
+                            diff = sum(gathered(float(f(jax_where.put(x + eps * v)) - f(jax_where.put(x - eps * v)))))
+                            slope = sum(gathered(float(np.sum(want * v))))
+                            ok &= abs(diff / (2 * eps) - slope) <= 1e-9 * max(1.0, abs(slope))
+    assert everywhere(ok), f"{n} cases"

@@ -1,7 +1,7 @@
 """PyTorch through the custom op disttranspose::execute: on the host (cpu backend, in CI) and on GPUs where
 there are. Results bit for bit against the direct path and the pattern; torch.autograd.gradcheck of a
-transpose and of a pencil transpose (float64, complex128) as functions of the whole array;
-torch.compile(fullgraph=True), forward and backward; bad input refused on every rank."""
+transpose, a pencil transpose, a halo exchange and its adjoint (float64, complex128) as functions of the
+whole array; torch.compile(fullgraph=True), forward and backward; bad input refused on every rank."""
 
 import os
 
@@ -93,12 +93,13 @@ class _Gather(torch.autograd.Function):
         return grad[ctx.start:ctx.start + count].reshape(ctx.shape).contiguous()
 
 
-def _whole_function(plan):
-    """plan.execute as a function of the whole array to the whole result, the same on every rank; and the
-    whole array's size."""
+def _whole_function(plan, run=None):
+    """plan.execute (or `run`, another call of the plan) as a function of the whole array to the whole
+    result, the same on every rank; and the whole array's size."""
+    run = run or plan.execute
     sizes = COMM.allgather(int(np.prod(plan.in_shape)))
     start = sum(sizes[:R])
-    return (lambda whole: _Gather.apply(plan.execute(_Scatter.apply(whole, start, plan.in_shape)))), sum(sizes)
+    return (lambda whole: _Gather.apply(run(_Scatter.apply(whole, start, plan.in_shape)))), sum(sizes)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "complex128"])
@@ -108,12 +109,54 @@ def test_gradcheck(where, dtype):
     grid, plans = _plans(where, dtype)
     ok = True
     for plan in plans:
-        f, total = _whole_function(plan)
-        rng = np.random.default_rng(7)
-        whole = rng.standard_normal(total) + (1j * rng.standard_normal(total) if dtype == "complex128" else 0)
-        x = torch.from_numpy(whole.astype(dtype)).to(where.device).requires_grad_(True)
-        ok &= torch.autograd.gradcheck(f, (x,), eps=1e-6, atol=1e-9, raise_exception=False)
+        ok &= _gradcheck(where, dtype, plan)
         plan.close()
+    grid.close()
+    assert everywhere(ok)
+
+
+def _gradcheck(where, dtype, plan, run=None):
+    """gradcheck of _whole_function(plan, run) on a random whole array."""
+    f, total = _whole_function(plan, run)
+    rng = np.random.default_rng(7)
+    whole = rng.standard_normal(total) + (1j * rng.standard_normal(total) if dtype == "complex128" else 0)
+    x = torch.from_numpy(whole.astype(dtype)).to(where.device).requires_grad_(True)
+    return torch.autograd.gradcheck(f, (x,), eps=1e-6, atol=1e-9, raise_exception=False)
+
+
+def _halo(where, dtype):
+    """A halo exchange wider than some boxes, periodic along two axes."""
+    grid = dt.Grid(COMM)
+    return grid, dt.HaloPlan(grid, (5, 4, 3), "y", dtype, halo=(2, 1, 2), periodic=(True, False, True),
+                             backend=where.backend)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_halo_gradcheck(where, dtype):
+    """The halo exchange and its adjoint as functions of the whole array (every rank's padded one):
+    gradcheck's numerical Jacobian against the analytical one, each the other's backward."""
+    grid, plan = _halo(where, dtype)
+    ok = _gradcheck(where, dtype, plan) and _gradcheck(where, dtype, plan, plan.adjoint)
+    plan.close()
+    grid.close()
+    assert everywhere(ok)
+
+
+def test_halo_autograd_path(where):
+    """A tensor that requires grad: execute and adjoint give fresh tensors with the in-place calls' bits,
+    the input as it was; the gradient of each is the other on the gradient."""
+    grid, plan = _halo(where, "float32")
+    rng = np.random.default_rng(R)
+    x, w = (rng.standard_normal(plan.padded_shape).astype(np.float32) for _ in range(2))
+    ok = True
+    for run, back in ((plan.execute, plan.adjoint), (plan.adjoint, plan.execute)):
+        t = where.put(x).requires_grad_(True)
+        y = run(t)
+        ok &= y is not t and y.grad_fn is not None and same_bits(host(t), x)
+        ok &= same_bits(host(y), host(run(where.put(x))))
+        (y * where.put(w)).sum().backward()
+        ok &= same_bits(host(t.grad), host(back(where.put(w))))
+    plan.close()
     grid.close()
     assert everywhere(ok)
 
@@ -154,6 +197,17 @@ def test_compile_fullgraph(where, backend):
     ok &= same_bits(host(h(u)), host(u * 4))
     plan.close()
     fwd.close()
+    grid.close()
+
+    grid, halo = _halo(where, dtype)
+    k = torch.compile(lambda t: halo.adjoint(halo.execute(t) * 2), fullgraph=True, backend=backend)
+    v = where.put(small(halo.padded_shape))
+    ok &= same_bits(host(k(v)), host(halo.adjoint(halo.execute(v.clone()) * 2)))
+    vg, ve = v.clone().requires_grad_(True), v.clone().requires_grad_(True)
+    k(vg).sum().backward()
+    halo.adjoint(halo.execute(ve) * 2).sum().backward()
+    ok &= same_bits(host(vg.grad), host(ve.grad))
+    halo.close()
     grid.close()
     assert everywhere(ok)
 
@@ -251,8 +305,8 @@ def test_kernel_failed_call_raises_error():
         f = _ops.get(op)
         bogus = 1 << 40
         _torch._register(SimpleNamespace(_op=bogus, _executor=f._executor, _handle=f._handle, _direction=7, _device=-1,
-                                         _alignment=f._alignment, in_shape=f.in_shape, out_shape=f.out_shape,
-                                         _expected=f._expected, _expected_out=f._expected_out))
+                                         _in_place=False, _alignment=f._alignment, in_shape=f.in_shape,
+                                         out_shape=f.out_shape, _expected=f._expected, _expected_out=f._expected_out))
         try:
             x = torch.zeros(x_shape, dtype=torch.complex128)
             raises_everywhere(lambda: torch.ops.disttranspose.run(x, bogus), RESULT_INVALID_ARGUMENT, "direction = 7")

@@ -1,8 +1,8 @@
 /*
- * The halo exchange's door: dtrHaloPlanCreate, dtrHaloExecute, the getters. Arguments are checked
- * locally and agreed across the grid before anything is built or exchanged, as the transposes' and the
- * FFT's doors do; the backend is resolved as for pencil plans (auto: p2p on one host of GPUs, NCCL
- * across hosts, cpu where a rank has no GPU); the layout is halo_geometry.c's and the exchange
+ * The halo exchange's door: dtrHaloPlanCreate, dtrHaloExecute and its adjoint, the getters. Arguments are
+ * checked locally and agreed across the grid before anything is built or exchanged, as the transposes'
+ * and the FFT's doors do; the backend is resolved as for pencil plans (auto: p2p on one host of GPUs,
+ * NCCL across hosts, cpu where a rank has no GPU); the layout is halo_geometry.c's and the exchange
  * halo_cpu.c's or halo_gpu.c's.
  */
 #include <math.h>
@@ -187,8 +187,9 @@ static dtrResult_t waitForStream(struct dtrHaloPlan* h, cudaStream_t stream) {
   return dtrStreamWaitUnderDeadline(stream, "the halo exchange on the GPU", pollHalo, abortHalo, h);
 }
 
-/* `refused`: the caller's own checks failed (dtrHaloExecuteRefuse); else buf is checked here. */
-static dtrResult_t execute(dtrHaloPlan_t h, dtrResult_t refused, void* buf, cudaStream_t stream) {
+/* `refused`: the caller's own checks failed (dtrHaloExecuteRefuse); else buf is checked here. `adjoint`:
+ * the halo's cells added into the cells they copy. */
+static dtrResult_t execute(dtrHaloPlan_t h, dtrResult_t refused, void* buf, int adjoint, cudaStream_t stream) {
   if (!h) return dtrSetError(dtrInvalidArgument, "plan is NULL");
   if (h->base->broken) return dtrSetError(dtrTimeout, "this halo plan timed out in an earlier execute; destroy it");
   const dtrDeviceGuard guard = dtrDeviceSave();
@@ -197,9 +198,9 @@ static dtrResult_t execute(dtrHaloPlan_t h, dtrResult_t refused, void* buf, cuda
   dtrResult_t res = dtrHaloGpuAgrees(h) ? dtrHaloGpuAgree(h, checked, buf) : dtrAgree(h->grid->comm, checked);
   if (res == dtrSuccess) {
     if (h->base->backend == dtrBackendCpu) {
-      res = dtrHaloCpuExecute(h, buf);
+      res = adjoint ? dtrHaloCpuAdjoint(h, buf) : dtrHaloCpuExecute(h, buf);
     } else {
-      res = dtrHaloGpuExecute(h, buf, stream);
+      res = adjoint ? dtrHaloGpuAdjoint(h, buf, stream) : dtrHaloGpuExecute(h, buf, stream);
       if (res == dtrSuccess && h->base->timeout > 0) res = waitForStream(h, stream);
     }
   }
@@ -208,12 +209,16 @@ static dtrResult_t execute(dtrHaloPlan_t h, dtrResult_t refused, void* buf, cuda
   return dtrDeviceRestore(guard, res);
 }
 
-dtrResult_t dtrHaloExecute(dtrHaloPlan_t h, void* buf, cudaStream_t stream) { return execute(h, dtrSuccess, buf, stream); }
+dtrResult_t dtrHaloExecute(dtrHaloPlan_t h, void* buf, cudaStream_t stream) { return execute(h, dtrSuccess, buf, 0, stream); }
+
+dtrResult_t dtrHaloExecuteAdjoint(dtrHaloPlan_t h, void* buf, cudaStream_t stream) {
+  return execute(h, dtrSuccess, buf, 1, stream);
+}
 
 dtrResult_t dtrHaloExecuteRefuse(dtrHaloPlan_t h, const char* problem) {
   if (!h) return dtrSetError(dtrInvalidArgument, "plan is NULL");
   return execute(h, dtrSetError(dtrInvalidArgument, "%s", problem && *problem ? problem : "the caller refused its array"),
-                 NULL, NULL);
+                 NULL, 0, NULL);
 }
 
 dtrResult_t dtrHaloGetBox(dtrHaloPlan_t h, dtrBox_t* padded) {

@@ -112,6 +112,35 @@ dtrHaloStrided dtrHaloCopyOf(const dtrHaloLayout* l, const dtrHaloCopy* copy) {
   return s;
 }
 
+dtrHaloStrided dtrHaloCopyBackOf(const dtrHaloLayout* l, const dtrHaloCopy* copy) {
+  dtrHaloStrided s = strided(l, copy->dst.count);
+  s.dstOffset = dtrHaloOffset(l, copy->src);
+  s.srcOffset = dtrHaloOffset(l, copy->dst.start);
+  return s;
+}
+
+dtrHaloBox dtrHaloSourceOf(const dtrHaloCopy* copy) {
+  dtrHaloBox b = copy->dst;
+  memcpy(b.start, copy->src, sizeof b.start);
+  return b;
+}
+
+int dtrHaloBoxesMeet(const dtrHaloBox* a, const dtrHaloBox* b) {
+  if (!dtrHaloBoxEntries(a) || !dtrHaloBoxEntries(b)) return 0;
+  for (int d = 0; d < 3; d++)
+    if (a->start[d] + a->count[d] <= b->start[d] || b->start[d] + b->count[d] <= a->start[d]) return 0;
+  return 1;
+}
+
+int dtrHaloSumOrder(const dtrHaloStep* s, int k) {
+  /* The sends run receiver by receiver: this rank's place among them is after those to lower ranks. */
+  int before = 0;
+  while (before < s->nsends && s->sends[before].peer < s->rank) before++;
+  if (k < before) return k;
+  if (k < before + s->nselfs) return s->nsends + k - before;
+  return k - s->nselfs;
+}
+
 /* The box of a piece along `axis` (first coordinate `first`, `count` cells) over the written ranges of
  * the other axes. */
 static dtrHaloBox stepBox(const dtrHaloLayout* l, int axis, int64_t first, int64_t count) {
@@ -129,7 +158,7 @@ static int makeStep(dtrHaloLayout* l, int axis, int split, int np, int me) {
   s->axis = axis, s->split = split, s->nranks = np, s->rank = me;
   const int64_t n = l->shape[axis], h = l->halo[axis];
   const int periodic = l->periodic[axis];
-  int64_t* counts = calloc(5 * (size_t)np, sizeof *counts);
+  int64_t* counts = calloc(6 * (size_t)np, sizeof *counts);
   /* Runs: each of one cell at least, at most min(h, n) a side (a periodic halo is at most n wide, the
    * cells of one that is not lie inside the domain). */
   const int64_t most = 2 * (h < n ? h : n) + 1;
@@ -143,7 +172,7 @@ static int makeStep(dtrHaloLayout* l, int axis, int split, int np, int me) {
     return -1;
   }
   s->sendCount = counts, s->sendOffset = counts + np, s->recvCount = counts + 2 * np;
-  s->recvOffset = counts + 3 * np, s->peerOffset = counts + 4 * np;
+  s->recvOffset = counts + 3 * np, s->peerOffset = counts + 4 * np, s->ownerOffset = counts + 5 * np;
   const dtrHaloBox unit = stepBox(l, axis, 0, 1);
   const int64_t cross = dtrHaloBoxEntries(&unit);
   /* What this rank receives, peer by peer in group order, each peer's runs in their order; and its own. */
@@ -170,7 +199,9 @@ static int makeStep(dtrHaloLayout* l, int axis, int split, int np, int me) {
     }
     s->recvTotal = at;
   }
-  /* What each other rank t receives from this one, in t's order, and where it lands in t's buffer. */
+  /* What each other rank t receives from this one, in t's order, and where it lands in t's buffer; and,
+   * from the ranks before this one, how much each owner sends them (the owner's send layout is by
+   * receiver). */
   for (int t = 0; t < np; t++) {
     s->sendOffset[t] = s->sendTotal;
     if (t == me) continue;
@@ -178,6 +209,7 @@ static int makeStep(dtrHaloLayout* l, int axis, int split, int np, int me) {
     memset(theirs, 0, (size_t)np * sizeof *theirs);
     for (int i = 0; i < tr; i++) theirs[runs[i].owner] += runs[i].owner == t ? 0 : runs[i].count * cross;
     for (int q = 0; q < me; q++) s->peerOffset[t] += theirs[q];
+    for (int q = 0; q < np && t < me; q++) s->ownerOffset[q] += theirs[q];
     for (int i = 0; i < tr; i++) {
       if (runs[i].owner != me) continue;
       dtrHaloPiece* p = &s->sends[s->nsends++];

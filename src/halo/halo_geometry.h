@@ -12,6 +12,10 @@
  * pass over the written ranges of all axes, part of it beside the steps (the cells no step reads or
  * writes) and the rest after them. A later step or pass rewrites every halo cell that an earlier
  * step carried before its own axis was done, so that each step may move whole padded planes.
+ *
+ * The adjoint (every halo cell added into the cell it copies) is the same pieces backwards: the passes
+ * and steps in reverse order, each piece sent back to its owner and added there, each copy's cells
+ * added into its source; the order of the sums into one cell is dtrHaloSumOrder's.
  */
 #ifndef DTR_HALO_GEOMETRY_H
 #define DTR_HALO_GEOMETRY_H
@@ -61,6 +65,8 @@ typedef struct {
   int64_t* recvCount;   /* [nranks] */
   int64_t* recvOffset;  /* [nranks] */
   int64_t* peerOffset;  /* [nranks] where this rank's segment starts in each receiver's receive buffer */
+  int64_t* ownerOffset; /* [nranks] where this rank's segment starts in each sender's send layout: the
+                           adjoint sends the pieces back the way they came, there */
   int64_t sendTotal, recvTotal;
   int64_t safe[2];      /* padded range along the axis that no piece of this step reads or writes */
 } dtrHaloStep;
@@ -93,6 +99,19 @@ int dtrHaloLayoutMake(const int64_t shape[3], int pencil, int pr, int pc, int a,
                       const int periodic[3], dtrHaloLayout* layout);
 void dtrHaloLayoutFree(dtrHaloLayout* layout);
 
+/*
+ * The adjoint's order of a step's sums into this rank's box: the group's ranks in group order, this
+ * rank's own cells (selfs) in its place among them, each rank's pieces in their order (the low side's
+ * runs, then the high side's). The k-th of the nsends + nselfs sums: i < nsends is sends[i] (the cells
+ * that came back from that receiver), else selfs[i - nsends].
+ */
+int dtrHaloSumOrder(const dtrHaloStep* s, int k);
+
+/* Whether two boxes share a cell. */
+int dtrHaloBoxesMeet(const dtrHaloBox* a, const dtrHaloBox* b);
+/* The cells a copy reads. */
+dtrHaloBox dtrHaloSourceOf(const dtrHaloCopy* copy);
+
 /* Entries of a box and its first entry's offset in the padded array. */
 int64_t dtrHaloBoxEntries(const dtrHaloBox* box);
 int64_t dtrHaloOffset(const dtrHaloLayout* l, const int64_t cell[3]);
@@ -118,6 +137,8 @@ dtrHaloStrided dtrHaloPackOf(const dtrHaloLayout* l, const dtrHaloBox* box, int6
 dtrHaloStrided dtrHaloRemoteOf(const dtrHaloLayout* l, const dtrHaloStep* s, const dtrHaloPiece* send);
 dtrHaloStrided dtrHaloUnpackOf(const dtrHaloLayout* l, const dtrHaloBox* box, int64_t offset);
 dtrHaloStrided dtrHaloCopyOf(const dtrHaloLayout* l, const dtrHaloCopy* copy);
+/* The same cells the other way, the adjoint's: the copy's destination read, its source written. */
+dtrHaloStrided dtrHaloCopyBackOf(const dtrHaloLayout* l, const dtrHaloCopy* copy);
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,14 @@
  *            receive buffer, mapped at plan time, and unpacks them after the barrier
  *   after    the side stream joined, the remaining local wraps
  * The copies are one kernel (kernels/halo_copy.cu), many boxes a launch.
+ *
+ * The adjoint runs the same pieces backwards on the same streams: the last wraps' cells added into
+ * their sources; each step from the last, its halo pieces sent back to their owners (nccl: packed into
+ * the receive buffer, received into the send buffer; p2p: stored into the owners' receive buffers, the
+ * peers' arrays never written) and added there after the exchange; the wraps beside on the side stream.
+ * Its sums (the kernel's other half) run in dtrHaloSumOrder's order: a launch takes as many as share
+ * no cell of the array, the next sum that does starts the next launch, so that no add races and each
+ * cell's sums come in the same order as on the host.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +42,7 @@
 #include "halo_launch.h"
 #include "grid.h"
 #include "halo_plan.h"
+#include "halo_sum.h"
 #include "launch.h"
 
 struct dtrHaloGpu {
@@ -55,7 +64,16 @@ struct dtrHaloGpu {
   int unpack;                         /* this execute: the peers store into this rank's receive buffer */
   unsigned* abort;             /* pinned host word the barriers watch: set after a timeout */
   dtrHaloCopyArgs* copies;     /* room for the largest launch's boxes */
+  struct HaloSum* sums;        /* room for the adjoint's largest pass or step of sums */
+  dtrHaloSumArgs* sumArgs;     /* and for its launches' */
 };
+
+/* One of the adjoint's sums and the cells of the padded array it reads or writes. */
+typedef struct HaloSum {
+  dtrHaloSumArgs args;
+  dtrHaloBox cells[2];
+  int ncells;
+} HaloSum;
 
 static char* at(char* base, int64_t entries, size_t e) { return base + (size_t)entries * e; }
 
@@ -68,6 +86,28 @@ static dtrHaloCopyArgs copyArgs(const char* src, char* dst, dtrHaloStrided c, si
   a.planes = (size_t)c.count[2];
   for (int k = 0; k < 2; k++) a.srcPitch[k] = (size_t)c.srcPitch[k] * e, a.dstPitch[k] = (size_t)c.dstPitch[k] * e;
   return a;
+}
+
+/* src NULL: the box zeroed. */
+static HaloSum sumOf(char* src, char* dst, dtrHaloStrided c, size_t e, int move, const dtrHaloBox* cells, int ncells) {
+  const dtrHaloCopyArgs a = copyArgs(src ? src : dst, dst, c, e);
+  HaloSum m;
+  memset(&m, 0, sizeof m);
+  m.args.src = src ? (char*)a.src : NULL;
+  m.args.dst = a.dst;
+  m.args.width = a.width, m.args.rows = a.rows, m.args.planes = a.planes;
+  memcpy(m.args.srcPitch, a.srcPitch, sizeof a.srcPitch);
+  memcpy(m.args.dstPitch, a.dstPitch, sizeof a.dstPitch);
+  m.args.move = move;
+  for (int k = 0; k < ncells; k++) m.cells[k] = cells[k];
+  m.ncells = ncells;
+  return m;
+}
+
+/* A copy's cells added back into its source, its destination zeroed. */
+static HaloSum sumBackOf(const dtrHaloLayout* l, char* buf, const dtrHaloCopy* copy, size_t e) {
+  const dtrHaloBox cells[2] = {copy->dst, dtrHaloSourceOf(copy)};
+  return sumOf(buf, buf, dtrHaloCopyBackOf(l, copy), e, 1, cells, 2);
 }
 
 void dtrHaloGpuDestroy(struct dtrHaloPlan* h) {
@@ -106,6 +146,8 @@ void dtrHaloGpuDestroy(struct dtrHaloPlan* h) {
   if (s->side) cudaStreamDestroy(s->side);
   if (s->comm) cudaStreamDestroy(s->comm);
   free(s->copies);
+  free(s->sums);
+  free(s->sumArgs);
   free(s->records);
   free(s);
   h->gpu = NULL;
@@ -123,12 +165,16 @@ static dtrResult_t createLocal(struct dtrHaloPlan* h, struct dtrHaloGpu* s) {
                          DTR_GROUP_MAX, st->split == 1 ? "columns" : "rows", st->nranks);
     if (st->sendTotal > send) send = st->sendTotal;
     if (st->recvTotal > recv) recv = st->recvTotal;
-    if (st->nsends + st->nselfs > most) most = st->nsends + st->nselfs;
-    if (st->nrecvs > most) most = st->nrecvs;
+    /* The adjoint's sums of a step: its halo zeroed, then the pieces and its own cells added. */
+    if (st->nsends + st->nselfs + st->nrecvs > most) most = st->nsends + st->nselfs + st->nrecvs;
   }
-  if (!(s->copies = malloc((size_t)(most + 1) * sizeof *s->copies)))
-    return dtrSetError(dtrOutOfMemory, "host allocation failed");
-  /* Never empty: a p2p rank that receives nothing still has a buffer its peers map. */
+  s->copies = malloc((size_t)(most + 1) * sizeof *s->copies);
+  s->sums = malloc((size_t)(most + 1) * sizeof *s->sums);
+  s->sumArgs = malloc((size_t)(most + 1) * sizeof *s->sumArgs);
+  if (!s->copies || !s->sums || !s->sumArgs) return dtrSetError(dtrOutOfMemory, "host allocation failed");
+  /* Never empty: a p2p rank that receives nothing still has a buffer its peers map. The p2p adjoint's
+   * pieces come back into it: its send layout's size too. */
+  if (s->p2p && send > recv) recv = send;
   CUDACHECK(cudaMalloc((void**)&s->recv, (size_t)recv * h->entry + 256));
   if (!s->p2p && send) CUDACHECK(cudaMalloc((void**)&s->send, (size_t)send * h->entry));
   int lowest = 0, highest = 0;
@@ -235,47 +281,78 @@ static dtrResult_t launch(struct dtrHaloGpu* s, int n, int fence, cudaStream_t s
   return dtrSuccess;
 }
 
-/* The local wraps that no step touches, on the side stream of the lowest priority, forked from `stream`
- * once the first step's transfer is under way: launched first, their blocks would hold every SM and
- * the transfer would wait for them. */
-static dtrResult_t launchBeside(struct dtrHaloPlan* h, char* buf, cudaStream_t stream) {
+/* Whether sum k shares a cell of the array with one of sums[first, k). */
+static int meetsOne(const HaloSum* sums, int first, int k) {
+  for (int j = first; j < k; j++)
+    for (int a = 0; a < sums[k].ncells; a++)
+      for (int b = 0; b < sums[j].ncells; b++)
+        if (dtrHaloBoxesMeet(&sums[k].cells[a], &sums[j].cells[b])) return 1;
+  return 0;
+}
+
+/* The pending sums s->sums[0, n) in order, each launch as many as share no cell of the array. */
+static dtrResult_t launchSums(struct dtrHaloPlan* h, int n, cudaStream_t stream) {
+  struct dtrHaloGpu* s = h->gpu;
+  const dtrHaloScalar scalar = dtrHaloScalarOf(h->type);
+  for (int first = 0; first < n;) {
+    int end = first + 1;
+    while (end < n && !meetsOne(s->sums, first, end)) end++;
+    for (int k = first; k < end; k++) s->sumArgs[k - first] = s->sums[k].args;
+    CUDACHECK(dtrHaloSumLaunch(s->sumArgs, end - first, scalar, stream));
+    first = end;
+  }
+  return dtrSuccess;
+}
+
+/* The local wraps that no step touches (back: their adjoint), on the side stream of the lowest priority,
+ * forked from `stream` once the first step's transfer is under way: launched first, their blocks would
+ * hold every SM and the transfer would wait for them. */
+static dtrResult_t launchBeside(struct dtrHaloPlan* h, char* buf, int back, cudaStream_t stream) {
   struct dtrHaloGpu* s = h->gpu;
   const dtrHaloLayout* l = &h->layout;
   if (!l->nbeside) return dtrSuccess;
   CUDACHECK(cudaEventRecord(s->fork, stream));
   CUDACHECK(cudaStreamWaitEvent(s->side, s->fork, 0));
-  int n = 0;
-  for (int k = 0; k < l->nbeside; k++) s->copies[n++] = copyArgs(buf, buf, dtrHaloCopyOf(l, &l->beside[k]), h->entry);
-  DTRCHECK(launch(s, n, 0, s->side));
+  if (back) {
+    for (int k = 0; k < l->nbeside; k++) s->sums[k] = sumBackOf(l, buf, &l->beside[k], h->entry);
+    DTRCHECK(launchSums(h, l->nbeside, s->side));
+  } else {
+    for (int k = 0; k < l->nbeside; k++) s->copies[k] = copyArgs(buf, buf, dtrHaloCopyOf(l, &l->beside[k]), h->entry);
+    DTRCHECK(launch(s, l->nbeside, 0, s->side));
+  }
   CUDACHECK(cudaEventRecord(s->besideDone, s->side));
   return dtrSuccess;
 }
 
-static dtrResult_t ncclStep(struct dtrHaloPlan* h, int i, char* buf, cudaStream_t stream) {
+/* Step i over NCCL, from `stream`: the `out` pieces not contiguous in the array packed into outBuffer
+ * at their offsets; at the first step the wraps beside forked (back: their adjoint); then one NCCL
+ * group on the communication stream, exchanged[i] recorded after: `in` received into inBuffer at their
+ * offsets (or straight into the array where contiguous there, if `inArray`), `out` sent (straight out of
+ * the array where contiguous). Pieces to one peer travel in order (NCCL's rule for one group): each
+ * rank lists them in the order of the receiver's layout. */
+static dtrResult_t ncclPieces(struct dtrHaloPlan* h, int i, char* buf, const dtrHaloPiece* in, int nin, char* inBuffer,
+                              int inArray, const dtrHaloPiece* out, int nout, char* outBuffer, int first, int back,
+                              cudaStream_t stream) {
   struct dtrHaloGpu* s = h->gpu;
   const dtrHaloLayout* l = &h->layout;
-  const dtrHaloStep* st = &l->steps[i];
   const size_t e = h->entry;
   int n = 0;
-  for (int k = 0; k < st->nsends; k++)
-    if (!dtrHaloBoxContiguous(l, &st->sends[k].box))
-      s->copies[n++] = copyArgs(buf, s->send, dtrHaloPackOf(l, &st->sends[k].box, st->sends[k].offset), e);
+  for (int k = 0; k < nout; k++)
+    if (!dtrHaloBoxContiguous(l, &out[k].box)) s->copies[n++] = copyArgs(buf, outBuffer, dtrHaloPackOf(l, &out[k].box, out[k].offset), e);
   DTRCHECK(launch(s, n, 0, stream));
   CUDACHECK(cudaEventRecord(s->packed[i], stream));
   CUDACHECK(cudaStreamWaitEvent(s->comm, s->packed[i], 0));
-  if (i == 0) DTRCHECK(launchBeside(h, buf, stream));
-  /* Pieces to one peer travel in order (NCCL's rule for one group): each rank lists them in the order
-   * of the receiver's layout. */
+  if (first) DTRCHECK(launchBeside(h, buf, back, stream));
   dtrResult_t res = dtrSuccess;
   NCCLCHECK(ncclGroupStart());
-  for (int k = 0; k < st->nrecvs; k++) {
-    const dtrHaloPiece* p = &st->recvs[k];
-    char* ptr = dtrHaloBoxContiguous(l, &p->box) ? at(buf, dtrHaloOffset(l, p->box.start), e) : at(s->recv, p->offset, e);
+  for (int k = 0; k < nin; k++) {
+    const dtrHaloPiece* p = &in[k];
+    char* ptr = inArray && dtrHaloBoxContiguous(l, &p->box) ? at(buf, dtrHaloOffset(l, p->box.start), e) : at(inBuffer, p->offset, e);
     NCCLCHECKGOTO(ncclRecv(ptr, (size_t)p->entries * e, ncclUint8, p->peer, s->nccl[i], s->comm), res, group);
   }
-  for (int k = 0; k < st->nsends; k++) {
-    const dtrHaloPiece* p = &st->sends[k];
-    const char* ptr = dtrHaloBoxContiguous(l, &p->box) ? at(buf, dtrHaloOffset(l, p->box.start), e) : at(s->send, p->offset, e);
+  for (int k = 0; k < nout; k++) {
+    const dtrHaloPiece* p = &out[k];
+    const char* ptr = dtrHaloBoxContiguous(l, &p->box) ? at(buf, dtrHaloOffset(l, p->box.start), e) : at(outBuffer, p->offset, e);
     NCCLCHECKGOTO(ncclSend(ptr, (size_t)p->entries * e, ncclUint8, p->peer, s->nccl[i], s->comm), res, group);
   }
 group:
@@ -285,8 +362,17 @@ group:
   }
   DTRCHECK(dtrNcclGroupEnd(s->nccl[i], "the halo step's group of sends and receives"));
   CUDACHECK(cudaEventRecord(s->exchanged[i], s->comm));
+  return dtrSuccess;
+}
+
+static dtrResult_t ncclStep(struct dtrHaloPlan* h, int i, char* buf, cudaStream_t stream) {
+  struct dtrHaloGpu* s = h->gpu;
+  const dtrHaloLayout* l = &h->layout;
+  const dtrHaloStep* st = &l->steps[i];
+  const size_t e = h->entry;
+  DTRCHECK(ncclPieces(h, i, buf, st->recvs, st->nrecvs, s->recv, 1, st->sends, st->nsends, s->send, i == 0, 0, stream));
   /* Its own cells beside the messages: they read the interior along the axis, the messages the faces. */
-  n = 0;
+  int n = 0;
   for (int k = 0; k < st->nselfs; k++) s->copies[n++] = copyArgs(buf, buf, dtrHaloCopyOf(l, &st->selfs[k]), e);
   DTRCHECK(launch(s, n, 0, stream));
   CUDACHECK(cudaStreamWaitEvent(stream, s->exchanged[i], 0));
@@ -352,21 +438,26 @@ dtrResult_t dtrHaloGpuAgree(struct dtrHaloPlan* h, dtrResult_t checked, void* bu
   return fresh ? dtrAgree(h->grid->comm, res) : res;
 }
 
-static dtrResult_t p2pStep(struct dtrHaloPlan* h, int i, char* buf, cudaStream_t stream) {
+/* Step i's stores into its peers' memory between the two barriers, from `stream`: each piece where it
+ * lands (forward: the sends, into the receiver's array or its receive buffer; back: the halo pieces,
+ * into their owners' receive buffers), by one launch with the rank's own copies (forward) where it is
+ * not contiguous in the array, by a copy engine where it is; at the first step the wraps beside forked. */
+static dtrResult_t p2pStores(struct dtrHaloPlan* h, int i, char* buf, int first, int back, cudaStream_t stream) {
   struct dtrHaloGpu* s = h->gpu;
   const dtrHaloLayout* l = &h->layout;
   const dtrHaloStep* st = &l->steps[i];
   const size_t e = h->entry;
   CUDACHECK(dtrPeerBarrierLaunch(&s->flags[i], dtrPeerArrive, stream));
-  if (i == 0) DTRCHECK(launchBeside(h, buf, stream));
+  if (first) DTRCHECK(launchBeside(h, buf, back, stream));
   int n = 0, engines = 0;
-  for (int k = 0; k < st->nsends; k++) {
-    const dtrHaloPiece* p = &st->sends[k];
-    char* array = s->direct ? s->peerArray[i][p->peer] : NULL;
-    /* Where the piece lands: its cells of the receiver's array, else the receiver's segment from this
-     * rank in its receive buffer. */
-    const dtrHaloStrided to = array ? dtrHaloRemoteOf(l, st, p)
-                                    : dtrHaloPackOf(l, &p->box, st->peerOffset[p->peer] + p->offset - st->sendOffset[p->peer]);
+  for (int k = 0; k < (back ? st->nrecvs : st->nsends); k++) {
+    const dtrHaloPiece* p = back ? &st->recvs[k] : &st->sends[k];
+    char* array = !back && s->direct ? s->peerArray[i][p->peer] : NULL;
+    /* Where the piece lands: its cells of the receiver's array, else the segment from this rank in the
+     * peer's receive buffer (by receiver in its owner's send layout, going back). */
+    const int64_t segment = back ? st->ownerOffset[p->peer] + p->offset - st->recvOffset[p->peer]
+                                 : st->peerOffset[p->peer] + p->offset - st->sendOffset[p->peer];
+    const dtrHaloStrided to = array ? dtrHaloRemoteOf(l, st, p) : dtrHaloPackOf(l, &p->box, segment);
     char* dst = array ? array : s->peerRecv[i][p->peer];
     if (!dtrHaloBoxContiguous(l, &p->box)) {
       s->copies[n++] = copyArgs(buf, dst, to, e);
@@ -381,17 +472,80 @@ static dtrResult_t p2pStep(struct dtrHaloPlan* h, int i, char* buf, cudaStream_t
     CUDACHECK(cudaMemcpyAsync(at(dst, to.dstOffset, e), at(buf, to.srcOffset, e), (size_t)p->entries * e,
                               cudaMemcpyDeviceToDevice, s->comm));
   }
-  for (int k = 0; k < st->nselfs; k++) s->copies[n++] = copyArgs(buf, buf, dtrHaloCopyOf(l, &st->selfs[k]), e);
+  for (int k = 0; k < st->nselfs && !back; k++) s->copies[n++] = copyArgs(buf, buf, dtrHaloCopyOf(l, &st->selfs[k]), e);
   DTRCHECK(launch(s, n, 1, stream));
   if (engines) {
     CUDACHECK(cudaEventRecord(s->exchanged[i], s->comm));
     CUDACHECK(cudaStreamWaitEvent(stream, s->exchanged[i], 0));
   }
   CUDACHECK(dtrPeerBarrierLaunch(&s->flags[i], dtrPeerFinish, stream));
-  n = 0;
+  return dtrSuccess;
+}
+
+static dtrResult_t p2pStep(struct dtrHaloPlan* h, int i, char* buf, cudaStream_t stream) {
+  struct dtrHaloGpu* s = h->gpu;
+  const dtrHaloLayout* l = &h->layout;
+  const dtrHaloStep* st = &l->steps[i];
+  DTRCHECK(p2pStores(h, i, buf, i == 0, 0, stream));
+  int n = 0;
   for (int k = 0; k < st->nrecvs && (!s->direct || s->unpack); k++)
-    s->copies[n++] = copyArgs(s->recv, buf, dtrHaloUnpackOf(l, &st->recvs[k].box, st->recvs[k].offset), e);
+    s->copies[n++] = copyArgs(s->recv, buf, dtrHaloUnpackOf(l, &st->recvs[k].box, st->recvs[k].offset), h->entry);
   return launch(s, n, 0, stream);
+}
+
+/* The adjoint's sums of step i once its pieces are in `back` (at the offsets of the step's sends): the
+ * halo this rank sent zeroed, then the pieces and its own cells added in dtrHaloSumOrder's order. */
+static dtrResult_t sumStepBack(struct dtrHaloPlan* h, int i, char* buf, char* back, cudaStream_t stream) {
+  struct dtrHaloGpu* s = h->gpu;
+  const dtrHaloLayout* l = &h->layout;
+  const dtrHaloStep* st = &l->steps[i];
+  const size_t e = h->entry;
+  int n = 0;
+  for (int k = 0; k < st->nrecvs; k++)
+    s->sums[n++] = sumOf(NULL, buf, dtrHaloUnpackOf(l, &st->recvs[k].box, 0), e, 0, &st->recvs[k].box, 1);
+  for (int k = 0; k < st->nsends + st->nselfs; k++) {
+    const int v = dtrHaloSumOrder(st, k);
+    const dtrHaloPiece* p = v < st->nsends ? &st->sends[v] : NULL;
+    s->sums[n++] = p ? sumOf(back, buf, dtrHaloUnpackOf(l, &p->box, p->offset), e, 0, &p->box, 1)
+                     : sumBackOf(l, buf, &st->selfs[v - st->nsends], e);
+  }
+  return launchSums(h, n, stream);
+}
+
+/* nccl, backwards: the halo pieces packed into the receive buffer (those not contiguous in the array)
+ * and sent to their owners, the owners' pieces received into the send buffer. */
+static dtrResult_t ncclStepBack(struct dtrHaloPlan* h, int i, char* buf, int first, cudaStream_t stream) {
+  struct dtrHaloGpu* s = h->gpu;
+  const dtrHaloStep* st = &h->layout.steps[i];
+  DTRCHECK(ncclPieces(h, i, buf, st->sends, st->nsends, s->send, 0, st->recvs, st->nrecvs, s->recv, first, 1, stream));
+  CUDACHECK(cudaStreamWaitEvent(stream, s->exchanged[i], 0));
+  return sumStepBack(h, i, buf, s->send, stream);
+}
+
+/* p2p, backwards: each halo piece stored into its owner's receive buffer, where the owner's send
+ * layout puts it; the owners add them after. */
+static dtrResult_t p2pStepBack(struct dtrHaloPlan* h, int i, char* buf, int first, cudaStream_t stream) {
+  DTRCHECK(p2pStores(h, i, buf, first, 1, stream));
+  return sumStepBack(h, i, buf, h->gpu->recv, stream);
+}
+
+dtrResult_t dtrHaloGpuAdjoint(struct dtrHaloPlan* h, char* buf, cudaStream_t stream) {
+  struct dtrHaloGpu* s = h->gpu;
+  const dtrHaloLayout* l = &h->layout;
+  CUDACHECK(cudaSetDevice(h->base->device));
+  CUDACHECK(cudaEventRecord(s->start, stream));
+  CUDACHECK(cudaStreamWaitEvent(s->work, s->start, 0));
+  for (int k = 0; k < l->nafter; k++) s->sums[k] = sumBackOf(l, buf, &l->after[k], h->entry);
+  DTRCHECK(launchSums(h, l->nafter, s->work));
+  if (!l->nsteps) DTRCHECK(launchBeside(h, buf, 1, s->work));
+  for (int i = l->nsteps - 1; i >= 0; i--) {
+    const int first = i == l->nsteps - 1;
+    DTRCHECK(s->p2p ? p2pStepBack(h, i, buf, first, s->work) : ncclStepBack(h, i, buf, first, s->work));
+  }
+  if (l->nbeside) CUDACHECK(cudaStreamWaitEvent(s->work, s->besideDone, 0));
+  CUDACHECK(cudaEventRecord(s->done, s->work));
+  CUDACHECK(cudaStreamWaitEvent(stream, s->done, 0));
+  return dtrSuccess;
 }
 
 dtrResult_t dtrHaloGpuExecute(struct dtrHaloPlan* h, char* buf, cudaStream_t stream) {
@@ -401,7 +555,7 @@ dtrResult_t dtrHaloGpuExecute(struct dtrHaloPlan* h, char* buf, cudaStream_t str
   CUDACHECK(cudaSetDevice(h->base->device));
   CUDACHECK(cudaEventRecord(s->start, stream));
   CUDACHECK(cudaStreamWaitEvent(s->work, s->start, 0));
-  if (!l->nsteps) DTRCHECK(launchBeside(h, buf, s->work));
+  if (!l->nsteps) DTRCHECK(launchBeside(h, buf, 0, s->work));
   for (int i = 0; i < l->nsteps; i++) DTRCHECK(s->p2p ? p2pStep(h, i, buf, s->work) : ncclStep(h, i, buf, s->work));
   if (l->nbeside) CUDACHECK(cudaStreamWaitEvent(s->work, s->besideDone, 0));
   int n = 0;

@@ -9,6 +9,9 @@
 !     periodic) the poison still; the interior unchanged; a second execute the same;
 !   - real(real64) arrays declared with the global indices as bounds, as docs/fortran.md shows, and the
 !     integer form of `periodic` beside the logical one;
+!   - the adjoint (dtr_halo_execute_adjoint) on real(real64) arrays with global bounds, small integers
+!     (exact sums), widths wider than some boxes: <execute(x), y> = <x, adjoint(y)> over the ranks, the
+!     written halo zeroed, the untouched cells as they were, the interiors' total the written cells';
 !   - the padded box against the pencil's box; bad input (widths, pencil, config, a null buffer,
 !     arguments that differ between ranks, one rank's bad argument): the same error on every rank.
 !
@@ -54,7 +57,9 @@ program test_fortran_halo
         end do
       end do
       call view_case(grid, pencil)
-      n = n + 1
+      call adjoint_case(grid, pencil, [6_int64, 5_int64, 7_int64], [1, 2, 1], [.true., .true., .true.])
+      call adjoint_case(grid, pencil, [3_int64, 2_int64, 5_int64], [3, 2, 2], [.false., .true., .true.])
+      n = n + 3
     end do
     call expect_result(dtr_grid_destroy(grid), DTR_SUCCESS, 'grid destroy')
   end do
@@ -116,19 +121,24 @@ contains
     name = trim(text)
   end function
 
-  ! One execute in place on a host buffer, or on a device copy of it (copied back).
-  integer(c_int) function run_halo_execute(plan, buf, bytes) result(res)
+  ! One execute (or its adjoint) in place on a host buffer, or on a device copy of it (copied back).
+  integer(c_int) function run_halo_execute(plan, buf, bytes, adjoint) result(res)
     type(dtr_halo_plan), intent(in) :: plan
     type(c_ptr), intent(in) :: buf
     integer(c_size_t), intent(in) :: bytes
+    logical, intent(in), optional :: adjoint
     type(c_ptr) :: dbuf, same
-    if (.not. on_device) then
-      res = dtr_halo_execute(plan, buf)
-      return
+    logical :: back
+    back = .false.
+    if (present(adjoint)) back = adjoint
+    dbuf = buf
+    if (on_device) call to_device(buf, buf, bytes, bytes, dbuf, same)
+    if (back) then
+      res = dtr_halo_execute_adjoint(plan, dbuf)
+    else
+      res = dtr_halo_execute(plan, dbuf)
     end if
-    call to_device(buf, buf, bytes, bytes, dbuf, same)
-    res = dtr_halo_execute(plan, dbuf)
-    call from_device(buf, buf, bytes, bytes, dbuf, same)
+    if (on_device) call from_device(buf, buf, bytes, bytes, dbuf, same)
   end function
 
   ! A padded array of bytes, in the padded box's memory order: the interior from cell_byte, the halos
@@ -250,27 +260,26 @@ contains
     call expect(.not. c_associated(plan%handle), name // ': a destroyed plan keeps its handle')
   end subroutine
 
-  ! The Fortran view of docs/fortran.md: a real(real64) array whose bounds are the padded box's global
-  ! indices (from 0) in the pencil's order, u(x, y, z) on X-pencils, u(y, z, x) on Y, u(z, x, y) on Z,
-  ! every axis periodic (the integer form), widths 1, 2, 1: afterwards u at any padded index holds the
-  ! value of the cell it wraps to.
-  subroutine view_case(grid, pencil)
+  ! A real(real64) plan for the Fortran view of docs/fortran.md (the integer form of `periodic`): the
+  ! bounds of its padded array, the padded box's global indices (from 0) in the pencil's order, lo to hi,
+  ! the box itself first to last, and the order o (o(d): the axis of dimension d, from 1). False, the
+  ! plan destroyed, where the plan or its box failed (on every rank).
+  logical function view_plan(grid, shape, pencil, halo, periodic, name, plan, lo, hi, first, last, o) result(ok)
     type(dtr_grid), intent(in) :: grid
-    integer(c_int), intent(in) :: pencil
-    integer(int64), parameter :: shape(3) = [6, 5, 7]
-    integer(c_int), parameter :: halo(3) = [1, 2, 1]
-    real(real64), allocatable, target :: u(:, :, :), want(:, :, :)
-    type(dtr_halo_plan) :: plan
+    integer(int64), intent(in) :: shape(3)
+    integer(c_int), intent(in) :: pencil, halo(3), periodic(3)
+    character(len=*), intent(in) :: name
+    type(dtr_halo_plan), intent(out) :: plan
+    integer(int64), intent(out) :: lo(3), hi(3), first(3), last(3)
+    integer, intent(out) :: o(3)
     type(dtr_box) :: p
-    integer(int64) :: lo(3), hi(3), first(3), last(3), i, j, k, c(3), g(3)
-    integer :: d, o(3)
-    character(len=:), allocatable :: name
-
-    name = case_name(grid, shape, pencil, DTR_FLOAT64, 1_int64, halo, [.true., .true., .true.]) // ', global bounds'
+    integer :: d
     cases = cases + 1
-    if (.not. expect_success(dtr_halo_plan_create(plan, grid, shape, pencil, DTR_FLOAT64, 1_int64, halo, [1, 1, 1], &
-                                                  test_config), name // ': plan')) return
-    if (.not. agreed_success(dtr_halo_get_box(plan, p), name // ': padded box')) then
+    ok = expect_success(dtr_halo_plan_create(plan, grid, shape, pencil, DTR_FLOAT64, 1_int64, halo, periodic, &
+                                             test_config), name // ': plan')
+    if (.not. ok) return
+    ok = agreed_success(dtr_halo_get_box(plan, p), name // ': padded box')
+    if (.not. ok) then
       call expect_result(dtr_halo_plan_destroy(plan), DTR_SUCCESS, name // ': destroy')
       return
     end if
@@ -278,10 +287,26 @@ contains
     do d = 1, 3
       lo(d) = p%start(o(d))
       hi(d) = p%start(o(d)) + p%size(o(d)) - 1
-      ! The box itself, within the padded one.
       first(d) = lo(d) + halo(o(d))
       last(d) = hi(d) - halo(o(d))
     end do
+  end function
+
+  ! The view: u(x, y, z) on X-pencils, u(y, z, x) on Y, u(z, x, y) on Z, every axis periodic, widths
+  ! 1, 2, 1: afterwards u at any padded index holds the value of the cell it wraps to.
+  subroutine view_case(grid, pencil)
+    type(dtr_grid), intent(in) :: grid
+    integer(c_int), intent(in) :: pencil
+    integer(int64), parameter :: shape(3) = [6, 5, 7]
+    integer(c_int), parameter :: halo(3) = [1, 2, 1]
+    real(real64), allocatable, target :: u(:, :, :), want(:, :, :)
+    type(dtr_halo_plan) :: plan
+    integer(int64) :: lo(3), hi(3), first(3), last(3), i, j, k, c(3), g(3)
+    integer :: o(3)
+    character(len=:), allocatable :: name
+
+    name = case_name(grid, shape, pencil, DTR_FLOAT64, 1_int64, halo, [.true., .true., .true.]) // ', global bounds'
+    if (.not. view_plan(grid, shape, pencil, halo, [1, 1, 1], name, plan, lo, hi, first, last, o)) return
     allocate (u(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)), want(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)))
     do k = lo(3), hi(3)
       do j = lo(2), hi(2)
@@ -298,6 +323,64 @@ contains
     if (expect_success(run_halo_execute(plan, c_loc(u), int(max(1_int64, size(u, kind=int64)) * 8, c_size_t)), &
                        name // ': execute')) &
       call expect(all(u == want), name // ': a halo cell does not hold the value of the cell it wraps to')
+    call expect_result(dtr_halo_plan_destroy(plan), DTR_SUCCESS, name // ': destroy')
+  end subroutine
+
+  ! The adjoint on the view of view_case: x and y small integers from the global padded index and the
+  ! rank (a halo cell of one rank differs from the cell it stands for and from another rank's), so that
+  ! every sum is exact.
+  subroutine adjoint_case(grid, pencil, shape, halo, periodic)
+    type(dtr_grid), intent(in) :: grid
+    integer(c_int), intent(in) :: pencil, halo(3)
+    integer(int64), intent(in) :: shape(3)
+    logical, intent(in) :: periodic(3)
+    real(real64), allocatable, target :: x(:, :, :), y(:, :, :), hx(:, :, :), aty(:, :, :)
+    type(dtr_halo_plan) :: plan
+    integer(int64) :: lo(3), hi(3), first(3), last(3), i, j, k, c(3)
+    integer(c_size_t) :: bytes
+    integer :: o(3), rank
+    real(real64) :: sums(4)  ! <H x, y>, <x, H^T y>, the written cells of y, the interiors of H^T y
+    logical :: written, interior, halo_right
+    character(len=:), allocatable :: name
+
+    call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+    name = case_name(grid, shape, pencil, DTR_FLOAT64, 1_int64, halo, periodic) // ', adjoint'
+    if (.not. view_plan(grid, shape, pencil, halo, merge(1_c_int, 0_c_int, periodic), name, plan, lo, hi, first, last, &
+                        o)) return
+    allocate (x(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)), y(lo(1):hi(1), lo(2):hi(2), lo(3):hi(3)))
+    do k = lo(3), hi(3)
+      do j = lo(2), hi(2)
+        do i = lo(1), hi(1)
+          x(i, j, k) = real(modulo(7 * i + 13 * j + 29 * k + 3 * rank, 5_int64) - 2, real64)
+          y(i, j, k) = real(modulo(11 * i + 5 * j + 17 * k + 7 * rank, 5_int64) - 2, real64)
+        end do
+      end do
+    end do
+    hx = x
+    aty = y
+    bytes = int(max(1_int64, size(x, kind=int64)) * 8, c_size_t)
+    if (expect_success(run_halo_execute(plan, c_loc(hx), bytes), name // ': execute') .and. &
+        expect_success(run_halo_execute(plan, c_loc(aty), bytes, adjoint=.true.), name // ': adjoint')) then
+      sums = [sum(hx * y), sum(x * aty), 0.0_real64, 0.0_real64]
+      halo_right = .true.
+      do k = lo(3), hi(3)
+        do j = lo(2), hi(2)
+          do i = lo(1), hi(1)
+            c(o) = [i, j, k]
+            written = all(periodic .or. (c >= 0 .and. c < shape))
+            interior = all([i, j, k] >= first .and. [i, j, k] <= last)
+            if (written) sums(3) = sums(3) + y(i, j, k)
+            if (interior) sums(4) = sums(4) + aty(i, j, k)
+            ! The written halo zeroed; the untouched cells as they were.
+            if (.not. interior) halo_right = halo_right .and. aty(i, j, k) == merge(0.0_real64, y(i, j, k), written)
+          end do
+        end do
+      end do
+      call MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
+      call expect(sums(1) == sums(2), name // ': <execute(x), y> differs from <x, adjoint(y)>')
+      call expect(sums(3) == sums(4), name // ': the interiors do not hold the written cells'' total')
+      call expect(halo_right, name // ': a halo cell is neither zero (written) nor as it was (untouched)')
+    end if
     call expect_result(dtr_halo_plan_destroy(plan), DTR_SUCCESS, name // ': destroy')
   end subroutine
 
@@ -348,6 +431,7 @@ contains
         agreed_success(dtr_halo_get_box(plan, p), 'padded box for bad executes')) then
       ! Every padded box holds cells here (the widths are 1), so that a null buffer is wrong on every rank.
       call refused(dtr_halo_execute(plan, c_null_ptr), DTR_INVALID_ARGUMENT, 'a null buffer', 'buf')
+      call refused(dtr_halo_execute_adjoint(plan, c_null_ptr), DTR_INVALID_ARGUMENT, 'a null buffer (adjoint)', 'buf')
       allocate (buf(max(1_int64, product(p%size))))
       buf = 7
       if (ranks > 1) then
@@ -363,6 +447,7 @@ contains
     end if
     call expect_result(dtr_halo_plan_destroy(plan), DTR_INVALID_ARGUMENT, 'destroy of a null halo plan')
     call expect_result(dtr_halo_execute(plan, c_null_ptr), DTR_INVALID_ARGUMENT, 'execute of a null halo plan')
+    call expect_result(dtr_halo_execute_adjoint(plan, c_null_ptr), DTR_INVALID_ARGUMENT, 'adjoint of a null halo plan')
     call expect_result(dtr_halo_get_box(plan, p), DTR_INVALID_ARGUMENT, 'padded box of a null halo plan')
     call expect_result(dtr_grid_destroy(grid), DTR_SUCCESS, 'grid destroy')
   end subroutine
