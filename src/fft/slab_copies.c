@@ -145,12 +145,11 @@ static dtrResult_t copyBlock(struct dtrFftPlan* f, char* peer, dtrRange planes, 
   return dtrSuccess;
 }
 
-/* One execute's direction: the exchange whose barriers it runs under, and what a chunk of its first
- * pass makes ("mine": planes forward, lines inverse) against what a chunk of its last pass takes
- * ("theirs", of the receiver). */
+/* One execute's direction, this rank, its peers and their staging arrays as mapped here: what a chunk
+ * of its first pass makes ("mine": planes forward, lines inverse) against what a chunk of its last pass
+ * takes ("theirs", of the receiver). */
 typedef struct {
   int inverse, rank, peers;
-  dtrPlan_t x;
   char* const* peer;
 } Execute;
 
@@ -241,7 +240,7 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
   char* const s = f->work;
   /* Every rank maps every rank's staging array (once an allocation; a few dozen bytes an execute). */
   DTRCHECK(dtrAgree(f->grid->comm, dtrPlanChunksBegin(x, dtrSuccess, s, s)));
-  const Execute ex = {inverse, x->comm.rank, f->grid->pc, x, dtrP2pChunkOuts(x)};
+  const Execute ex = {inverse, x->comm.rank, f->grid->pc, dtrP2pChunkOuts(x)};
   DTRCHECK(dtrAgree(f->grid->comm, ex.peer ? dtrSuccess : dtrSetError(dtrInternalError, "the slab route's staging arrays are not mapped")));
   const int C = f->chunks, whole = C - f->rounds[inverse];
   CUDACHECK(cudaSetDevice(f->device));
