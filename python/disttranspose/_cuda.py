@@ -51,6 +51,13 @@ def current_device():
     return device.value
 
 
+def set_current_device(device):
+    """Makes GPU `device` the calling thread's current one (for tests and tools; the library never does)."""
+    if _runtime().cudaSetDevice(device):
+        _runtime().cudaGetLastError()
+        raise RuntimeError(f"disttranspose: cannot make GPU {device} current")
+
+
 def device_synchronize():
     err = _runtime().cudaDeviceSynchronize()
     if err:

@@ -14,6 +14,7 @@ from conftest import COMM, GPU, custom_calls_missing, everywhere, gathered, same
 from test_fft import local, whole
 
 import disttranspose as dt
+from disttranspose import _cuda
 
 BACKEND = os.environ.get("DTR_TEST_GPU_BACKEND", "auto")
 SHAPE = (16, 8, 8)  # every box of 1 to 4 ranks holds data, so that every rank's execute checks its array
@@ -22,7 +23,9 @@ pytestmark = pytest.mark.gpu
 
 @pytest.fixture
 def gpus():
-    """JAX's device of this rank's GPU and of another GPU, where the process sees two or more."""
+    """JAX's device of this rank's GPU and of another GPU, where the process sees two or more; the CUDA
+    current device put back afterwards, whoever changed it (XLA may leave its own on the calling thread
+    once it has run on another GPU), so that the tests after these make their plans where they expect."""
     only = os.environ.get("DTR_TEST_LIBS")
     if GPU is None or (only and "jax" not in only.split(",")):
         pytest.skip("needs a GPU and JAX on it")
@@ -34,7 +37,10 @@ def gpus():
     if len(devices) < 2:
         pytest.skip(f"needs a process that sees 2 or more GPUs; this one sees {len(devices)}")
     jax.config.update("jax_enable_x64", True)
-    return devices[GPU], devices[(GPU + 1) % len(devices)]
+    before = _cuda.current_device()
+    yield devices[GPU], devices[(GPU + 1) % len(devices)]
+    if _cuda.current_device() != before:
+        _cuda.set_current_device(before)
 
 
 @contextlib.contextmanager
@@ -67,8 +73,10 @@ def _calls(grid, plan, on, elsewhere):
         x = jax.device_put(local(X, x_box), on)
         y = jax.jit(lambda v: dt.fft.fftn(v, grid, SHAPE))(x)
         b = jax.jit(plan.execute)(jax.device_put(a, on))
+        current = _cuda.current_device()
         eager = dt.fft.fftn(x, grid, SHAPE)
-    ok = list(y.devices()) == [on] and list(b.devices()) == [on]
+        kept = _cuda.current_device() == current  # a library call never changes the current device
+    ok = kept and list(y.devices()) == [on] and list(b.devices()) == [on]
     ok &= same_bits(np.asarray(y), np.asarray(eager))
     ok &= np.abs(np.asarray(y) - local(want, z_box)).max(initial=0) <= 1e-12 * np.abs(want).max()
     return ok and same_bits(np.asarray(b), A.T[ls.out_row_start:ls.out_row_start + ls.out_rows])
