@@ -411,7 +411,8 @@ dtrResult_t dtrHaloPlanCreate(dtrHaloPlan_t* plan, dtrGrid_t grid, const int64_t
 dtrResult_t dtrHaloExecute(dtrHaloPlan_t plan, void* buf, cudaStream_t stream);
 /* Collective, the adjoint of dtrHaloExecute (above): in place on the same padded array, stream-ordered
  * alike; afterwards the interior holds its own cells plus the halo cells that copy them, the written halo
- * cells zero. */
+ * cells zero. Every rank calls the same one of the two: ranks that mix them fail with dtrMismatch on
+ * every rank, and nothing is exchanged. */
 dtrResult_t dtrHaloExecuteAdjoint(dtrHaloPlan_t plan, void* buf, cudaStream_t stream);
 /* Collective, in place of dtrHaloExecute or dtrHaloExecuteAdjoint, for language bindings: this rank's own
  * checks of its array failed (`problem` says how). Every rank's execute then fails with

@@ -13,7 +13,8 @@
  *     halo_reference.h's ordered reference bit for bit, on both arrays; small integers against the flat
  *     sums (each interior cell plus the halo cells that stand for it, the written halo zeroed, the rest
  *     untouched) and in <H x, y> = <x, H^T y> over the ranks' padded arrays, exactly;
- *   - bad input: the same error on every rank, from one rank's bad argument or arguments that differ.
+ *   - bad input: the same error on every rank, from one rank's bad argument or arguments that differ
+ *     (the direction too: ranks that mix dtrHaloExecute and dtrHaloExecuteAdjoint, nothing written).
  * test_halo cpu|gpu [-v]   (-v: each case's name before it runs)
  */
 #include <stdint.h>
@@ -295,6 +296,27 @@ static void expectEverywhere(dtrResult_t got, dtrResult_t want, const char* what
   EXPECT(all, "%s: another rank did not get %s", what, dtrGetErrorString(want));
 }
 
+/* Whether `call` on rank 0's and the last rank's mixed directions (the last rank's adjoint beside the
+ * others' executes, or the other way round) fails on every rank naming the direction, this rank's array
+ * as it was. */
+static void mixedDirections(dtrHaloPlan_t plan, void* buf, size_t bytes, int lastBack) {
+  unsigned char* before = malloc(bytes + 1);
+  unsigned char* after = malloc(bytes + 1);
+  for (size_t i = 0; i < bytes; i++) before[i] = (unsigned char)(i * 7 + (size_t)rank);
+  if (gpu && bytes) cudaMemcpy(buf, before, bytes, cudaMemcpyHostToDevice);
+  else if (bytes) memcpy(buf, before, bytes);
+  const int back = (rank == nranks - 1) == lastBack;
+  const char* what = lastBack ? "the last rank's adjoint beside executes" : "the last rank's execute beside adjoints";
+  expectEverywhere(back ? dtrHaloExecuteAdjoint(plan, buf, stream) : dtrHaloExecute(plan, buf, stream), dtrMismatch, what);
+  EXPECT(strstr(dtrGetLastError(), "direction") && strstr(dtrGetLastError(), "dtrHaloExecuteAdjoint"), "%s: '%s'", what,
+         dtrGetLastError());
+  if (gpu) cudaStreamSynchronize(stream);
+  if (gpu && bytes) cudaMemcpy(after, buf, bytes, cudaMemcpyDeviceToHost);
+  else if (bytes) memcpy(after, buf, bytes);
+  EXPECT(!bytes || !memcmp(before, after, bytes), "%s: the array was written", what);
+  free(before), free(after);
+}
+
 static void badInput(void) {
   dtrGrid_t grid = NULL;
   if (dtrGridCreate(&grid, MPI_COMM_WORLD, 0, 0) != dtrSuccess) {
@@ -360,6 +382,14 @@ static void badInput(void) {
                                                        : dtrHaloExecuteAdjoint(plan, buf, stream);
     expectEverywhere(refusedBack, dtrInvalidArgument, "adjoint refused on the last rank");
     EXPECT(strstr(dtrGetLastError(), "wrong shape") != NULL, "adjoint refused: '%s'", dtrGetLastError());
+    /* Ranks that call different directions: refused everywhere, nothing written; the plan serves on. */
+    if (nranks > 1) {
+      mixedDirections(plan, buf, p.bytes, 1);
+      mixedDirections(plan, buf, p.bytes, 0);
+      expectEverywhere(dtrHaloExecuteAdjoint(plan, buf, stream), dtrSuccess, "an adjoint after mixed directions");
+      expectEverywhere(dtrHaloExecute(plan, buf, stream), dtrSuccess, "an execute after mixed directions");
+      if (gpu) cudaStreamSynchronize(stream);
+    }
     if (gpu) {
       void* host = malloc(p.bytes + 16);
       expectEverywhere(dtrHaloExecute(plan, p.bytes ? host : buf, stream), dtrInvalidArgument, "host memory on a GPU plan");

@@ -144,51 +144,81 @@ dtrResult_t dtrEveryRankHasGpu(MPI_Comm comm, int* all) {
 
 #define DTR_MSG_MAX 512
 
-dtrResult_t dtrAgree(MPI_Comm comm, dtrResult_t local) {
+/* MPI_LONG_INT's layout: a value and the rank that gave it; MPI_MAXLOC keeps the greatest, ties going
+ * to the lowest rank. */
+typedef struct {
+  long value;
   int rank;
-  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return dtrSetError(dtrMpiError, "MPI_Comm_rank failed in agreement");
-  /* MAXLOC picks the largest result; ties go to the lowest rank. */
-  struct { int value, rank; } in = {(int)local, rank}, out;
-  DTRCHECK(dtrAllreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, comm, "the other ranks to agree on a result"));
-  if (out.value == dtrSuccess) return dtrSuccess;
+} Loc;
+_Static_assert(sizeof(long) == sizeof(int64_t), "MPI_LONG_INT carries the 64-bit values");
+
+/* Local: n values as one MAXLOC reduction compares them: [0, n) the values, [n, 2n) their negations,
+ * whose greatest is the least value. */
+static void putValues(Loc* out, const dtrAgreedValue* values, int n, int rank) {
+  for (int i = 0; i < n; i++) {
+    const int64_t v = values[i].value;
+    out[i] = (Loc){(long)v, rank};
+    out[n + i] = (Loc){v == INT64_MIN ? (long)INT64_MAX : (long)-v, rank};
+  }
+}
+
+/* Local: the first value whose greatest and least differ, in putValues' 2n reduced. */
+static dtrResult_t firstDifference(const Loc* reduced, const dtrAgreedValue* values, int n) {
+  for (int i = 0; i < n; i++) {
+    const Loc hi = reduced[i], lo = reduced[n + i];
+    if ((int64_t)hi.value != -(int64_t)lo.value)
+      return dtrValueDiffers(&values[i], -(int64_t)lo.value, lo.rank, (int64_t)hi.value, hi.rank);
+  }
+  return dtrSuccess;
+}
+
+dtrResult_t dtrValueDiffers(const dtrAgreedValue* value, int64_t least, int leastRank, int64_t greatest, int greatestRank) {
+  char a[48], b[48];
+  return dtrSetError(dtrMismatch, "%s differs between ranks: %s on rank %d, %s on rank %d; every rank must give the same",
+                     value->name, dtrValueText(value->kind, least, a, sizeof a), leastRank,
+                     dtrValueText(value->kind, greatest, b, sizeof b), greatestRank);
+}
+
+/* Collective, once the ranks have agreed on `agreed`, failed on rank `from`: that rank's message for
+ * every rank, prefixed by its rank where it is not the rank's own. */
+static dtrResult_t adoptMessage(MPI_Comm comm, int rank, dtrResult_t local, dtrResult_t agreed, int from) {
   char msg[DTR_MSG_MAX];
   snprintf(msg, sizeof msg, "%s", dtrGetLastError());
-  DTRCHECK(dtrBcast(msg, DTR_MSG_MAX, MPI_CHAR, out.rank, comm, "the failing rank's message"));
+  DTRCHECK(dtrBcast(msg, DTR_MSG_MAX, MPI_CHAR, from, comm, "the failing rank's message"));
   msg[DTR_MSG_MAX - 1] = '\0';
-  if (rank != out.rank || local == dtrSuccess) {
+  if (rank != from || local == dtrSuccess) {
     char full[DTR_MSG_MAX + 32];
-    snprintf(full, sizeof full, "rank %d: %s", out.rank, msg);
+    snprintf(full, sizeof full, "rank %d: %s", from, msg);
     dtrSetErrorQuiet(full);
   }
-  return (dtrResult_t)out.value;
+  return agreed;
+}
+
+dtrResult_t dtrAgree(MPI_Comm comm, dtrResult_t local) { return dtrAgreeWith(comm, local, NULL, 0); }
+
+dtrResult_t dtrAgreeWith(MPI_Comm comm, dtrResult_t local, const dtrAgreedValue* values, int n) {
+  int rank;
+  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return dtrSetError(dtrMpiError, "MPI_Comm_rank failed in agreement");
+  if (n < 0 || n > DTR_AGREE_WITH_MOST)
+    return dtrSetError(dtrInternalError, "dtrAgreeWith takes at most %d values, given %d", DTR_AGREE_WITH_MOST, n);
+  /* The result first (the largest wins), then the values: on the stack, so that nothing can fail
+   * between a rank's checks and the reduction the others wait in. */
+  Loc mine[1 + 2 * DTR_AGREE_WITH_MOST], all[1 + 2 * DTR_AGREE_WITH_MOST];
+  mine[0] = (Loc){(long)local, rank};
+  putValues(mine + 1, values, n, rank);
+  DTRCHECK(dtrAllreduce(mine, all, 1 + 2 * n, MPI_LONG_INT, MPI_MAXLOC, comm, "the other ranks to agree on a result"));
+  if (all[0].value != dtrSuccess) return adoptMessage(comm, rank, local, (dtrResult_t)all[0].value, all[0].rank);
+  return firstDifference(all + 1, values, n);
 }
 
 dtrResult_t dtrAgreeValues(MPI_Comm comm, const dtrAgreedValue* values, int n) {
   int rank;
   MPICHECK(MPI_Comm_rank(comm, &rank));
-  /* One reduction gives the greatest value and the least (the greatest of its negation), each with
-   * the lowest rank that holds it. */
-  struct Loc { /* MPI_LONG_INT's layout */
-    long value;
-    int rank;
-  };
-  _Static_assert(sizeof(long) == sizeof(int64_t), "MPI_LONG_INT carries the 64-bit values");
-  struct Loc* both = calloc(4 * (size_t)n, sizeof *both);
+  Loc* both = calloc(4 * (size_t)n, sizeof *both);
   if (!both) return dtrSetError(dtrOutOfMemory, "host allocation failed while comparing arguments");
-  for (int i = 0; i < n; i++) {
-    const int64_t v = values[i].value;
-    both[i] = (struct Loc){(long)v, rank};
-    both[n + i] = (struct Loc){v == INT64_MIN ? (long)INT64_MAX : (long)-v, rank};
-  }
+  putValues(both, values, n, rank);
   dtrResult_t res = dtrAllreduce(both, both + 2 * n, 2 * n, MPI_LONG_INT, MPI_MAXLOC, comm, "the other ranks' arguments");
-  for (int i = 0; i < n && res == dtrSuccess; i++) {
-    const struct Loc hi = both[2 * n + i], lo = both[3 * n + i];
-    if ((int64_t)hi.value == -(int64_t)lo.value) continue;
-    char a[48], b[48];
-    res = dtrSetError(dtrMismatch, "%s differs between ranks: %s on rank %d, %s on rank %d; every rank must give the same",
-                      values[i].name, dtrValueText(values[i].kind, -(int64_t)lo.value, a, sizeof a), lo.rank,
-                      dtrValueText(values[i].kind, (int64_t)hi.value, b, sizeof b), hi.rank);
-  }
+  if (res == dtrSuccess) res = firstDifference(both + 2 * n, values, n);
   free(both);
   return res;
 }

@@ -55,6 +55,18 @@ typedef struct {
 dtrResult_t dtrAgreeValues(MPI_Comm comm, const dtrAgreedValue* values, int n);
 
 /*
+ * Collective: dtrAgree on `local` and dtrAgreeValues on `n` values (at most DTR_AGREE_WITH_MOST) in
+ * one reduction, for an execute whose checks and call must both be alike without a second collective.
+ * A failure comes first: the values are compared only where every rank succeeded.
+ */
+#define DTR_AGREE_WITH_MOST 4
+dtrResult_t dtrAgreeWith(MPI_Comm comm, dtrResult_t local, const dtrAgreedValue* values, int n);
+
+/* Local: dtrAgreeValues' dtrMismatch for `value`, given its least and greatest values over the ranks
+ * and the lowest ranks that gave them (for an agreement that gathers the values itself). */
+dtrResult_t dtrValueDiffers(const dtrAgreedValue* value, int64_t least, int leastRank, int64_t greatest, int greatestRank);
+
+/*
  * The library's MPI collectives: blocking without a deadline; nonblocking and polled until the
  * deadline under one (timeout.h), failing with dtrTimeout where a rank does not take part. `what`
  * names what is waited for in messages. On failure the request is left with MPI.

@@ -195,7 +195,12 @@ static dtrResult_t execute(dtrHaloPlan_t h, dtrResult_t refused, void* buf, int 
   const dtrDeviceGuard guard = dtrDeviceSave();
   const dtrDeadline saved = dtrDeadlineEnter(h->base->timeout);
   const dtrResult_t checked = refused != dtrSuccess ? refused : checkBuffer(h, buf);
-  dtrResult_t res = dtrHaloGpuAgrees(h) ? dtrHaloGpuAgree(h, checked, buf) : dtrAgree(h->grid->comm, checked);
+  /* The direction picks the pieces every rank sends and adds: the same on every rank, or none runs. It
+   * rides in the agreement on the checks, which comes first (a refusal, which runs nothing, agrees with
+   * either). */
+  const dtrAgreedValue direction = {"the direction (0: dtrHaloExecute, 1: dtrHaloExecuteAdjoint)", adjoint, dtrValueNumber};
+  dtrResult_t res = dtrHaloGpuAgrees(h) ? dtrHaloGpuAgree(h, checked, &direction, buf)
+                                        : dtrAgreeWith(h->grid->comm, checked, &direction, 1);
   if (res == dtrSuccess) {
     if (h->base->backend == dtrBackendCpu) {
       res = adjoint ? dtrHaloCpuAdjoint(h, buf) : dtrHaloCpuExecute(h, buf);

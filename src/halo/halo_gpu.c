@@ -15,9 +15,10 @@
  *            every piece straight into its receiver's padded array and copies the rank's own cells,
  *            while the copy engines carry the pieces that are whole planes; a barrier (every piece in).
  *            The arrays are mapped through CUDA IPC as the executes bring them, their descriptions
- *            exchanged in the execute's agreement (one allgather, no collective of its own). A receiver
- *            whose array CUDA IPC cannot share (DTR_HALO_DIRECT=0: every one) gets its pieces in its
- *            receive buffer, mapped at plan time, and unpacks them after the barrier
+ *            exchanged in the execute's agreement (one allgather with its checks and its direction, no
+ *            collective of its own). A receiver whose array CUDA IPC cannot share (DTR_HALO_DIRECT=0:
+ *            every one) gets its pieces in its receive buffer, mapped at plan time, and unpacks them
+ *            after the barrier
  *   after    the side stream joined, the remaining local wraps
  * The copies are one kernel (kernels/halo_copy.cu), many boxes a launch.
  *
@@ -45,6 +46,13 @@
 #include "halo_sum.h"
 #include "launch.h"
 
+/* A rank's record in an execute's agreement (p2p): its padded array as it describes it (its result
+ * inside), and the direction it was called for. */
+typedef struct {
+  dtrPeerBuffer array;
+  int64_t direction;
+} HaloRecord;
+
 struct dtrHaloGpu {
   int p2p;
   char* send;                  /* nccl: the packed pieces */
@@ -57,7 +65,7 @@ struct dtrHaloGpu {
   int mappings[3][2 * DTR_GROUP_MAX]; /* their mappings and the flags' (-1: none) */
   int direct;                         /* p2p and DTR_HALO_DIRECT: pieces into the receivers' arrays */
   int gridRank[3][DTR_GROUP_MAX];     /* a step's group ranks in the grid's communicator */
-  dtrPeerBuffer* records;             /* [grid ranks] an execute's arrays as their owners describe them */
+  HaloRecord* records;                /* [grid ranks] an execute's arrays as their owners describe them */
   dtrPeerBook book;                   /* this rank's arrays the peers have mapped; the peers' held here */
   char* peerArray[3][DTR_GROUP_MAX];  /* this execute: each receiver's padded array as mapped here (NULL:
                                          its receive buffer takes its pieces) */
@@ -399,29 +407,44 @@ static void describeArray(struct dtrHaloPlan* h, dtrResult_t checked, void* buf,
   mine->result = (int32_t)res;
 }
 
-dtrResult_t dtrHaloGpuAgree(struct dtrHaloPlan* h, dtrResult_t checked, void* buf) {
+/* Local, on the records every rank gathered alike: dtrAgreeWith's mismatch where the ranks' directions
+ * differ, the same on every rank without a collective of its own. */
+static dtrResult_t sameDirection(const HaloRecord* records, int nranks, const dtrAgreedValue* direction) {
+  int least = 0, greatest = 0;
+  for (int q = 1; q < nranks; q++) {
+    if (records[q].direction < records[least].direction) least = q;
+    if (records[q].direction > records[greatest].direction) greatest = q;
+  }
+  if (records[least].direction == records[greatest].direction) return dtrSuccess;
+  return dtrValueDiffers(direction, records[least].direction, least, records[greatest].direction, greatest);
+}
+
+dtrResult_t dtrHaloGpuAgree(struct dtrHaloPlan* h, dtrResult_t checked, const dtrAgreedValue* direction, void* buf) {
   struct dtrHaloGpu* s = h->gpu;
   const dtrComm* c = &h->base->comm;
-  dtrPeerBuffer* mine = &s->records[c->rank];
+  dtrPeerBuffer* mine = &s->records[c->rank].array;
   const cudaError_t err = cudaSetDevice(h->base->device); /* the mappings are the plan's device's */
   if (err != cudaSuccess && checked == dtrSuccess)
     checked = dtrSetError(DTR_CUDA_RESULT(err), "cudaSetDevice(%d) failed: %s", h->base->device, cudaGetErrorString(err));
   describeArray(h, checked, buf, mine);
-  DTRCHECK(dtrAllgather(s->records, (int)sizeof *mine, h->grid->comm, "the other ranks' padded arrays"));
+  s->records[c->rank].direction = direction->value;
+  DTRCHECK(dtrAllgather(s->records, (int)sizeof *s->records, h->grid->comm, "the other ranks' padded arrays"));
   int failed = 0, fresh = 0;
   for (int q = 0; q < c->nranks; q++) {
-    failed |= s->records[q].result != dtrSuccess;
-    fresh |= s->records[q].has_handle;
+    failed |= s->records[q].array.result != dtrSuccess;
+    fresh |= s->records[q].array.has_handle;
   }
-  /* Every rank saw the same records: a failure anywhere is every rank's, with its message. */
+  /* Every rank saw the same records: a failure anywhere is every rank's, with its message; then a
+   * difference of direction, before anything is mapped. */
   if (failed) return dtrAgree(h->grid->comm, (dtrResult_t)mine->result);
+  DTRCHECK(sameDirection(s->records, c->nranks, direction));
   dtrResult_t res = dtrSuccess;
   s->unpack = !mine->buffer_id;
   for (int i = 0; i < h->layout.nsteps; i++) {
     const dtrHaloStep* st = &h->layout.steps[i];
     int mappings[DTR_GROUP_MAX];
     for (int q = 0; q < st->nranks; q++) {
-      const dtrPeerBuffer* theirs = &s->records[s->gridRank[i][q]];
+      const dtrPeerBuffer* theirs = &s->records[s->gridRank[i][q]].array;
       mappings[q] = -1;
       s->peerArray[i][q] = NULL;
       if (q == st->rank || !theirs->buffer_id || res != dtrSuccess) continue;

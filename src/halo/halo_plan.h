@@ -34,9 +34,9 @@ dtrResult_t dtrHaloGpuCreate(struct dtrHaloPlan* h, const dtrConfig_t* cfg);
 /* Whether an execute's agreement is dtrHaloGpuAgree's (the p2p backend storing into the peers' arrays;
  * the adjoint's too, which stores into their receive buffers, so that a refusal agrees with either). */
 int dtrHaloGpuAgrees(const struct dtrHaloPlan* h);
-/* Collective: an execute's agreement on this rank's `checked` (as dtrAgree's), which also exchanges the
- * ranks' descriptions of their padded arrays and maps the peers' here. */
-dtrResult_t dtrHaloGpuAgree(struct dtrHaloPlan* h, dtrResult_t checked, void* buf);
+/* Collective: an execute's agreement on this rank's `checked` and its `direction` (as dtrAgreeWith's),
+ * which also exchanges the ranks' descriptions of their padded arrays and maps the peers' here. */
+dtrResult_t dtrHaloGpuAgree(struct dtrHaloPlan* h, dtrResult_t checked, const dtrAgreedValue* direction, void* buf);
 /* Collective: one exchange whose checks every rank has agreed on, or its adjoint. */
 dtrResult_t dtrHaloCpuExecute(struct dtrHaloPlan* h, char* buf);
 dtrResult_t dtrHaloGpuExecute(struct dtrHaloPlan* h, char* buf, cudaStream_t stream);

@@ -1,7 +1,8 @@
 /*
- * halo-bench: a halo exchange (dtrHaloExecute) against the bare exchange of the same bytes with the
- * same peers on the plan's transport (NCCL send/recv on the GPU backends, MPI on the cpu one: one
- * message each way a peer and step, of its segment's size), in the same run. Each timed iteration
+ * halo-bench: a halo exchange (dtrHaloExecute) and its adjoint (dtrHaloExecuteAdjoint, the same messages
+ * the other way and the sums) against the bare exchange of the same bytes with the same peers on the
+ * plan's transport (NCCL send/recv on the GPU backends, MPI on the cpu one: one message each way a peer
+ * and step, of its segment's size), in the same run. Each timed iteration
  * starts after a barrier and ends when every rank's work is done (the slowest rank's time counts);
  * medians after warm-up.
  *
@@ -46,14 +47,19 @@ static void fail(const char* what) {
   exit(1);
 }
 
-/* The slowest rank's seconds for `iters` runs of one of the two, median. */
-static double timeIt(dtrHaloPlan_t plan, int gpu, void* buf, void* send, void* recv, int bare, int iters, int warmup,
+/* What an iteration runs. */
+typedef enum { kExecute, kAdjoint, kBare } Run;
+
+/* The slowest rank's seconds for `iters` runs of one of them, median. */
+static double timeIt(dtrHaloPlan_t plan, int gpu, void* buf, void* send, void* recv, Run run, int iters, int warmup,
                      cudaStream_t stream) {
   double* t = malloc((size_t)(iters > 0 ? iters : 1) * sizeof *t);
   for (int i = -warmup; i < iters; i++) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
-    const dtrResult_t res = bare ? dtrHaloBareExchange(plan, send, recv, stream) : dtrHaloExecute(plan, buf, stream);
+    const dtrResult_t res = run == kBare      ? dtrHaloBareExchange(plan, send, recv, stream)
+                            : run == kAdjoint ? dtrHaloExecuteAdjoint(plan, buf, stream)
+                                              : dtrHaloExecute(plan, buf, stream);
     if (gpu) cudaStreamSynchronize(stream);
     double dt = MPI_Wtime() - t0;
     if (res != dtrSuccess) fail(dtrGetLastError());
@@ -138,8 +144,10 @@ int main(int argc, char** argv) {
   } else {
     buf = calloc(1, box.bytes + 16), send = calloc(1, bare + 16), recv = calloc(1, bare + 16);
   }
-  const double haloUs = timeIt(plan, gpu, buf, send, recv, 0, iters, warmup, stream) * 1e6;
-  const double bareUs = timeIt(plan, gpu, buf, send, recv, 1, iters, warmup, stream) * 1e6;
+  const double haloUs = timeIt(plan, gpu, buf, send, recv, kExecute, iters, warmup, stream) * 1e6;
+  const double adjointUs = timeIt(plan, gpu, buf, send, recv, kAdjoint, iters, warmup, stream) * 1e6;
+  const double bareUs = timeIt(plan, gpu, buf, send, recv, kBare, iters, warmup, stream) * 1e6;
+  const double ratio = bareUs > 0 ? haloUs / bareUs : 0, adjointRatio = bareUs > 0 ? adjointUs / bareUs : 0;
   /* The bytes each rank sends over its steps, the largest over the ranks. */
   long long sent = 0;
   for (int i = 0; i < plan->layout.nsteps; i++) sent += (long long)plan->layout.steps[i].sendTotal * (long long)box.entry_bytes;
@@ -147,21 +155,22 @@ int main(int argc, char** argv) {
   int pr, pc;
   dtrGridGetDims(grid, &pr, &pc, NULL, NULL);
   if (rank == 0) {
-    printf("halo %lldx%lldx%lld %s %s-pencils, widths %d %d %d %s, %d x %d grid, %s: halo %.1f us, bare exchange %.1f us "
-           "(%.2f x), %lld bytes sent per rank\n",
+    printf("halo %lldx%lldx%lld %s %s-pencils, widths %d %d %d %s, %d x %d grid, %s: halo %.1f us (%.2f x), adjoint %.1f us "
+           "(%.2f x), bare exchange %.1f us, %lld bytes sent per rank\n",
            (long long)shape[0], (long long)shape[1], (long long)shape[2], dtrDataTypeName(type), dtrPencilName(pencil), halo[0],
-           halo[1], halo[2], open ? "open" : "periodic", pr, pc, dtrBackendName(used), haloUs, bareUs,
-           bareUs > 0 ? haloUs / bareUs : 0, sent);
+           halo[1], halo[2], open ? "open" : "periodic", pr, pc, dtrBackendName(used), haloUs, ratio, adjointUs, adjointRatio,
+           bareUs, sent);
     if (json) {
       FILE* f = fopen(json, "w");
       if (f) {
         fprintf(f,
                 "[{\"shape\": [%lld, %lld, %lld], \"dtype\": \"%s\", \"pencil\": \"%s\", \"halo\": [%d, %d, %d], "
                 "\"periodic\": %s, \"grid\": [%d, %d], \"ranks\": %d, \"backend\": \"%s\", \"iters\": %d, \"warmup\": %d, "
-                "\"bytes_sent_per_rank\": %lld, \"halo_us\": %.3f, \"bare_us\": %.3f, \"ratio\": %.4f}]\n",
+                "\"bytes_sent_per_rank\": %lld, \"halo_us\": %.3f, \"bare_us\": %.3f, \"ratio\": %.4f, \"adjoint_us\": %.3f, "
+                "\"adjoint_ratio\": %.4f}]\n",
                 (long long)shape[0], (long long)shape[1], (long long)shape[2], dtrDataTypeName(type), dtrPencilName(pencil),
                 halo[0], halo[1], halo[2], open ? "false" : "true", pr, pc, nranks, dtrBackendName(used), iters, warmup,
-                sent, haloUs, bareUs, bareUs > 0 ? haloUs / bareUs : 0);
+                sent, haloUs, bareUs, ratio, adjointUs, adjointRatio);
         fclose(f);
       }
     }
