@@ -64,6 +64,15 @@ static void release(void* p, int pooled) {
   else free(p);
 }
 
+/* A padded array's input, in place before an execute or adjoint reads it. cudaMemcpy from pageable
+ * memory may return before its copy has landed (CUDA's API synchronization behavior), and the plan runs
+ * on `stream`, non-blocking, which does not wait for the legacy stream: without the wait, the first
+ * kernel of an execute may read the array's previous bytes. */
+static void arrayIn(void* buf, const void* host, size_t n) {
+  if (gpu && n) cudaMemcpy(buf, host, n, cudaMemcpyHostToDevice), cudaDeviceSynchronize();
+  else if (n) memcpy(buf, host, n);
+}
+
 static int allGood(int bad) {
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, caseComm);
   return !bad;
@@ -162,10 +171,7 @@ static dtrResult_t runOnce(dtrHaloPlan_t plan, const dtrRefWorld* w, int adjoint
   MPI_Comm_rank(caseComm, &me);
   const size_t n = w->padded[me].bytes;
   dtrRefToBytes(w, me, bytes);
-  /* A copy from pageable memory may still be on its way when cudaMemcpy returns; the plan's stream
-   * does not wait for the legacy one. */
-  if (gpu && n) cudaMemcpy(buf, bytes, n, cudaMemcpyHostToDevice), cudaDeviceSynchronize();
-  else if (n) memcpy(buf, bytes, n);
+  arrayIn(buf, bytes, n);
   const dtrResult_t res = adjoint ? dtrHaloExecuteAdjoint(plan, buf, stream) : dtrHaloExecute(plan, buf, stream);
   if (gpu) cudaStreamSynchronize(stream);
   if (gpu && n) cudaMemcpy(bytes, buf, n, cudaMemcpyDeviceToHost);
@@ -265,8 +271,7 @@ static void runCase(const Case* c, dtrGrid_t grid) {
   int bad = bytes && (!bufs[0] || !bufs[1]);
   for (int round = 0; round < 3 && allGood(bad); round++) {
     void* buf = bufs[round == 1];
-    if (gpu && bytes) cudaMemcpy(buf, img, bytes, cudaMemcpyHostToDevice);
-    else if (bytes) memcpy(buf, img, bytes);
+    arrayIn(buf, img, bytes);
     res = dtrHaloExecute(plan, buf, stream);
     EXPECT(res == dtrSuccess, "%s: execute: %s", name, dtrGetLastError());
     bad |= res != dtrSuccess;
