@@ -109,8 +109,10 @@ static void release(void* p) {
   if (gpu) cudaFree(p);
   else free(p);
 }
+/* The legacy stream's copies and memsets from pageable memory may still be landing when cudaMemcpy
+ * returns, and the executes run on a non-blocking stream that does not follow them: waited for. */
 static void toDevice(void* d, const void* h, size_t bytes) {
-  if (gpu) cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+  if (gpu) cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), cudaDeviceSynchronize();
   else memcpy(d, h, bytes);
 }
 static void toHost(void* h, const void* d, size_t bytes) {
@@ -118,7 +120,7 @@ static void toHost(void* h, const void* d, size_t bytes) {
   else memcpy(h, d, bytes);
 }
 static void poison(void* d, size_t bytes) {
-  if (gpu) cudaMemset(d, 0xff, bytes); /* all-ones bytes: NaNs in every float */
+  if (gpu) cudaMemset(d, 0xff, bytes), cudaDeviceSynchronize(); /* all-ones bytes: NaNs in every float */
   else memset(d, 0xff, bytes);
 }
 static int finish(void) {

@@ -65,6 +65,7 @@ static void freePlan(dtrFftPlan_t f) {
   dtrLocalFftDestroy(f->zInto);
   dtrLocalFftDestroy(f->yInto);
   dtrLocalFftDestroy(f->yFrom);
+  if (f->forward[0]) dtrFftMessagesFree(f); /* deregistered with the exchange's communicator, before it goes */
   for (int i = 0; i < 2; i++) {
     if (f->forward[i]) dtrPlanDestroy(f->forward[i]);
     if (f->inverse[i]) dtrPlanDestroy(f->inverse[i]);
@@ -150,7 +151,9 @@ static dtrResult_t makeWorkspace(dtrFftPlan_t f) {
     if (f->box[i].bytes > largest) largest = f->box[i].bytes;
   f->half = (largest + 255) / 256 * 256;
   /* The second array: pencils route through both; slabs only for C2R's last pass. */
-  const size_t arrays = f->copies ? dtrFftCopiesStagingBytes(f) : (f->npencils == 3 || f->kind == dtrFftR2C ? 2 : 1) * f->half;
+  const size_t arrays = f->copies     ? dtrFftCopiesStagingBytes(f)
+                        : f->messages ? f->half
+                                      : (f->npencils == 3 || f->kind == dtrFftR2C ? 2 : 1) * f->half;
   dtrLocalFft* const passes[7] = {f->pass[0], f->pass[1], f->pass[2], f->zFrom, f->zInto, f->yInto, f->yFrom};
   for (int i = 0; i < 7; i++) {
     const size_t w = passes[i] ? dtrLocalFftWorkBytes(passes[i]) : 0;
@@ -182,7 +185,7 @@ static dtrResult_t makeStreams(dtrFftPlan_t f) {
   CUDACHECK(cudaEventCreateWithFlags(&f->start, cudaEventDisableTiming));
   CUDACHECK(cudaEventCreateWithFlags(&f->passed, cudaEventDisableTiming));
   CUDACHECK(cudaEventCreateWithFlags(&f->exchanged, cudaEventDisableTiming));
-  return f->copies ? dtrFftCopiesStreams(f, highest) : dtrSuccess;
+  return f->copies || f->messages ? dtrFftCopiesStreams(f, highest) : dtrSuccess;
 }
 
 static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
@@ -202,13 +205,16 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
   /* The route: the slab route where every rank can take it (its passes' work area is at most about a
    * box), else the exchanges' own chunks. */
   DTRCHECK(dtrFftCopiesChoose(f, f->box[0].bytes, env->fft_copies));
+  DTRCHECK(dtrFftMessagesChoose(f, f->box[0].bytes, env->fft_copies));
   /* The chunks: the config's, else the environment's, else the rule's; every input to them is agreed. */
   int ranks = 1;
   for (int i = 0; i + 1 < f->npencils; i++)
     if (f->forward[i] && f->forward[i]->comm.nranks > ranks) ranks = f->forward[i]->comm.nranks;
   const double bytes = (double)f->cshape[0] * (double)f->cshape[1] * (double)f->cshape[2] *
                        (double)dtrDataTypeSize(f->ctype) / (double)(g->pr * g->pc);
-  f->chunks = cfg->chunks ? cfg->chunks : env->fft_chunks ? env->fft_chunks : dtrFftChunksByRule(f->copies, f->forward[0]->backend, ranks, bytes);
+  f->chunks = cfg->chunks       ? cfg->chunks
+              : env->fft_chunks ? env->fft_chunks
+                                : dtrFftChunksByRule(f->copies || f->messages, f->forward[0]->backend, ranks, bytes);
   f->ctas = env->fft_ctas;
   if (f->copies) {
     /* The slab route's lanes (at most one a peer) and rounds (at least one, at most the chunks). */
@@ -219,14 +225,18 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
       f->rounds[d] = rounds < f->chunks ? rounds : f->chunks;
     }
   }
+  /* The NCCL slab route's streams: the exchange (its messages) and one of the copy engines. */
+  if (f->messages) f->lanes = 2;
   DTRCHECK(dtrAgree(g->comm, makePasses(f)));
   if (f->copies) DTRCHECK(dtrAgree(g->comm, dtrFftCopiesPasses(f)));
+  if (f->messages) DTRCHECK(dtrAgree(g->comm, dtrFftMessagesPasses(f)));
   DTRCHECK(dtrAgree(g->comm, makeWorkspace(f)));
   if (f->gpu) DTRCHECK(dtrAgree(g->comm, makeStreams(f)));
   INFO("FFT %s %lld x %lld x %lld %s on a %d x %d grid: %s exchanges%s, %d chunks, workspace %zu bytes",
        f->kind == dtrFftR2C ? "R2C" : "C2C", (long long)f->shape[0], (long long)f->shape[1], (long long)f->shape[2],
        dtrDataTypeName(f->type), g->pr, g->pc, dtrBackendName(f->forward[0]->backend),
-       f->copies ? " (the slab route: copy engines)" : "", f->chunks, f->workBytes);
+       f->copies ? " (the slab route: copy engines)" : f->messages ? " (the slab route: NCCL messages)" : "", f->chunks,
+       f->workBytes);
   if (f->copies)
     INFO("FFT slab route: %d copy stream(s), rounds %d forward and %d inverse of %d chunks", f->lanes, f->rounds[0],
          f->rounds[1], f->chunks);

@@ -7,6 +7,7 @@
 #define DTR_FFT_PLAN_H
 
 #include "disttranspose.h"
+#include "core/geometry.h"
 #include "local_fft.h"
 
 struct dtrFftPlan {
@@ -35,7 +36,11 @@ struct dtrFftPlan {
   double timeout;
   int broken;                  /* an execute timed out: the plan can only be destroyed */
   int copies;                  /* the slab route (slab_copies.c): its staging array at `work`, then the area */
-  dtrLocalFft* zFrom;          /* its passes along z: from the staging array's planes into the Z-pencil */
+  int messages;                /* the slab route over NCCL (slab_messages.c): its 2-D pass's planes at `work` */
+  dtrRange* pieces;            /* its groups' messages ([2 pc]: sends, receives) */
+  char* message[2];            /* its message buffers: of the X box, of the Z box (registered with NCCL) */
+  void* messageHandle[2];
+  dtrLocalFft* zFrom;          /* the slab routes' passes along z: from planes of rows into the Z-pencil */
   dtrLocalFft* zInto;          /* and from the Z-pencil into them */
   int rounds[2];               /* its first pass's chunks whose copies go out in rounds: forward, inverse */
   int lanes;                   /* its copy streams, the peers dealt over them */
@@ -56,6 +61,12 @@ typedef struct {
 dtrFftChunk dtrFftChunkOf(const struct dtrFftPlan* f, dtrPlan_t exchange, int pencilIndex, int chunks, int k);
 /* The same for rank `rank` of the exchange's communicator (the slab route sends into other ranks' chunks). */
 dtrFftChunk dtrFftChunkOfRank(const struct dtrFftPlan* f, dtrPlan_t exchange, int pencilIndex, int rank, int chunks, int k);
+
+/* On a 1 x P slab grid, of the rank at column b (rank b of the exchanges' communicator): its planes
+ * (X-pencil, global z), its rows (Z-pencil, global y), and its chunks [k0, k1) of planes (global z). */
+dtrRange dtrFftSlabPlanes(const struct dtrFftPlan* f, int b);
+dtrRange dtrFftSlabRows(const struct dtrFftPlan* f, int b);
+dtrRange dtrFftSlabPlaneChunks(const struct dtrFftPlan* f, int b, int k0, int k1);
 
 /* The transforms of the forward's first pass that chunk k runs: its chunk's, except where cuFFT cannot
  * start a real-to-complex chunk at an odd real entry (an odd real length: the whole pass runs with
@@ -98,6 +109,16 @@ dtrResult_t dtrFftCopiesEarly(struct dtrFftPlan* f, const void* in, dtrFftDirect
                               double factor);
 dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction,
                             cudaStream_t stream, double factor, int early);
+
+/* The slab route over NCCL (slab_messages.c), alike: whether every rank takes it (with its buffers),
+ * their release, its passes along z, an execute (`early`: Early launched its first pass). */
+dtrResult_t dtrFftMessagesChoose(struct dtrFftPlan* f, size_t area, int wanted);
+void dtrFftMessagesFree(struct dtrFftPlan* f);
+dtrResult_t dtrFftMessagesPasses(struct dtrFftPlan* f);
+dtrResult_t dtrFftMessagesEarly(struct dtrFftPlan* f, const void* in, dtrFftDirection_t direction, cudaStream_t stream,
+                                double factor);
+dtrResult_t dtrFftRunMessages(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction,
+                              cudaStream_t stream, double factor, int early);
 
 /* The rules (chunk_rule.c), from what every rank knows alike. The chunks of a plan whose config and
  * DTR_FFT_CHUNKS leave them to the rule: from whether it takes the slab route, its exchanges' backend,

@@ -100,9 +100,10 @@ dtrResult_t dtrFftRunEarly(struct dtrFftPlan* f, const void* in, void* out, dtrF
                            cudaStream_t stream, int* launched) {
   *launched = 0;
   if (!f->gpu || f->npencils < 2) return dtrSuccess;
-  if (f->copies) {  /* the slab route's first pass writes the staging array, in place or not */
+  if (f->copies || f->messages) {  /* the slab routes' first passes write the plan's own arrays, in place or not */
     CUDACHECK(cudaSetDevice(f->device));
-    DTRCHECK(dtrFftCopiesEarly(f, in, direction, stream, scaleOf(f, direction)));
+    if (f->copies) DTRCHECK(dtrFftCopiesEarly(f, in, direction, stream, scaleOf(f, direction)));
+    else DTRCHECK(dtrFftMessagesEarly(f, in, direction, stream, scaleOf(f, direction)));
     *launched = 1;
     return dtrSuccess;
   }
@@ -119,6 +120,7 @@ dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDir
                       int early) {
   const double factor = scaleOf(f, direction);
   if (f->copies) return dtrFftRunCopies(f, in, out, direction, stream, factor, early);
+  if (f->messages) return dtrFftRunMessages(f, in, out, direction, stream, factor, early);
   Route r;
   routeOf(f, in, out, direction, &r);
   const int E = r.E;

@@ -106,31 +106,12 @@ void dtrFftCopiesStreamsFree(struct dtrFftPlan* f) {
   f->lane = NULL, f->laneDone = NULL, f->arrived = NULL;
 }
 
-/* The planes (X-pencil) and the rows (Z-pencil) of the rank at column b of the 1 x P grid, which is
- * rank b of the exchanges' communicator and so of the mapped staging arrays. */
-static dtrRange planesOf(const struct dtrFftPlan* f, int b) {
-  const dtrPencilExtent x = dtrPencilBoxOf(f->cshape, 1, f->grid->pc, 0, b, dtrPencilX);
-  const dtrRange r = {x.start[2], x.size[2]};
-  return r;
-}
-static dtrRange rowsOf(const struct dtrFftPlan* f, int b) {
-  const dtrPencilExtent z = dtrPencilBoxOf(f->cshape, 1, f->grid->pc, 0, b, dtrPencilZ);
-  const dtrRange r = {z.start[1], z.size[1]};
-  return r;
-}
-
-/* Chunks [k0, k1) of rank b's planes, as global planes, and of its (y, x) lines, as lines counted from
- * a plane's first entry: the chunks of its X-pencil and of its Z-pencil. */
-static dtrRange planeChunks(const struct dtrFftPlan* f, int b, int k0, int k1) {
-  const dtrFftChunk first = dtrFftChunkOfRank(f, f->forward[0], 0, b, f->chunks, k0);
-  const dtrFftChunk last = dtrFftChunkOfRank(f, f->forward[0], 0, b, f->chunks, k1 - 1);
-  const dtrRange r = {planesOf(f, b).start + first.first, last.first + last.count - first.first};
-  return r;
-}
+/* Chunks [k0, k1) of rank b's (y, x) lines, as lines counted from a plane's first entry: the chunks of
+ * its Z-pencil. */
 static dtrRange lineChunks(const struct dtrFftPlan* f, int b, int k0, int k1) {
   const dtrFftChunk first = dtrFftChunkOfRank(f, f->inverse[0], 1, b, f->chunks, k0);
   const dtrFftChunk last = dtrFftChunkOfRank(f, f->inverse[0], 1, b, f->chunks, k1 - 1);
-  const dtrRange r = {rowsOf(f, b).start * f->cshape[0] + first.first, last.first + last.count - first.first};
+  const dtrRange r = {dtrFftSlabRows(f, b).start * f->cshape[0] + first.first, last.first + last.count - first.first};
   return r;
 }
 
@@ -154,10 +135,10 @@ typedef struct {
 } Execute;
 
 static dtrRange mine(const struct dtrFftPlan* f, const Execute* ex, int k0, int k1) {
-  return ex->inverse ? lineChunks(f, ex->rank, k0, k1) : planeChunks(f, ex->rank, k0, k1);
+  return ex->inverse ? lineChunks(f, ex->rank, k0, k1) : dtrFftSlabPlaneChunks(f, ex->rank, k0, k1);
 }
 static dtrRange theirs(const struct dtrFftPlan* f, const Execute* ex, int q, int k0, int k1) {
-  return ex->inverse ? planeChunks(f, q, k0, k1) : lineChunks(f, q, k0, k1);
+  return ex->inverse ? dtrFftSlabPlaneChunks(f, q, k0, k1) : lineChunks(f, q, k0, k1);
 }
 
 /* Rank r's s-th peer, and the lane its copies take. */
@@ -198,11 +179,11 @@ static dtrResult_t firstPass(struct dtrFftPlan* f, dtrPlan_t x, const void* in, 
   const int r = x->comm.rank, C = f->chunks;
   if (direction == dtrFftInverse) {
     const dtrFftChunk c = dtrFftChunkOf(f, f->inverse[0], 1, C, k);
-    return dtrLocalFftRun(f->zInto, direction, c.first, c.count, in, f->work + (size_t)(rowsOf(f, r).start * f->cshape[0]) * e,
+    return dtrLocalFftRun(f->zInto, direction, c.first, c.count, in, f->work + (size_t)(dtrFftSlabRows(f, r).start * f->cshape[0]) * e,
                           stream);
   }
   const dtrFftChunk t = dtrFftFirstPassChunk(f, x, C, k);
-  char* own = f->work + (size_t)planesOf(f, r).start * plane * e;
+  char* own = f->work + (size_t)dtrFftSlabPlanes(f, r).start * plane * e;
   DTRCHECK(dtrLocalFftRun(f->pass[0], direction, t.first, t.count, in, own, stream));
   if (factor != 1.0 && t.count) DTRCHECK(dtrFftScale(f, own + (size_t)t.first * plane * e, (size_t)t.count * plane * 2, factor, stream));
   return dtrSuccess;
@@ -217,11 +198,11 @@ static dtrResult_t lastPass(struct dtrFftPlan* f, dtrPlan_t x, void* out, dtrFft
   const int r = x->comm.rank, C = f->chunks;
   if (direction == dtrFftForward) {
     const dtrFftChunk l = dtrFftChunkOf(f, f->inverse[0], 1, C, c);
-    return dtrLocalFftRun(f->zFrom, direction, l.first, l.count, f->work + (size_t)(rowsOf(f, r).start * nx) * e, out, stream);
+    return dtrLocalFftRun(f->zFrom, direction, l.first, l.count, f->work + (size_t)(dtrFftSlabRows(f, r).start * nx) * e, out, stream);
   }
   const dtrFftChunk p = dtrFftLastPassChunk(f, f->forward[0], C, c);
   const size_t plane = (size_t)(nx * f->cshape[1]) * e;
-  DTRCHECK(dtrLocalFftRun(f->pass[0], direction, p.first, p.count, f->work + (size_t)planesOf(f, r).start * plane, out, stream));
+  DTRCHECK(dtrLocalFftRun(f->pass[0], direction, p.first, p.count, f->work + (size_t)dtrFftSlabPlanes(f, r).start * plane, out, stream));
   if (factor == 1.0 || !p.count) return dtrSuccess;
   /* The output side's planes: real ones for C2R. */
   const size_t inputPlane = (size_t)(f->shape[0] * f->shape[1]) * dtrDataTypeSize(f->type), real = e / 2;

@@ -1,10 +1,12 @@
 /*
- * The pieces of an execute that both routes take (pipeline.c's and the slab route's): the transforms of
- * a pass in a chunk, the normalization, and one stream waiting for another.
+ * The pieces of an execute that the routes share (pipeline.c's and the slab routes'): the transforms of
+ * a pass in a chunk, the planes and rows of a slab's ranks, the normalization, and one stream waiting
+ * for another.
  */
 #include "backends/backend.h"
 #include "core/checks.h"
 #include "fft_plan.h"
+#include "grid.h"
 #include "launch.h"
 
 dtrFftChunk dtrFftChunkOfRank(const struct dtrFftPlan* f, dtrPlan_t exchange, int pencilIndex, int rank, int chunks, int k) {
@@ -12,6 +14,25 @@ dtrFftChunk dtrFftChunkOfRank(const struct dtrFftPlan* f, dtrPlan_t exchange, in
   const int64_t length = f->length[pencilIndex];
   const dtrFftChunk c = {length ? e.start / length : 0, length ? e.count / length : 0};
   return c;
+}
+
+dtrRange dtrFftSlabPlanes(const struct dtrFftPlan* f, int b) {
+  const dtrPencilExtent x = dtrPencilBoxOf(f->cshape, 1, f->grid->pc, 0, b, dtrPencilX);
+  const dtrRange r = {x.start[2], x.size[2]};
+  return r;
+}
+
+dtrRange dtrFftSlabRows(const struct dtrFftPlan* f, int b) {
+  const dtrPencilExtent z = dtrPencilBoxOf(f->cshape, 1, f->grid->pc, 0, b, dtrPencilZ);
+  const dtrRange r = {z.start[1], z.size[1]};
+  return r;
+}
+
+dtrRange dtrFftSlabPlaneChunks(const struct dtrFftPlan* f, int b, int k0, int k1) {
+  const dtrFftChunk first = dtrFftChunkOfRank(f, f->forward[0], 0, b, f->chunks, k0);
+  const dtrFftChunk last = dtrFftChunkOfRank(f, f->forward[0], 0, b, f->chunks, k1 - 1);
+  const dtrRange r = {dtrFftSlabPlanes(f, b).start + first.first, last.first + last.count - first.first};
+  return r;
 }
 
 dtrFftChunk dtrFftChunkOf(const struct dtrFftPlan* f, dtrPlan_t exchange, int pencilIndex, int chunks, int k) {

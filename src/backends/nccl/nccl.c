@@ -33,6 +33,7 @@
 #include "core/checks.h"
 #include "core/params.h"
 #include "launch.h"
+#include "nccl.h"
 #include "tune.h"
 
 typedef struct {
@@ -144,8 +145,9 @@ static dtrResult_t runBlock(dtrPlan_t plan, const char* src, char* dst, dtrBlock
   return dtrSuccess;
 }
 
-/* One NCCL group of the non-empty pieces of s->pieces: [q] sent to rank q, [nranks + q] received from it. */
-static dtrResult_t sendAndReceive(dtrPlan_t plan, cudaStream_t comm, const char* what) {
+/* One NCCL group of the non-empty pieces of s->pieces: [q] sent to rank q (from `send`), [nranks + q]
+ * received from it (into `recv`). */
+static dtrResult_t sendAndReceive(dtrPlan_t plan, const char* send, char* recv, cudaStream_t comm, const char* what) {
   NcclState* s = plan->state;
   const int p = plan->comm.nranks;
   const size_t e = plan->geo.entry_bytes;
@@ -154,10 +156,10 @@ static dtrResult_t sendAndReceive(dtrPlan_t plan, cudaStream_t comm, const char*
   for (int q = 0; q < p; q++) {
     const dtrRange sp = s->pieces[q], rp = s->pieces[p + q];
     if (sp.count)
-      NCCLCHECKGOTO(ncclSend(s->send + (size_t)sp.start * e, (size_t)sp.count * e, ncclUint8, q, s->nccl, comm), res,
+      NCCLCHECKGOTO(ncclSend(send + (size_t)sp.start * e, (size_t)sp.count * e, ncclUint8, q, s->nccl, comm), res,
                     group);
     if (rp.count)
-      NCCLCHECKGOTO(ncclRecv(s->recv + (size_t)rp.start * e, (size_t)rp.count * e, ncclUint8, q, s->nccl, comm), res,
+      NCCLCHECKGOTO(ncclRecv(recv + (size_t)rp.start * e, (size_t)rp.count * e, ncclUint8, q, s->nccl, comm), res,
                     group);
   }
 group:
@@ -176,7 +178,7 @@ static dtrResult_t exchangeStage(dtrPlan_t plan, int st, cudaStream_t comm) {
     s->pieces[q] = dtrSendStage(&plan->geo, &plan->layout, r, q, n, st);
     s->pieces[p + q] = dtrRecvStage(&plan->geo, &plan->layout, r, q, n, st);
   }
-  return sendAndReceive(plan, comm, "the exchange's group of sends and receives");
+  return sendAndReceive(plan, s->send, s->recv, comm, "the exchange's group of sends and receives");
 }
 
 /* Round st's received pieces into B, on the caller's stream once they have arrived. */
@@ -312,13 +314,45 @@ static dtrResult_t ncclChunkRun(dtrPlan_t plan, int chunks, int k, int ctas, cud
     s->pieces[q] = out;
     s->pieces[p + q] = in;
   }
-  if (p > 1) DTRCHECK(sendAndReceive(plan, stream, "a chunk's group of sends and receives"));
+  if (p > 1) DTRCHECK(sendAndReceive(plan, s->send, s->recv, stream, "a chunk's group of sends and receives"));
   DTRCHECK(runBlock(plan, plan->chunk_in, plan->chunk_out, dtrChunkDirectBlock(g, r, r, chunks, k), stream));
   for (int q = 0; q < p; q++)
     if (q != r)
       DTRCHECK(runBlock(plan, s->recv + (size_t)l->recv_offset[q] * e, plan->chunk_out, dtrChunkUnpackBlock(g, q, r, chunks, k),
                         stream));
   return dtrSuccess;
+}
+
+dtrResult_t dtrNcclMessageBufferCreate(dtrPlan_t plan, size_t bytes, const char* what, char** ptr, void** handle) {
+  NcclState* s = plan->state;
+  *ptr = NULL, *handle = NULL;
+  if (plan->backend != dtrBackendNccl || !s) return dtrSetError(dtrInternalError, "%s: the plan is not on the nccl backend", what);
+  if (!bytes) return dtrSuccess;
+  CUDACHECK(cudaSetDevice(plan->device));
+  DTRCHECK(dtrMessageAlloc((void**)ptr, bytes, what));
+  if (plan->comm.nranks > 1 && dtrNcclRegisters(s->nccl)) {
+    const ncclResult_t got = ncclCommRegister(s->nccl, *ptr, bytes, handle);
+    if (got != ncclSuccess) {
+      dtrMessageFree(*ptr);
+      *ptr = NULL, *handle = NULL;
+      return dtrSetError(dtrNcclError, "ncclCommRegister of %s (%zu bytes) failed: %s", what, bytes, ncclGetErrorString(got));
+    }
+  }
+  return dtrSuccess;
+}
+
+void dtrNcclMessageBufferDestroy(dtrPlan_t plan, char* ptr, void* handle) {
+  NcclState* s = plan->state;
+  if (s && handle) dtrNcclDeregister(s->nccl, handle);
+  dtrMessageFree(ptr);
+}
+
+dtrResult_t dtrNcclPiecesExchange(dtrPlan_t plan, const char* send, char* recv, const dtrRange* pieces, cudaStream_t stream,
+                                  const char* what) {
+  NcclState* s = plan->state;
+  memcpy(s->pieces, pieces, 2 * (size_t)plan->comm.nranks * sizeof *pieces);
+  CUDACHECK(cudaSetDevice(plan->device));
+  return sendAndReceive(plan, send, recv, stream, what);
 }
 
 static void ncclDestroy(dtrPlan_t plan) {
