@@ -125,6 +125,9 @@ static void testFftChunkRule(void) {
   EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 4, 4096 * MiB) == 8, "slab route, 4 GiB a rank: at most 8");
   EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 4, 64 * MiB) == 2, "slab route, 64 MiB a rank: at least 2");
   EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 2, 1024) == 2, "slab route, tiny: 2");
+  EXPECT(dtrFftChunksByRule(1, dtrBackendNccl, 4, 256 * MiB) == 4, "slab route over NCCL, 256 MiB a rank");
+  EXPECT(dtrFftChunksByRule(1, dtrBackendNccl, 4, 2048 * MiB) == 8, "slab route over NCCL, 2 GiB a rank");
+  EXPECT(dtrFftChunksByRule(1, dtrBackendNccl, 4, 64 * MiB) == 2, "slab route over NCCL, 64 MiB a rank: at least 2");
   EXPECT(dtrFftChunksByRule(0, dtrBackendNccl, 2, 512 * MiB) == 4, "nccl");
   EXPECT(dtrFftChunksByRule(0, dtrBackendP2p, 2, 512 * MiB) == 1, "p2p's own chunks");
   EXPECT(dtrFftChunksByRule(0, dtrBackendCpu, 2, 512 * MiB) == 1, "cpu");

@@ -41,9 +41,10 @@
  *                    rule of src/fft/chunk_rule.c)
  *   DTR_FFT_CTAS     blocks per peer of the p2p backend's one-pass kernel in an FFT's chunks (default
  *                    0: the backend's own, DTR_P2P_CTAS)
- *   DTR_FFT_COPIES   1 (default): slab FFTs on the p2p backend take the slab route, whose exchange the
- *                    copy engines move through a staging array of the whole array's planes, where
- *                    every rank has the memory; 0: the exchanges' own chunks
+ *   DTR_FFT_COPIES   1 (default): slab FFTs take a slab route where every rank has the memory (p2p:
+ *                    the copy engines through a staging array of the whole array's planes; nccl:
+ *                    messages between registered buffers laid out for the passes); 0: the
+ *                    exchanges' own chunks
  *   DTR_FFT_COPY_STREAMS  streams the slab route's copies run on (default 0: the rule of
  *                    src/fft/chunk_rule.c; 1: one, the peers in turn; n: the peers dealt over n)
  *   DTR_FFT_ROUNDS   chunks of the slab route's first pass whose copies go out in rounds, a chunk of

@@ -6,8 +6,10 @@
  * a rank or more, from 2 to 8 chunks. Each chunk beyond that costs more than the overlap it adds: on 4
  * GPUs 512^3 c64 (256 MiB a rank) took 1043, 1040, 1139 and 1293 us in 2, 4, 8 and 16 chunks, 1024^3
  * (2 GiB a rank) 6286, 6705 and 7704 us in 8, 16 and 32; on 2 GPUs 512^3 1490, 1567 and 1682 us in
- * 4, 8 and 16. The NCCL backend, whose packs, messages and unpacks take few SMs beside the passes: 4
- * (0.965 of one chunk's time at 512^3 c64 on 1 x 2). One elsewhere: the p2p backend's pass kernel
+ * 4, 8 and 16. The slab route over NCCL (slab_messages.c): a chunk of 64 MiB a rank or more, from 4
+ * to 8 chunks: on 4 GPUs 512^3 c64 took 1336 and 1284 us in 2 and 4 chunks, 1024^3 9108 and 8685 us in 4
+ * and 8. The NCCL backend's own chunks (pencils), whose packs, messages and unpacks take few SMs beside
+ * the passes: 4 (0.965 of one chunk's time at 512^3 c64 on 1 x 2). One elsewhere: the p2p backend's pass kernel
  * needs the whole GPU for the links' bandwidth (with 16 blocks a peer it took 3.1 times as long), so
  * that beside the passes it slowed both; the cpu backend's exchange blocks the host.
  *
@@ -31,18 +33,20 @@
 #include "fft_plan.h"
 
 /* Bytes of a chunk below which cutting further costs more in launches and partial waves than it hides. */
-static const double kSmallestChunk = 128.0 * 1024 * 1024;
+static const double kSmallestChunk = 128.0 * 1024 * 1024, kSmallestMessagesChunk = 64.0 * 1024 * 1024;
 static const int kMostChunks = 8;
 static const int kNcclChunks = 4;
 /* The links' rate over HBM's, and the passes over the slab each first pass makes. */
 static const double kLinkOverHbm = 0.13;
 static const double kForwardFirstPasses = 4.0, kInverseFirstPasses = 2.3;
 
-int dtrFftChunksByRule(int copies, dtrBackend_t backend, int ranks, double bytesPerRank) {
+int dtrFftChunksByRule(int slabRoute, dtrBackend_t backend, int ranks, double bytesPerRank) {
   if (ranks < 2) return 1;
-  if (copies) {
+  if (slabRoute) {
+    /* The route over NCCL: its copy engines pack beside the pass, and more chunks start the messages sooner. */
+    const double smallest = backend == dtrBackendNccl ? kSmallestMessagesChunk : kSmallestChunk;
     int chunks = 2;
-    while (chunks < kMostChunks && bytesPerRank / (2.0 * chunks) >= kSmallestChunk) chunks *= 2;
+    while (chunks < kMostChunks && bytesPerRank / (2.0 * chunks) >= smallest) chunks *= 2;
     return chunks;
   }
   return backend == dtrBackendNccl ? kNcclChunks : 1;

@@ -121,10 +121,10 @@ dtrResult_t dtrFftRunMessages(struct dtrFftPlan* f, const void* in, void* out, d
                               cudaStream_t stream, double factor, int early);
 
 /* The rules (chunk_rule.c), from what every rank knows alike. The chunks of a plan whose config and
- * DTR_FFT_CHUNKS leave them to the rule: from whether it takes the slab route, its exchanges' backend,
+ * DTR_FFT_CHUNKS leave them to the rule: from whether it takes a slab route, its exchanges' backend,
  * the ranks of its largest exchange and the bytes of the complex array per rank. The slab route's
  * copy streams for `ranks` ranks, and its rounds in a direction of `chunks` chunks. */
-int dtrFftChunksByRule(int copies, dtrBackend_t backend, int ranks, double bytesPerRank);
+int dtrFftChunksByRule(int slabRoute, dtrBackend_t backend, int ranks, double bytesPerRank);
 int dtrFftCopyLanesByRule(int ranks);
 int dtrFftRoundsByRule(int ranks, int chunks, dtrFftDirection_t direction);
 
