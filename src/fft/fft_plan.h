@@ -16,6 +16,7 @@ struct dtrFftPlan {
   dtrFftKind_t kind;
   dtrDataType_t type, ctype;   /* of the input side, and of the complex side */
   dtrFftNorm_t norm;
+  int64_t howmany;             /* fields, interleaved at every point: the entries of every box and exchange */
   int npencils;                /* 2 on slabs (X, Z), 3 on pencils (X, Y, Z) */
   dtrPencil_t path[3];
   dtrBox_t box[3];             /* this rank's complex boxes along the path */
