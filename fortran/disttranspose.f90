@@ -18,7 +18,8 @@
 ! is therefore transposed by a plan of rows = n2, cols = n1; the result b(n2, n1), split along its
 ! last dimension, holds b(j, i) = a(i, j). A box is the Fortran array of its sizes in box%order:
 ! an FFT's input x(nx, ny_local, nz_local) (X-pencil), its output z(nz, nx_local, ny_local)
-! (Z-pencil, nx/2 + 1 in place of nx for R2C). docs/fortran.md says more.
+! (Z-pencil, nx/2 + 1 in place of nx for R2C); with config%howmany fields, x(howmany, nx, ny_local,
+! nz_local) and z(howmany, nz, nx_local, ny_local). docs/fortran.md says more.
 module disttranspose
   use, intrinsic :: iso_c_binding, only: c_associated, c_char, c_double, c_f_pointer, c_int, c_int64_t, c_intptr_t, &
                                          c_loc, c_null_ptr, c_ptr, c_size_t
@@ -84,6 +85,7 @@ module disttranspose
     type(dtr_config) :: transpose
     integer(c_int) :: chunks = 0      ! 0: by the measured rule (DTR_FFT_CHUNKS overrides 0)
     integer(c_int) :: norm = DTR_FFT_NORM_NONE
+    integer(c_int64_t) :: howmany = 1 ! fields of one plan, interleaved: arrays x(howmany, nx, ...)
   end type
 
   ! dtrAutotuneTiming_t: one candidate of the grid tuner's report (seconds 0 where it was skipped).

@@ -275,6 +275,10 @@ typedef struct {
                             1: every pass and exchange one after the other; n: n chunks (at most
                             DTR_FFT_MAX_CHUNKS; chunks beyond a rank's planes are empty) */
   dtrFftNorm_t norm;     /* default dtrFftNormNone */
+  int64_t howmany;       /* fields transformed together, one exchange for all (default 1; 0 means 1): a
+                            trailing interleaved axis, every point of a box holding `howmany` consecutive
+                            numbers (complex, or real on the real side), one of each field, as FFTW-MPI's
+                            howmany; dtrFftGetBox's entry_bytes is the element's size times howmany */
 } dtrFftConfig_t;
 
 void dtrFftConfigInit(dtrFftConfig_t* config);
@@ -301,7 +305,7 @@ dtrResult_t dtrFftExecute(dtrFftPlan_t plan, const void* in, void* out, dtrFftDi
  * message, and nothing runs. */
 dtrResult_t dtrFftExecuteRefuse(dtrFftPlan_t plan, const char* problem);
 
-/* Not collective: this rank's box of one side (entry_bytes: the real or complex element). */
+/* Not collective: this rank's box of one side (entry_bytes: the real or complex element, times howmany). */
 dtrResult_t dtrFftGetBox(dtrFftPlan_t plan, dtrFftSide_t side, dtrBox_t* box);
 
 /* Bytes the plan holds besides the caller's buffers: its intermediate arrays, the exchanges'

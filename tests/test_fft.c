@@ -11,7 +11,13 @@
  *     round trip back to the input with the normalization's factor;
  *   - on GPUs, an execute captured into a CUDA graph and replayed; the caller's device unchanged;
  *   - grids on the halves of a split communicator, both halves at once;
- *   - bad input: the same error on every rank, from one rank's bad argument or a setting that differs.
+ *   - several fields (config.howmany 2 and 3, interleaved at every point) on the same grids, shapes,
+ *     types, norms, chunks and placements: each field against its own DFT and round trip, and against
+ *     the single-field plan's execute of that field alone (the same bound: FFTW plans each layout by
+ *     measurement, and cuFFT runs the batched passes on strided or field-major layouts, so the bits
+ *     may differ);
+ *   - bad input: the same error on every rank, from one rank's bad argument or a setting that differs
+ *     (howmany too among them: negative, too large for memory, differing between ranks).
  * test_fft cpu|gpu [-v]   (-v: each case's name before it runs)
  */
 #include <math.h>
@@ -32,7 +38,9 @@ static cudaStream_t stream;
 
 /* ---- the input and the reference ------------------------------------------------------------- */
 
-/* A value in [-1, 1) from a hash of the global index and the part (0 real, 1 imaginary). */
+/* A value in [-1, 1) from a hash of the global index and the part (0 real, 1 imaginary); field f of
+ * several at index + f 2^40 (field 0 the single field's). */
+static uint64_t fieldIndex(uint64_t index, int64_t field) { return index + ((uint64_t)field << 40); }
 static double inputValue(uint64_t index, int part) {
   uint64_t x = index * 2 + (uint64_t)part + 0x9e3779b97f4a7c15ull;
   x ^= x >> 30, x *= 0xbf58476d1ce4e5b9ull, x ^= x >> 27, x *= 0x94d049bb133111ebull, x ^= x >> 31;
@@ -54,12 +62,16 @@ static void dft1(double* a, int64_t n, int64_t s, double* line) {
   for (int64_t k = 0; k < n; k++) a[2 * k * s] = line[2 * k], a[2 * k * s + 1] = line[2 * k + 1];
 }
 
-/* The forward DFT of the whole input ([z][y][x], interleaved complex doubles); real: imaginary parts 0. */
-static double* reference(const int64_t n[3], int real) {
+/* The forward DFT of one field of the whole input ([z][y][x], interleaved complex doubles); real:
+ * imaginary parts 0. */
+static double* reference(const int64_t n[3], int real, int64_t field) {
   const int64_t N = n[0] * n[1] * n[2];
   double* a = malloc((size_t)N * 2 * sizeof *a);
   double* line = malloc((size_t)(n[0] + n[1] + n[2]) * 2 * sizeof *line);
-  for (int64_t i = 0; i < N; i++) a[2 * i] = inputValue((uint64_t)i, 0), a[2 * i + 1] = real ? 0 : inputValue((uint64_t)i, 1);
+  for (int64_t i = 0; i < N; i++) {
+    const uint64_t index = fieldIndex((uint64_t)i, field);
+    a[2 * i] = inputValue(index, 0), a[2 * i + 1] = real ? 0 : inputValue(index, 1);
+  }
   for (int64_t z = 0; z < n[2]; z++)
     for (int64_t y = 0; y < n[1]; y++) dft1(a + 2 * (z * n[1] + y) * n[0], n[0], 1, line);
   for (int64_t z = 0; z < n[2]; z++)
@@ -151,8 +163,11 @@ typedef struct {
   int chunks;
   int inplace;
   int graph;
-  int pooled; /* GPU: the output from a stream-ordered pool, which CUDA IPC cannot share (as JAX's are) */
+  int pooled;      /* GPU: the output from a stream-ordered pool, which CUDA IPC cannot share (as JAX's are) */
+  int64_t howmany; /* config.howmany: 0 (the default, one field) or the fields */
 } Case;
+
+static int64_t fieldsOf(const Case* c) { return c->howmany > 1 ? c->howmany : 1; }
 
 static const char* caseName(const Case* c, char* buf, size_t len) {
   static const char* const norms[3] = {"none", "inverse", "ortho"};
@@ -160,24 +175,43 @@ static const char* caseName(const Case* c, char* buf, size_t len) {
            (long long)c->shape[1], (long long)c->shape[2], c->kind == dtrFftR2C ? "R2C" : "C2C", dtrDataTypeName(c->type),
            c->pr, c->pc, norms[c->norm], c->chunks, c->inplace ? ", in place" : "", c->graph ? ", graph" : "");
   if (c->pooled) snprintf(buf + strlen(buf), len - strlen(buf), ", pooled output");
+  if (c->howmany) snprintf(buf + strlen(buf), len - strlen(buf), ", howmany %lld", (long long)c->howmany);
   return buf;
 }
 
-/* The relative L2 error of `got` (this rank's output box) against the reference, over all ranks. */
-static double forwardError(const void* got, const dtrBox_t* box, const double* ref, const int64_t n[3], double factor) {
+/* The relative L2 error, over all ranks, of field `field` of `fields` in `got` (this rank's output box,
+ * the fields interleaved at every point) against the reference of the whole array times factor. */
+static double forwardError(const void* got, const dtrBox_t* box, int64_t fields, int64_t field, const double* ref,
+                           const int64_t n[3], double factor) {
   double d2 = 0, r2 = 0;
-  const int dbl = box->entry_bytes == 16;
+  const int dbl = box->entry_bytes == 16 * (size_t)fields;
   for (size_t u = 0; u < boxCount(box); u++) {
     int64_t c[3];
     boxCoords(box, u, c);
     const double* want = ref + 2 * (c[0] + n[0] * (c[1] + n[1] * c[2]));
     for (int part = 0; part < 2; part++) {
-      const double v = dbl ? ((const double*)got)[2 * u + part] : ((const float*)got)[2 * u + part];
+      const size_t at = 2 * (u * (size_t)fields + (size_t)field) + (size_t)part;
+      const double v = dbl ? ((const double*)got)[at] : ((const float*)got)[at];
       const double w = want[part] * factor;
       d2 += (v - w) * (v - w);
       r2 += w * w;
     }
   }
+  d2 = sumAll(d2), r2 = sumAll(r2);
+  return r2 > 0 ? sqrt(d2 / r2) : sqrt(d2);
+}
+
+/* The same over all ranks between field `field` of `fields` in `got` and `want`, one field of `points`
+ * points of `type`. */
+static double fieldError(const void* got, int64_t fields, int64_t field, const void* want, size_t points, dtrDataType_t type) {
+  const int parts = partsOf(type);
+  double d2 = 0, r2 = 0;
+  for (size_t u = 0; u < points; u++)
+    for (int part = 0; part < parts; part++) {
+      const double v = getv(got, type, (u * (size_t)fields + (size_t)field) * parts + part), w = getv(want, type, u * parts + part);
+      d2 += (v - w) * (v - w);
+      r2 += w * w;
+    }
   d2 = sumAll(d2), r2 = sumAll(r2);
   return r2 > 0 ? sqrt(d2 / r2) : sqrt(d2);
 }
@@ -211,6 +245,40 @@ static int runExecute(dtrFftPlan_t plan, const void* in, void* out, dtrFftDirect
   return bad;
 }
 
+/* Field by field, the single-field plan's execute of what a plan of `fields` fields read (hostIn, over
+ * inBox) against what it wrote (hostGot, over outBox): the error of the worst field, or -1 where an
+ * execute failed. */
+static double againstSingle(dtrFftPlan_t single, dtrFftDirection_t dir, const void* hostIn, const dtrBox_t* inBox,
+                            const void* hostGot, const dtrBox_t* outBox, dtrDataType_t outType, int64_t fields) {
+  const size_t inPoint = inBox->entry_bytes / (size_t)fields, outPoint = outBox->entry_bytes / (size_t)fields;
+  const size_t inBytes = boxCount(inBox) * inPoint, outBytes = boxCount(outBox) * outPoint;
+  char* field = malloc(inBytes + 16);
+  void* got = malloc(outBytes + 16);
+  void* in = alloc(inBytes);
+  void* out = alloc(outBytes);
+  double worst = 0;
+  for (int64_t f = 0; f < fields && worst >= 0; f++) {
+    for (size_t u = 0; u < boxCount(inBox); u++)
+      memcpy(field + u * inPoint, (const char*)hostIn + (u * (size_t)fields + (size_t)f) * inPoint, inPoint);
+    toDevice(in, field, inBytes);
+    poison(out, outBytes);
+    int failed = runExecute(single, in, out, dir, 0);
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, caseComm);
+    if (failed) {
+      worst = -1;
+      break;
+    }
+    toHost(got, out, outBytes);
+    const double err = fieldError(hostGot, fields, f, got, boxCount(outBox), outType);
+    if (!(err <= worst)) worst = err;
+  }
+  release(in);
+  release(out);
+  free(field);
+  free(got);
+  return worst;
+}
+
 static void runCase(const Case* c) {
   char name[160];
   caseName(c, name, sizeof name);
@@ -230,9 +298,17 @@ static void runCase(const Case* c) {
   if (gpu) cfg.transpose.timeout = 60;
   cfg.chunks = c->chunks;
   cfg.norm = c->norm;
-  dtrFftPlan_t plan = NULL;
-  const dtrResult_t made = dtrFftPlanCreate(&plan, grid, c->shape, c->kind, c->type, &cfg);
+  cfg.howmany = c->howmany;
+  const int64_t H = fieldsOf(c);
+  dtrFftPlan_t plan = NULL, single = NULL;
+  dtrResult_t made = dtrFftPlanCreate(&plan, grid, c->shape, c->kind, c->type, &cfg);
   expectDevice("dtrFftPlanCreate");
+  /* Several fields: the plan of one, to run each field alone. */
+  if (made == dtrSuccess && H > 1) {
+    cfg.howmany = 1;
+    made = dtrFftPlanCreate(&single, grid, c->shape, c->kind, c->type, &cfg);
+    if (made != dtrSuccess) dtrFftPlanDestroy(plan);
+  }
   dtrGridDestroy(grid);
   if (made != dtrSuccess) {
     EXPECT(0, "%s: plan: %s", name, dtrGetLastError());
@@ -245,21 +321,35 @@ static void runCase(const Case* c) {
   dtrFftGetBox(plan, dtrFftInputSide, &ib);
   dtrFftGetBox(plan, dtrFftOutputSide, &ob);
   const dtrDataType_t ctype = dblOf(c->type) ? dtrComplex128 : dtrComplex64;
-  EXPECT(ib.entry_bytes == dtrDataTypeSize(c->type) && ob.entry_bytes == dtrDataTypeSize(ctype), "%s: box entries %zu, %zu",
-         name, ib.entry_bytes, ob.entry_bytes);
+  EXPECT(ib.entry_bytes == dtrDataTypeSize(c->type) * (size_t)H && ob.entry_bytes == dtrDataTypeSize(ctype) * (size_t)H,
+         "%s: box entries %zu, %zu", name, ib.entry_bytes, ob.entry_bytes);
+  dtrBox_t ib1 = ib, ob1 = ob;
+  if (single) {
+    /* The boxes of one field's, each point `howmany` times the bytes. */
+    dtrFftGetBox(single, dtrFftInputSide, &ib1);
+    dtrFftGetBox(single, dtrFftOutputSide, &ob1);
+    for (int side = 0; side < 2; side++) {
+      const dtrBox_t *b = side ? &ob : &ib, *one = side ? &ob1 : &ib1;
+      EXPECT(!memcmp(b->start, one->start, sizeof b->start) && !memcmp(b->size, one->size, sizeof b->size) &&
+                 !memcmp(b->order, one->order, sizeof b->order) && b->bytes == one->bytes * (size_t)H,
+             "%s: the %s box differs from one field's", name, side ? "output" : "input");
+    }
+  }
   EXPECT(ib.order[0] == 0 && ob.order[0] == 2, "%s: input box not an X-pencil or output not a Z-pencil", name);
   const int64_t nxc = c->kind == dtrFftR2C ? c->shape[0] / 2 + 1 : c->shape[0];
   EXPECT(ob.start[0] + ob.size[0] <= nxc, "%s: the output box reaches x = %lld of %lld", name,
          (long long)(ob.start[0] + ob.size[0]), (long long)nxc);
 
-  /* The input, from the formula (real parts only for R2C). */
+  /* The input, from the formula (real parts only for R2C), every field's at each point. */
   const int parts = partsOf(c->type);
   void* h = malloc(ib.bytes + 16);
   for (size_t u = 0; u < boxCount(&ib); u++) {
     int64_t g[3];
     boxCoords(&ib, u, g);
     const uint64_t index = (uint64_t)(g[0] + c->shape[0] * (g[1] + c->shape[1] * g[2]));
-    for (int part = 0; part < parts; part++) setv(h, c->type, parts * u + part, inputValue(index, part));
+    for (int64_t f = 0; f < H; f++)
+      for (int part = 0; part < parts; part++)
+        setv(h, c->type, (u * (size_t)H + (size_t)f) * parts + part, inputValue(fieldIndex(index, f), part));
   }
   const size_t larger = ib.bytes > ob.bytes ? ib.bytes : ob.bytes;
   void* in = alloc(c->inplace ? larger : ib.bytes);
@@ -284,10 +374,17 @@ static void runCase(const Case* c) {
   EXPECT(!failed, "%s: forward execute: %s", name, dtrGetLastError());
   if (!failed) {
     toHost(hostOut, out, ob.bytes);
-    double* ref = reference(c->shape, c->kind == dtrFftR2C);
-    const double err = forwardError(hostOut, &ob, ref, c->shape, fwdFactor);
-    free(ref);
-    EXPECT(err <= tol, "%s: forward error %.3g (bound %.0e)", name, err, tol);
+    for (int64_t f = 0; f < H; f++) {
+      double* ref = reference(c->shape, c->kind == dtrFftR2C, f);
+      const double err = forwardError(hostOut, &ob, H, f, ref, c->shape, fwdFactor);
+      free(ref);
+      EXPECT(err <= tol, "%s: forward error %.3g of field %lld (bound %.0e)", name, err, (long long)f, tol);
+    }
+    if (single) {
+      const double err = againstSingle(single, dtrFftForward, h, &ib, hostOut, &ob, ctype, H);
+      EXPECT(err >= 0 && err <= tol, "%s: forward against one field's plan: %.3g (bound %.0e) %s", name, err, tol,
+             err < 0 ? dtrGetLastError() : "");
+    }
     if (!c->inplace) {
       void* again = malloc(ib.bytes + 16);
       toHost(again, in, ib.bytes);
@@ -310,8 +407,14 @@ static void runCase(const Case* c) {
       d2 = sumAll(d2), r2 = sumAll(r2);
       const double trip = r2 > 0 ? sqrt(d2 / r2) : sqrt(d2);
       EXPECT(trip <= tol, "%s: round trip error %.3g (bound %.0e)", name, trip, tol);
+      if (single) {
+        const double err = againstSingle(single, dtrFftInverse, hostOut, &ob, hostBack, &ib, c->type, H);
+        EXPECT(err >= 0 && err <= tol, "%s: inverse against one field's plan: %.3g (bound %.0e) %s", name, err, tol,
+               err < 0 ? dtrGetLastError() : "");
+      }
     }
   }
+  if (single) EXPECT(dtrFftPlanDestroy(single) == dtrSuccess, "%s: destroy: %s", name, dtrGetLastError());
   EXPECT(dtrFftPlanDestroy(plan) == dtrSuccess, "%s: destroy: %s", name, dtrGetLastError());
   expectDevice("dtrFftPlanDestroy");
   release(in);
@@ -362,6 +465,17 @@ static void badInput(void) {
   bad.norm = (dtrFftNorm_t)3;
   expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument, "norm 3");
   bad = cfg;
+  bad.howmany = -1;
+  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument, "howmany -1");
+  /* Fields whose bytes overflow 64-bit sizes, and fields no memory holds (refused as the workspace is
+   * allocated, or the exchanges' buffers are). */
+  bad.howmany = INT64_MAX / 64;
+  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument,
+                   "howmany overflowing");
+  bad.howmany = (int64_t)1 << 27;
+  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrOutOfMemory,
+                   "howmany beyond memory");
+  bad = cfg;
   bad.transpose.inplace = 1;
   expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument,
                    "transpose.inplace");
@@ -379,6 +493,10 @@ static void badInput(void) {
     bad.norm = rank == 0 ? dtrFftNormNone : dtrFftNormOrtho;
     expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrMismatch,
                      "norm differing between ranks");
+    bad = cfg;
+    bad.howmany = rank == 0 ? 2 : 3;
+    expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrMismatch,
+                     "howmany differing between ranks");
     const int64_t other[3] = {12, 10, rank == 0 ? 9 : 8};
     expectEverywhere(dtrFftPlanCreate(&plan, grid, other, dtrFftC2C, dtrComplex64, &cfg), dtrMismatch,
                      "nz differing between ranks");
@@ -462,11 +580,24 @@ int main(int argc, char** argv) {
     for (int s = 0; s < nshapes; s++)
       for (int t = 0; t < 4; t++, n++) {
         Case c = {{shapes[s][0], shapes[s][1], shapes[s][2]}, grids[g][0], grids[g][1], kinds[t], types[t],
-                  (dtrFftNorm_t)(n % 3), chunkCounts[(n / 3 + s) % 4], kinds[t] == dtrFftC2C && n % 5 == 1, 0, 0};
+                  (dtrFftNorm_t)(n % 3), chunkCounts[(n / 3 + s) % 4], kinds[t] == dtrFftC2C && n % 5 == 1, 0, 0, 0};
         c.graph = gpu && n % 7 == 3;
         c.pooled = gpu && !c.inplace && n % 4 == 2;
+        c.howmany = n % 6 == 5; /* now and then one field asked for by name */
         runCase(&c);
       }
+  /* Several fields on every grid: one point, primes, R != C, fewer planes than ranks. */
+  static const int64_t fieldShapes[][3] = {{1, 1, 1}, {5, 3, 2}, {9, 7, 4}, {2, 13, 3}, {17, 12, 10}};
+  for (int g = 0; g < ngrids; g++)
+    for (int s = 0; s < (int)(sizeof fieldShapes / sizeof fieldShapes[0]); s++)
+      for (int t = 0; t < 4; t++)
+        for (int64_t howmany = 2; howmany <= 3; howmany++, n++) {
+          Case c = {{fieldShapes[s][0], fieldShapes[s][1], fieldShapes[s][2]}, grids[g][0], grids[g][1], kinds[t], types[t],
+                    (dtrFftNorm_t)(n % 3), chunkCounts[(n / 3 + s) % 4], kinds[t] == dtrFftC2C && n % 4 == 1, 0, 0, howmany};
+          c.graph = gpu && n % 7 == 3;
+          c.pooled = gpu && !c.inplace && n % 4 == 2;
+          runCase(&c);
+        }
   /* Each half of the world a grid of its own (slabs and, where a half has two ranks or more, pencils),
    * the halves' FFTs running at the same time. */
   if (nranks > 1) {
@@ -474,7 +605,7 @@ int main(int argc, char** argv) {
     int half = 0;
     MPI_Comm_size(caseComm, &half);
     for (int t = 0; t < 4; t++, n++) {
-      Case c = {{9, 7, 6}, 1, half, kinds[t], types[t], (dtrFftNorm_t)(t % 3), 1 + t, t == 1, 0, 0};
+      Case c = {{9, 7, 6}, 1, half, kinds[t], types[t], (dtrFftNorm_t)(t % 3), 1 + t, t == 1, 0, 0, t};
       if (t >= 2 && half > 1) c.pr = half, c.pc = 1;
       runCase(&c);
     }

@@ -16,6 +16,10 @@
  * of the slowest rank; GFLOP/s = 5 N log2 N / t (2.5 N log2 N for real input). --json FILE writes the
  * results as one JSON object (docs/performance.md's FFT table is generated from those).
  *
+ * --howmany N: also the plan of N fields (dtrFftConfig_t.howmany, one exchange for all), timed in the same
+ * loop against N executes of the single-field plan on N arrays of their own, and checked: its round trip,
+ * and each field's forward against the single-field plan's of the same field.
+ *
  * --grid auto: the grid (and, with --backend auto, the backend) is chosen by dtrGridAutotune on the FFT
  * first; --all-grids then times the FFT on every candidate grid (and backend) with the same loop, so that
  * the tuner's choice can be held against the best of them (docs/fft.md, "Choosing the grid"). Both go
@@ -35,6 +39,7 @@
 
 #define MAX_ITERS 1000
 #define MAX_STEPS 3
+#define MAX_FIELDS 64
 
 typedef struct {
   long long shape[3];
@@ -48,6 +53,7 @@ typedef struct {
   const char* json;
   int autogrid;         /* --grid auto: dtrGridAutotune on the FFT */
   int allGrids;         /* --all-grids: the FFT timed on every grid (and tuned backend) too */
+  int howmany;          /* --howmany: fields of the batched plan (1: none) */
 } Options;
 
 #define MAX_CANDIDATES 64
@@ -77,11 +83,12 @@ static void usage(void) {
   if (rank) return;
   printf("Usage: mpirun -np N fft3d [--shape NXxNYxNZ | N] [--grid PRxPC | auto] [--all-grids] [--dtype c64|c128] [--r2c]\n"
          "                     [--backend auto|nccl|p2p|cpu] [--chunks N] [--iters N] [--warmup N] [--reference 0|1]\n"
-         "                     [--json FILE]\n"
+         "                     [--howmany N] [--json FILE]\n"
          "The library's 3-D FFT on slabs (1xP) or pencils, forward and inverse, checked and timed beside its parts.\n"
          "--r2c: real input (fp32 for --dtype c64, fp64 for c128). --chunks: 0 (default) the library's rule.\n"
          "--grid auto: the grid (and with --backend auto the backend) the FFT ran fastest on, measured by\n"
-         "dtrGridAutotune. --all-grids: also time the FFT on every grid (each backend the tuner tried).\n");
+         "dtrGridAutotune. --all-grids: also time the FFT on every grid (each backend the tuner tried).\n"
+         "--howmany N: also time the plan of N fields against N executes of the single-field plan.\n");
 }
 
 static int parseDims(const char* s, int n, long long* out) {
@@ -107,7 +114,7 @@ static int parse(int argc, char** argv, Options* o) {
   (void)cudaGetLastError();
   int any = gpus > 0, all = 0;
   MPI_Allreduce(&any, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  *o = (Options){{64, 64, 64}, 0, 0, 0, 0, all, all ? dtrBackendAuto : dtrBackendCpu, 0, 10, 3, 1, NULL, 0, 0};
+  *o = (Options){{64, 64, 64}, 0, 0, 0, 0, all, all ? dtrBackendAuto : dtrBackendCpu, 0, 10, 3, 1, NULL, 0, 0, 1};
   for (int i = 1; i < argc; i++) {
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
     long long g[2];
@@ -141,13 +148,15 @@ static int parse(int argc, char** argv, Options* o) {
     } else if (!strcmp(argv[i], "--json")) {
       o->json = v;
     } else if (!strcmp(argv[i], "--iters") || !strcmp(argv[i], "--warmup") || !strcmp(argv[i], "--reference") ||
-               !strcmp(argv[i], "--chunks")) {
+               !strcmp(argv[i], "--chunks") || !strcmp(argv[i], "--howmany")) {
       char* end;
       long n = strtol(v, &end, 10);
       if (*end || n < 0 || n > MAX_ITERS || (!strcmp(argv[i], "--iters") && n < 1) ||
-          (!strcmp(argv[i], "--chunks") && n > DTR_FFT_MAX_CHUNKS))
+          (!strcmp(argv[i], "--chunks") && n > DTR_FFT_MAX_CHUNKS) ||
+          (!strcmp(argv[i], "--howmany") && (n < 1 || n > MAX_FIELDS)))
         goto bad;
       if (!strcmp(argv[i], "--iters")) o->iters = (int)n;
+      else if (!strcmp(argv[i], "--howmany")) o->howmany = (int)n;
       else if (!strcmp(argv[i], "--warmup")) o->warmup = (int)n;
       else if (!strcmp(argv[i], "--chunks")) o->chunks = (int)n;
       else o->reference = n != 0;
@@ -163,7 +172,8 @@ static int parse(int argc, char** argv, Options* o) {
   return 0;
 }
 
-/* The input: a hash of the global index, in [-1, 1) for the real and imaginary parts. */
+/* The input: a hash of the global index, in [-1, 1) for the real and imaginary parts; field k of the
+ * batched plan's at index + k 2^40 (field 0 the single-field plan's). */
 static double inputValue(uint64_t index, int part) {
   uint64_t x = index * 2 + (uint64_t)part + 0x9e3779b97f4a7c15ull;
   x ^= x >> 30, x *= 0xbf58476d1ce4e5b9ull, x ^= x >> 27, x *= 0x94d049bb133111ebull, x ^= x >> 31;
@@ -233,6 +243,10 @@ typedef struct {
   int npasses, nexchanges;
   int chunks;
   char backend[16];
+  dtrFftPlan_t batched;              /* --howmany: the plan of howmany fields, and its buffers */
+  dtrBox_t batchedInput, batchedOutput;
+  void *bIn, *bOut, *bBack;
+  void *fieldIn[MAX_FIELDS], *fieldOut[MAX_FIELDS]; /* the single-field plan's arrays, a field each ([0]: in, out) */
 } Fft;
 
 static int setup(Fft* f, char* err, size_t errlen) {
@@ -270,6 +284,25 @@ static int setup(Fft* f, char* err, size_t errlen) {
       !(f->partIn = allocate(o, f->input.bytes))) {
     snprintf(err, errlen, "cannot allocate the FFT's buffers");
     return -1;
+  }
+  if (o->howmany > 1) {
+    cfg.chunks = o->chunks;
+    cfg.howmany = o->howmany;
+    if (dtrFftPlanCreate(&f->batched, f->grid, shape, o->real ? dtrFftR2C : dtrFftC2C, type, &cfg) != dtrSuccess) {
+      snprintf(err, errlen, "FFT plan of %d fields: %s", o->howmany, dtrGetLastError());
+      return -1;
+    }
+    dtrFftGetBox(f->batched, dtrFftInputSide, &f->batchedInput);
+    dtrFftGetBox(f->batched, dtrFftOutputSide, &f->batchedOutput);
+    f->fieldIn[0] = f->in, f->fieldOut[0] = f->out;
+    int ok = (f->bIn = allocate(o, f->batchedInput.bytes)) && (f->bOut = allocate(o, f->batchedOutput.bytes)) &&
+             (f->bBack = allocate(o, f->batchedInput.bytes));
+    for (int k = 1; k < o->howmany && ok; k++)
+      ok = (f->fieldIn[k] = allocate(o, f->input.bytes)) && (f->fieldOut[k] = allocate(o, f->output.bytes));
+    if (!ok) {
+      snprintf(err, errlen, "cannot allocate the buffers of %d fields", o->howmany);
+      return -1;
+    }
   }
 
   /* The parts: the same pencils, transposes and transforms as the FFT runs, timed one by one. */
@@ -327,6 +360,14 @@ static void teardown(Fft* f) {
   }
   if (f->fft) dtrFftPlanDestroy(f->fft);
   if (f->oneChunk) dtrFftPlanDestroy(f->oneChunk);
+  if (f->batched) dtrFftPlanDestroy(f->batched);
+  void* const batchedBuffers[3] = {f->bIn, f->bOut, f->bBack};
+  for (int i = 0; i < 3; i++)
+    if (batchedBuffers[i]) release(&f->o, batchedBuffers[i]);
+  for (int k = 1; k < MAX_FIELDS; k++) {
+    if (f->fieldIn[k]) release(&f->o, f->fieldIn[k]);
+    if (f->fieldOut[k]) release(&f->o, f->fieldOut[k]);
+  }
   for (int i = 0; i < 3; i++)
     if (f->buf[i]) release(&f->o, f->buf[i]);
   if (f->in) release(&f->o, f->in);
@@ -341,9 +382,17 @@ static void teardown(Fft* f) {
   if (f->grid) dtrGridDestroy(f->grid);
 }
 
-/* What one timed run does: the FFT (or its one-chunk twin) one way, or a part. */
-typedef enum { runFft, runOneChunk, runPasses, runExchanges, nRuns } RunKind;
-static const char* const runNames[nRuns] = {"FFT", "FFT, 1 chunk", "local passes alone", "exchanges alone"};
+/* What one timed run does: the FFT (or its one-chunk twin) one way, or a part; with --howmany, the plan
+ * of howmany fields, and howmany executes of the single-field plan. */
+typedef enum { runFft, runOneChunk, runPasses, runExchanges, runBatched, runSingles, nRuns } RunKind;
+static const char* const runNames[nRuns] = {"FFT", "FFT, 1 chunk", "local passes alone", "exchanges alone", "FFT of fields",
+                                            "single-field FFTs"};
+
+/* Whether this run has a run of `kind`. */
+static int hasRun(const Fft* f, RunKind kind) {
+  if (kind == runOneChunk) return f->oneChunk != NULL;
+  return kind < runBatched || f->batched != NULL;
+}
 
 /* Step i of a part (forward order), in direction `sign`; 0 on success. */
 static int runStep(Fft* f, RunKind kind, int i, int sign) {
@@ -365,6 +414,14 @@ static double timed(Fft* f, RunKind kind, int sign, double* steps) {
     dtrFftPlan_t p = kind == runFft ? f->fft : f->oneChunk;
     bad = sign < 0 ? dtrFftExecute(p, f->in, f->out, dtrFftForward, f->stream) != dtrSuccess
                    : dtrFftExecute(p, f->out, f->back, dtrFftInverse, f->stream) != dtrSuccess;
+  } else if (kind == runBatched) {
+    bad = sign < 0 ? dtrFftExecute(f->batched, f->bIn, f->bOut, dtrFftForward, f->stream) != dtrSuccess
+                   : dtrFftExecute(f->batched, f->bOut, f->bBack, dtrFftInverse, f->stream) != dtrSuccess;
+  } else if (kind == runSingles) {
+    /* The inverses into the FFT's own `back`, field 0's last: it holds the round trip checked below. */
+    for (int j = 0, H = f->o.howmany; j < H && !bad; j++)
+      bad = sign < 0 ? dtrFftExecute(f->fft, f->fieldIn[j], f->fieldOut[j], dtrFftForward, f->stream) != dtrSuccess
+                     : dtrFftExecute(f->fft, f->fieldOut[H - 1 - j], f->back, dtrFftInverse, f->stream) != dtrSuccess;
   } else {
     const int n = kind == runPasses ? f->npasses : f->nexchanges;
     for (int j = 0; j < n && !bad; j++) {
@@ -421,7 +478,7 @@ static double timeStep(Fft* f, RunKind kind, int i, int sign, int iters) {
 }
 
 static int writeJson(const Fft* f, double med[nRuns][2], double stepMed[2][MAX_STEPS][2], double flops, double roundTrip,
-                     double tol, double refError, int compared, int status);
+                     double tol, double refError, int compared, int status, double batchedTrip, double batchedFields);
 
 /* --grid auto: the tuner on the FFT this run makes; the grid (and, for --backend auto, the backend) it
  * chose go into the options. Collective; 0 on success. */
@@ -596,6 +653,23 @@ int main(int argc, char** argv) {
       set(h, dbl, u * (size_t)parts + (size_t)part, inputValue(boxIndex(&f.input, o->shape[0], o->shape[1], u), part));
   copyTo(o, f.in, h, f.input.bytes, cudaMemcpyHostToDevice);
   copyTo(o, f.partIn, h, f.input.bytes, cudaMemcpyHostToDevice);
+  /* --howmany: field k's input in an array of its own, and at each point of the batched plan's input. */
+  const int H = o->howmany;
+  void* hb = f.batched ? malloc(f.batchedInput.bytes + 16) : NULL;
+  if (f.batched) {
+    void* hk = malloc(f.input.bytes + 16);
+    for (int k = 0; k < H; k++) {
+      for (size_t u = 0; u < boxCount(&f.input); u++)
+        for (int part = 0; part < parts; part++) {
+          const double v = inputValue(boxIndex(&f.input, o->shape[0], o->shape[1], u) + ((uint64_t)k << 40), part);
+          set(hk, dbl, u * (size_t)parts + (size_t)part, v);
+          set(hb, dbl, (u * (size_t)H + (size_t)k) * (size_t)parts + (size_t)part, v);
+        }
+      if (k) copyTo(o, f.fieldIn[k], hk, f.input.bytes, cudaMemcpyHostToDevice);
+    }
+    copyTo(o, f.bIn, hb, f.batchedInput.bytes, cudaMemcpyHostToDevice);
+    free(hk);
+  }
 
   /* Timed, runs alternated: FFT, one chunk, passes, exchanges; forward then inverse each. */
   const int iters = o->iters;
@@ -606,14 +680,14 @@ int main(int argc, char** argv) {
   int failed = 0;
   for (int it = -o->warmup; it < iters && !failed; it++)
     for (int k = 0; k < nRuns && !failed; k++) {
-      if (k == runOneChunk && !f.oneChunk) continue;
+      if (!hasRun(&f, (RunKind)k)) continue;
       for (int s = 0; s < 2 && !failed; s++) {
         double steps[MAX_STEPS] = {0};
         const double dt = timed(&f, (RunKind)k, s ? +1 : -1, steps);
         failed |= dt < 0;
         if (it < 0) continue;
         t[k][s][it] = dt;
-        if (k >= runPasses)
+        if (k == runPasses || k == runExchanges)
           for (int i = 0; i < MAX_STEPS; i++) stepT[k - runPasses][i][s] += steps[i] / iters;
       }
     }
@@ -625,7 +699,7 @@ int main(int argc, char** argv) {
   }
   double med[nRuns][2];
   for (int k = 0; k < nRuns; k++)
-    for (int s = 0; s < 2; s++) med[k][s] = k == runOneChunk && !f.oneChunk ? med[runFft][s] : median(iters, t[k][s]);
+    for (int s = 0; s < 2; s++) med[k][s] = k == runOneChunk && !f.oneChunk ? med[runFft][s] : hasRun(&f, (RunKind)k) ? median(iters, t[k][s]) : 0;
   double stepMed[2][MAX_STEPS][2];
   for (int w = 0; w < 2; w++)
     for (int i = 0; i < (w ? f.nexchanges : f.npasses); i++)
@@ -646,6 +720,37 @@ int main(int argc, char** argv) {
   MPI_Allreduce(&untouched, &allUntouched, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   free(got);
   const double roundTrip = relError(d2, r2);
+
+  /* --howmany: the batched plan's last round trip (1/N) against its input, and each field of its last
+   * forward against the single-field plan's last forward of that field. */
+  double batchedTrip = -1, batchedFields = -1;
+  if (f.batched) {
+    void* gb = malloc(f.batchedInput.bytes + 16);
+    copyTo(o, gb, f.bBack, f.batchedInput.bytes, cudaMemcpyDeviceToHost);
+    d2 = r2 = 0;
+    for (size_t i = 0; i < inputCount * (size_t)H; i++) {
+      const double want = get(hb, dbl, i), v = get(gb, dbl, i) / N;
+      d2 += (v - want) * (v - want);
+      r2 += want * want;
+    }
+    batchedTrip = relError(d2, r2);
+    free(gb);
+    void* ob = malloc(f.batchedOutput.bytes + 16);
+    void* os = malloc(f.output.bytes + 16);
+    copyTo(o, ob, f.bOut, f.batchedOutput.bytes, cudaMemcpyDeviceToHost);
+    d2 = r2 = 0;
+    for (int k = 0; k < H; k++) {
+      copyTo(o, os, f.fieldOut[k], f.output.bytes, cudaMemcpyDeviceToHost);
+      for (size_t i = 0; i < 2 * boxCount(&f.output); i++) {
+        const double want = get(os, dbl, i), v = get(ob, dbl, (i / 2 * (size_t)H + (size_t)k) * 2 + i % 2);
+        d2 += (v - want) * (v - want);
+        r2 += want * want;
+      }
+    }
+    batchedFields = relError(d2, r2);
+    free(ob);
+    free(os);
+  }
 
   /* The forward result against a single-process 3-D FFT of the whole array, where it fits. */
   failed = dtrFftExecute(f.fft, f.in, f.out, dtrFftForward, f.stream) != dtrSuccess;
@@ -709,7 +814,10 @@ int main(int argc, char** argv) {
 
   const double flops = (o->real ? 2.5 : 5.0) * N * log2(N);
   const double passes = med[runPasses][0], exchanges = med[runExchanges][0];
-  int status = !failed && allUntouched && roundTrip <= tol && (refStatus != 0 || refError <= tol) && refStatus >= 0 ? 0 : 1;
+  int status = !failed && allUntouched && roundTrip <= tol && (refStatus != 0 || refError <= tol) && refStatus >= 0 &&
+                       (!f.batched || (batchedTrip <= tol && batchedFields <= tol))
+                   ? 0
+                   : 1;
   if (rank == 0) {
     printf("# fft3d: %lld x %lld x %lld %s %s on a %d x %d grid (%s), %d ranks, %s; %s exchanges, %d chunks; iters %d, "
            "warmup %d\n",
@@ -718,12 +826,14 @@ int main(int argc, char** argv) {
            o->gpu ? "GPUs, cuFFT" : "CPU backend, FFTW", f.backend, f.chunks, iters, o->warmup);
     printf("# %-22s %12s %12s\n", "run", "forward(us)", "inverse(us)");
     for (int k = 0; k < nRuns; k++) {
-      if (k == runOneChunk && !f.oneChunk) continue;
+      if (!hasRun(&f, (RunKind)k)) continue;
       char label[48];
       snprintf(label, sizeof label, "%s", k == runFft ? "FFT" : runNames[k]);
       if (k == runFft) snprintf(label, sizeof label, "FFT, %d chunk%s", f.chunks, f.chunks == 1 ? "" : "s");
+      if (k == runBatched) snprintf(label, sizeof label, "FFT of %d fields", o->howmany);
+      if (k == runSingles) snprintf(label, sizeof label, "%d single-field FFTs", o->howmany);
       printf("  %-22s %12.1f %12.1f\n", label, med[k][0] * 1e6, med[k][1] * 1e6);
-      if (k >= runPasses)
+      if (k == runPasses || k == runExchanges)
         for (int i = 0; i < (k == runPasses ? f.npasses : f.nexchanges); i++)
           printf("    %-20s %12.1f %12.1f\n", k == runPasses ? f.passes[i].name : f.exchanges[i].name,
                  stepMed[k - runPasses][i][0] * 1e6, stepMed[k - runPasses][i][1] * 1e6);
@@ -734,6 +844,12 @@ int main(int argc, char** argv) {
            med[runFft][0] / med[runOneChunk][0]);
     printf("# input unchanged by the forward: %s\n", allUntouched ? "yes" : "NO");
     printf("# round trip: relative L2 error %.3g (bound %.0e) %s\n", roundTrip, tol, roundTrip <= tol ? "OK" : "FAILED");
+    if (f.batched) {
+      printf("# %d fields in one plan against %d single-field executes: forward %.3f, inverse %.3f of their time\n", H, H,
+             med[runBatched][0] / med[runSingles][0], med[runBatched][1] / med[runSingles][1]);
+      printf("# %d fields: round trip error %.3g, each field's forward against the single-field plan's %.3g (bound %.0e) %s\n",
+             H, batchedTrip, batchedFields, tol, batchedTrip <= tol && batchedFields <= tol ? "OK" : "FAILED");
+    }
     if (refStatus == 0)
       printf("# against %s: relative L2 error %.3g (bound %.0e) %s\n", o->gpu ? "cuFFT's single-GPU 3-D FFT" : "FFTW's 3-D FFT",
              refError, tol, refError <= tol ? "OK" : "FAILED");
@@ -743,12 +859,13 @@ int main(int argc, char** argv) {
       printf("# reference: the single-process FFT failed\n");
     printTuning();
     printf("# %s\n", status ? "FAILED" : "PASSED");
-    if (o->json && writeJson(&f, med, stepMed, flops, roundTrip, tol, refError, refStatus == 0, status)) {
+    if (o->json && writeJson(&f, med, stepMed, flops, roundTrip, tol, refError, refStatus == 0, status, batchedTrip, batchedFields)) {
       fprintf(stderr, "fft3d: cannot write %s\n", o->json);
       status = 1;
     }
   }
   free(h);
+  free(hb);
   for (int k = 0; k < nRuns; k++)
     for (int s = 0; s < 2; s++) free(t[k][s]);
   teardown(&f);
@@ -801,7 +918,7 @@ static void jsonTuning(FILE* out) {
 }
 
 static int writeJson(const Fft* f, double med[nRuns][2], double stepMed[2][MAX_STEPS][2], double flops, double roundTrip,
-                     double tol, double refError, int compared, int status) {
+                     double tol, double refError, int compared, int status, double batchedTrip, double batchedFields) {
   const Options* o = &f->o;
   FILE* out = fopen(o->json, "w");
   if (!out) return -1;
@@ -824,7 +941,18 @@ static int writeJson(const Fft* f, double med[nRuns][2], double stepMed[2][MAX_S
   jsonNumber(out, roundTrip);
   fprintf(out, ", \"error_bound\": %.0e, \"reference_error\": ", tol);
   jsonNumber(out, compared ? refError : NAN);
-  fprintf(out, ", \"passed\": %s", status ? "false" : "true");
+  fprintf(out, ", \"passed\": %s,\n \"howmany\": %d", status ? "false" : "true", o->howmany);
+  if (f->batched) {
+    /* The plan of howmany fields against as many executes of the single-field plan, in the same loop. */
+    fprintf(out, ", \"fields\": {\"forward_us\": %.3f, \"inverse_us\": %.3f, \"singles_forward_us\": %.3f, "
+            "\"singles_inverse_us\": %.3f, \"forward_over_singles\": %.4f, \"inverse_over_singles\": %.4f, "
+            "\"round_trip_error\": ", med[runBatched][0] * 1e6, med[runBatched][1] * 1e6, med[runSingles][0] * 1e6,
+            med[runSingles][1] * 1e6, med[runBatched][0] / med[runSingles][0], med[runBatched][1] / med[runSingles][1]);
+    jsonNumber(out, batchedTrip);
+    fprintf(out, ", \"against_singles_error\": ");
+    jsonNumber(out, batchedFields);
+    fprintf(out, "}");
+  }
   jsonTuning(out);
   fprintf(out, "}\n");
   return fclose(out) ? -1 : 0;

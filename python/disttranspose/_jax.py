@@ -12,8 +12,8 @@ host) with no host synchronization, and eagerly as a one-primitive computation: 
   (for grad, vjp and linear_transpose) is the reverse plan on the cotangent; an FFT's is its other
   direction, weighed and conjugated around (_ops.py: JAX's transpose is the bilinear one).
 - vmap: a leading batch of n becomes a plan with howmany * n entries (the batch moved next to the
-  trailing howmany axis: one exchange, not n); the FFT, whose plans have no howmany, runs the batch
-  as n executes in order.
+  trailing howmany axis: one exchange, not n); the FFT (whose batched plans of fields are the caller's
+  choice, howmany=) runs the batch as n executes in order.
 - Checks: a tracer's shape and type are checked at trace time and agreed over the plan's ranks, so a
   wrong one raises Error on every rank before anything is compiled.
 
@@ -151,7 +151,7 @@ def execute(plan, a, out, stream):
     return execute_p.bind(a, op=op) if tracer else plan._jax_call(a)
 
 
-def fft(name, x, grid, shape, norm, out, backend, chunks):
+def fft(name, x, grid, shape, norm, out, backend, chunks, howmany):
     """disttranspose.fft's call `name` on a JAX array or tracer: agreed (and its plan made) at trace time,
     or at each eager call; then the plan's direction as a custom call, and norm "forward"'s factor. An
     eager call runs the same jitted computation a trace would build: the same bits."""
@@ -164,7 +164,7 @@ def fft(name, x, grid, shape, norm, out, backend, chunks):
         device = -1 if host else grid._device
     else:
         device = _device_of(x)
-    op, factor = _ops.fft_operation(name, grid, shape, norm, out, backend, chunks, _arrays._Jax, x.dtype,
+    op, factor = _ops.fft_operation(name, grid, shape, norm, out, backend, chunks, howmany, _arrays._Jax, x.dtype,
                                     x.shape, device)
     plan = _ops.get(op)
     op_of(plan)
@@ -241,7 +241,7 @@ def _batch(args, dims, *, op):
     plan = _ops.get(op)
     n = x.shape[axis]
     batched = plan._batched(n)
-    if batched is None:  # no howmany to batch over: one execute an element, chained in order
+    if batched is None:  # no batched plan (the FFT): one execute an element, chained in order
         x = jax.numpy.moveaxis(x, axis, 0)
         return jax.numpy.stack([execute_p.bind(x[i], op=op) for i in range(n)]), 0
     k = plan._spatial

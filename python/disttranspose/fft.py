@@ -6,7 +6,9 @@ and the library's exchanges, overlapped):
     ifftn, irfftn:  its Z-pencil          ->  its X-pencil
 
 `shape` is (nx, ny, nz) of the real (rfftn, irfftn) or complex array, and x this rank's box of it:
-Grid.box(shape, pencil, dtype).shape, [z][y][x] for an X-pencil, [y][x][z] for a Z-pencil. rfftn
+Grid.box(shape, pencil, dtype).shape, [z][y][x] for an X-pencil, [y][x][z] for a Z-pencil; with
+howmany fields (howmany=, above 1), Grid.box(shape, pencil, dtype, howmany).shape, a trailing axis of
+the fields ([z][y][x][f]: every point holds one number of each, as the library interleaves them). rfftn
 halves x: its result is this rank's Z-pencil of the (nx // 2 + 1, ny, nz) complex array, which irfftn
 takes back. `norm` means what it means to numpy.fft.
 
@@ -40,33 +42,35 @@ __all__ = ["fftn", "ifftn", "rfftn", "irfftn"]
 _EXECUTOR = ctypes.cast(_lib.lib.dtrFftExecute, ctypes.c_void_p).value
 
 
-def fftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0):
+def fftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1):
     """Collective over the grid: the forward FFT of the complex (complex64 or complex128) array of
     `shape` whose X-pencil this rank holds (x), as this rank's Z-pencil of the result, in `out` where
     given (not for JAX arrays, which are immutable). backend: "auto" (the cpu backend for host memory,
     the library's choice on GPUs), "cpu", "nccl" or "p2p". chunks: 0 (the library's rule) or how many
-    chunks of planes the passes and the exchanges are cut into to overlap (1: one after the other)."""
-    return _transform("fftn", x, grid, shape, norm, out, backend, chunks)
+    chunks of planes the passes and the exchanges are cut into to overlap (1: one after the other).
+    howmany: fields transformed together, one exchange for all (the library's dtrFftConfig_t.howmany):
+    where it is above 1, x and the result have a trailing axis of howmany, field f being [..., f]."""
+    return _transform("fftn", x, grid, shape, norm, out, backend, chunks, howmany)
 
 
-def ifftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0):
+def ifftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1):
     """Collective over the grid: the inverse of fftn, from this rank's Z-pencil to its X-pencil."""
-    return _transform("ifftn", x, grid, shape, norm, out, backend, chunks)
+    return _transform("ifftn", x, grid, shape, norm, out, backend, chunks, howmany)
 
 
-def rfftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0):
+def rfftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1):
     """Collective over the grid: the forward FFT of the real (float32 or float64) array of `shape` whose
     X-pencil this rank holds, as its Z-pencil of the (nx // 2 + 1, ny, nz) complex result."""
-    return _transform("rfftn", x, grid, shape, norm, out, backend, chunks)
+    return _transform("rfftn", x, grid, shape, norm, out, backend, chunks, howmany)
 
 
-def irfftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0):
+def irfftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1):
     """Collective over the grid: the inverse of rfftn, from this rank's Z-pencil of the (nx // 2 + 1, ny,
     nz) complex array to its X-pencil of the real array of `shape` (whose nx says whether it is odd)."""
-    return _transform("irfftn", x, grid, shape, norm, out, backend, chunks)
+    return _transform("irfftn", x, grid, shape, norm, out, backend, chunks, howmany)
 
 
-def _transform(name, x, grid, shape, norm, out, backend, chunks):
+def _transform(name, x, grid, shape, norm, out, backend, chunks, howmany):
     # First, and traceable by torch.compile: the frameworks' operations (a type that is not known yet
     # is not a framework's: its first call takes the path below, which learns its type).
     ad = _arrays._BY_TYPE.get(type(x))
@@ -76,7 +80,7 @@ def _transform(name, x, grid, shape, norm, out, backend, chunks):
         except TypeError:  # not an array: refused below, on every rank
             pass
     if ad is not None and ad.name in _frameworks.NAMES:
-        result = _frameworks.fft(ad, name, x, grid, shape, norm, out, backend, chunks)
+        result = _frameworks.fft(ad, name, x, grid, shape, norm, out, backend, chunks, howmany)
         if result is not NotImplemented:
             return result
     state = grid._plans.get(_STATE) or _State.of(grid)
@@ -85,7 +89,7 @@ def _transform(name, x, grid, shape, norm, out, backend, chunks):
     try:
         ad = _arrays._BY_TYPE.get(type(x)) or _arrays.adapter(x)
         try:
-            call = state.calls[(name, shape, norm, backend, chunks, ad, x.dtype)]
+            call = state.calls[(name, shape, norm, backend, chunks, howmany, ad, x.dtype)]
             hot = call.hot
         except (KeyError, TypeError, AttributeError):  # not seen yet, an unhashable argument (a list), no dtype
             hot = None
@@ -97,7 +101,7 @@ def _transform(name, x, grid, shape, norm, out, backend, chunks):
                 optr = _pointer_of_new(ad, out)
         else:
             call, plan, send, device, xptr, out, optr, x = _prepare(state, name, x, grid, shape, norm, out, backend,
-                                                                    chunks, ad, call)
+                                                                    chunks, howmany, ad, call)
         stream = ad.stream(x, None, device) or None
     except Exception as e:  # whatever one rank alone raises must stop every rank, not leave them waiting
         problem, send = str(e) or type(e).__name__, _State.PROBLEM
@@ -124,7 +128,7 @@ def _agree(state, problem, call, device, send, plan):
     return plan
 
 
-def _framework_op(name, grid, shape, norm, out, backend, chunks, ad, dtype, x_shape, device):
+def _framework_op(name, grid, shape, norm, out, backend, chunks, howmany, ad, dtype, x_shape, device):
     """Collective over the grid, at trace time (jax.jit, torch.compile) or at a framework's eager call:
     the checks of a call on an array described by its type, shape (None: left to the operation's
     trace) and device (None: sharded over several devices), agreed as every call's are, the plan made
@@ -134,7 +138,7 @@ def _framework_op(name, grid, shape, norm, out, backend, chunks, ad, dtype, x_sh
     # The hot path of eager calls: the same call on an array like the last one's needs the agreement
     # only (its checks stand).
     try:
-        hot = state.framework_hot.get((name, shape, norm, out, backend, chunks, ad, dtype, x_shape, device))
+        hot = state.framework_hot.get((name, shape, norm, out, backend, chunks, howmany, ad, dtype, x_shape, device))
     except TypeError:  # an unhashable argument: the full path
         hot = None
     if hot is not None and hot[0].handle is not None:
@@ -154,13 +158,13 @@ def _framework_op(name, grid, shape, norm, out, backend, chunks, ad, dtype, x_sh
     try:
         if ad.name not in _LIBRARIES:
             raise TypeError(f"x is a {ad.name} array; the FFT takes NumPy, CuPy, PyTorch or JAX arrays")
-        key = (name, shape, norm, backend, chunks, ad, dtype)
+        key = (name, shape, norm, backend, chunks, howmany, ad, dtype)
         try:
             call = state.calls.get(key)
         except TypeError:  # an unhashable argument (a list): worked out at every call
             key = None
         if call is None:
-            call = _Call(grid, name, shape, norm, backend, chunks, ad, dtype)
+            call = _Call(grid, name, shape, norm, backend, chunks, howmany, ad, dtype)
             if key is not None:
                 state.calls[key] = call
         if out is not None:
@@ -179,7 +183,7 @@ def _framework_op(name, grid, shape, norm, out, backend, chunks, ad, dtype, x_sh
     op = plan.op(call.direction, call)._op
     if key is not None and x_shape is not None:
         _, _, send = call.agreed(device)
-        state.framework_hot[(name, shape, norm, out, backend, chunks, ad, dtype, x_shape, device)] = \
+        state.framework_hot[(name, shape, norm, out, backend, chunks, howmany, ad, dtype, x_shape, device)] = \
             (plan, send, op, call.factor, key)
     return op, call.factor
 
@@ -197,7 +201,7 @@ def _check_framework(call, ad, shape, dtype, device):
         raise ValueError(f"x has elements of {ad.name_of(dtype)}; {call.name} takes {ad.name_of(call.x_dtype)} here")
 
 
-def _prepare(state, name, x, grid, shape, norm, out, backend, chunks, ad, call):
+def _prepare(state, name, x, grid, shape, norm, out, backend, chunks, howmany, ad, call):
     """This rank's part of a call off the hot path: the call worked out (once), its arrays checked (out
     allocated where None), its plan looked up, what it gives to the agreement (_State.value), and the x
     it read (an aligned copy of a misaligned one, held until the execute is queued). Raises for a
@@ -208,9 +212,9 @@ def _prepare(state, name, x, grid, shape, norm, out, backend, chunks, ad, call):
         from ._jax import unavailable
         raise ValueError(f"x is a traced JAX array: {unavailable()}")
     if call is None:
-        call = _Call(grid, name, shape, norm, backend, chunks, ad, x.dtype)
+        call = _Call(grid, name, shape, norm, backend, chunks, howmany, ad, x.dtype)
         try:
-            state.calls[(name, shape, norm, backend, chunks, ad, x.dtype)] = call
+            state.calls[(name, shape, norm, backend, chunks, howmany, ad, x.dtype)] = call
         except TypeError:  # an unhashable argument: worked out at every call
             pass
     given = out
@@ -244,11 +248,11 @@ def _disagreed(state, problem, call, device, send):
 
 
 class _Call:
-    """One kind of call (its function, shape, norm, backend, chunks, and the input's library and element
+    """One kind of call (its function, shape, norm, backend, chunks, fields, and the input's library and element
     type) worked out once: the boxes and types of its arrays, its plan's settings, and the last arrays
     that passed its checks (`hot`), so that a call on the same arrays skips them."""
 
-    def __init__(self, grid, name, shape, norm, backend, chunks, ad, dtype):
+    def __init__(self, grid, name, shape, norm, backend, chunks, howmany, ad, dtype):
         kind, direction, real_in = _CALLS[name]
         sh = tuple(_collective.integer(f"shape[{i}]", s, 1) for i, s in enumerate(shape))
         if len(sh) != 3:
@@ -260,6 +264,7 @@ class _Call:
         if not isinstance(backend, str) or backend.lower() not in _lib.BACKENDS:
             raise ValueError(f"backend = {backend!r}: expected one of {', '.join(_lib.BACKENDS)}")
         self.chunks = _collective.integer("chunks", chunks, 0)
+        self.howmany = _collective.integer("howmany", howmany, 1)
         given = ad.name_of(dtype)
         ctype = _COMPLEX.get(given) if real_in else given if given in _REAL else None
         if ctype is None:
@@ -268,8 +273,9 @@ class _Call:
                                 "complex64 or complex128" + (" (rfftn takes real arrays)" if name == "fftn" else "")))
         xtype = _REAL[ctype] if kind else ctype  # the X-pencil side's
         cshape = (sh[0] // 2 + 1, sh[1], sh[2]) if kind else sh
-        z_box = grid.box(cshape, "z", ctype)
-        x_side, z_side = grid.box(sh, "x", xtype).shape, z_box.shape
+        # Several fields: a trailing axis of howmany (the library's interleaved fields) on both sides.
+        z_box = grid.box(cshape, "z", ctype, self.howmany)
+        x_side, z_side = grid.box(sh, "x", xtype, self.howmany).shape, z_box.shape
         # Where the Z-pencil's x axis is, and its first x (an R2C adjoint weighs the x planes).
         self.z_x_axis, self.z_x_start = list(reversed(z_box.order)).index("x"), z_box.start[0]
         self.xtype, self.ctype, self.x_side, self.z_side = xtype, ctype, x_side, z_side
@@ -306,8 +312,8 @@ class _Call:
         if found is None:
             backend = "cpu" if host and self.backend == "auto" else self.backend
             settings = (("the call", self.name), ("shape", self.shape), ("type", self.x_type), ("norm", self.norm),
-                        ("chunks", self.chunks), ("backend", backend))
-            key = (self.kind, self.shape, self.plan_type, self.cnorm, self.chunks, backend)
+                        ("chunks", self.chunks), ("howmany", self.howmany), ("backend", backend))
+            key = (self.kind, self.shape, self.plan_type, self.cnorm, self.chunks, self.howmany, backend)
             found = self._agreed[host] = (settings, key, _State.value(2 * zlib.crc32(repr(settings).encode())))
         return found
 
@@ -377,7 +383,7 @@ class _FftOp:
 
     _executor = _EXECUTOR
     _in_place = False
-    _spatial = 3  # no howmany: _batched gives None (a batch runs as one execute an element)
+    _spatial = 3  # the box's axes, before the fields' (howmany); _batched gives None: one execute an element
 
     def __init__(self, plan, direction, call):
         self._plan, self._direction = plan, direction
@@ -435,7 +441,7 @@ class _FftOp:
                 kx = call.z_x_start + numpy.arange(size)
                 once = (kx == 0) | ((nx % 2 == 0) & (kx == nx // 2))  # planes of one of the full spectrum
                 w = numpy.where(once, 1.0, 0.5 if forward else 2.0) * scale
-                shape = [1, 1, 1]
+                shape = [1] * len(call.z_side)  # the fields' trailing axis too, where there is one
                 shape[call.z_x_axis] = size
                 w = w.astype(call.xtype).reshape(shape)
                 self._weights = (w, None) if forward else (None, w)
@@ -513,6 +519,7 @@ class _State:
         _lib.lib.dtrFftConfigInit(ctypes.byref(cfg))
         cfg.transpose = _config(settings[-1][1], "auto", 0, False, None if device < 0 else device, 0)
         cfg.chunks = call.chunks
+        cfg.howmany = call.howmany
         cfg.norm = _lib.FFT_NORMS.index(call.cnorm)
         handle = ctypes.c_void_p()
         _lib.check(_lib.lib.dtrFftPlanCreate(ctypes.byref(handle), self.grid._live(), (ctypes.c_int64 * 3)(*call.shape),
@@ -563,12 +570,12 @@ def _check(call, ad, x, out, name):
     return d.ptr, out, o.ptr, device, x
 
 
-def _plan_of(grid, name, x, shape, *, norm="backward", backend="auto", chunks=0):
+def _plan_of(grid, name, x, shape, *, norm="backward", backend="auto", chunks=0, howmany=1):
     """Not collective: the plan (handle, device, backend, chunks) that an earlier call `name` with these
     arguments ran for x (the benchmarks time its dtrFftExecute from C)."""
     state = grid._plans[_STATE]
     ad = _arrays.adapter(x)
-    call = state.calls[(name, shape, norm, backend, chunks, ad, x.dtype)]
+    call = state.calls[(name, shape, norm, backend, chunks, howmany, ad, x.dtype)]
     return state.plans[call.agreed(ad.describe(x, _arrays.PointerCache()).device)[1]]
 
 

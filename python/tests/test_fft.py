@@ -1,8 +1,9 @@
 """The distributed 3-D FFT (the library's dtrFft* plans through disttranspose.fft) against numpy.fft
 of the whole array: every grid the rank count allows (slabs, pencils; boxes empty where an axis has
 fewer planes than ranks), odd shapes, complex64 and complex128, rfftn and irfftn with even and odd nx,
-every norm, chunk counts, results into out, round trips, the plans kept with the grid; and bad input,
-also on one rank only or a setting that differs between ranks, refused on every rank."""
+every norm, chunk counts, results into out, round trips, the plans kept with the grid; several fields
+of one plan (howmany, a trailing axis) against numpy.fft of each and the single-field calls; and bad
+input, also on one rank only or a setting that differs between ranks, refused on every rank."""
 
 import numpy as np
 import pytest
@@ -130,6 +131,42 @@ def test_rfftn_against_numpy(lib, dtype):
                 y = dt.fft.rfftn(lib.put(x0), grid, shape, chunks=chunks)
                 worst.add(lib.get(y), local(reference, bz), reference, ctype)
                 worst.add(lib.get(dt.fft.irfftn(y, grid, shape, chunks=chunks)), x0, data, dtype)
+                n += 1
+    ok, value = worst.below(TOLERANCE[dtype])
+    assert ok, f"{n} shapes and grids: error {value:.3g}"
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "float32", "float64"])
+def test_howmany_fields(lib, dtype):
+    """howmany 2 and 3: arrays with a trailing axis of the fields, each field's forward against
+    numpy.fft of the whole field and against the single-field call on that field alone (the same bound:
+    the library's batched passes may take other FFT plans), the inverse alike; every grid and shape,
+    norms and chunk counts in turn."""
+    real = np.dtype(dtype).kind == "f"
+    forward, inverse = (dt.fft.rfftn, dt.fft.irfftn) if real else (dt.fft.fftn, dt.fft.ifftn)
+    ctype = COMPLEX.get(dtype, dtype)
+    worst, n = Worst(), 0
+    for pr, pc in grids():
+        with dt.Grid(COMM, pr, pc) as grid:
+            for shape in SHAPES:
+                howmany, norm, chunks = 2 + n % 2, ("backward", "ortho", "forward")[n % 3], CHUNKS[n % len(CHUNKS)]
+                cshape = half(shape) if real else shape
+                bx, bz = grid.box(shape, "x", dtype), grid.box(cshape, "z", ctype)
+                fields = [whole(shape, dtype) * (f + 1) + f for f in range(howmany)]
+                x0 = np.stack([local(a, bx) for a in fields], axis=-1)
+                assert grid.box(shape, "x", dtype, howmany).shape == x0.shape
+                y = forward(lib.put(x0), grid, shape, norm=norm, chunks=chunks, howmany=howmany)
+                back = inverse(y, grid, shape, norm=norm, chunks=chunks, howmany=howmany)
+                worst.ok &= everywhere(lib.get(y).shape == bz.shape + (howmany,))
+                for f, a in enumerate(fields):
+                    ref = (np.fft.rfftn if real else np.fft.fftn)(a.astype(np.float64 if real else np.complex128), norm=norm)
+                    yf = lib.get(y)[..., f]
+                    worst.add(yf, local(ref, bz), ref, ctype)
+                    one = forward(lib.put(local(a, bx)), grid, shape, norm=norm, chunks=chunks)
+                    worst.add(yf, lib.get(one), ref)
+                    worst.add(lib.get(back)[..., f], local(a, bx), a, dtype)
+                    one_back = inverse(lib.put(np.ascontiguousarray(lib.get(y)[..., f])), grid, shape, norm=norm, chunks=chunks)
+                    worst.add(lib.get(back)[..., f], lib.get(one_back), a)
                 n += 1
     ok, value = worst.below(TOLERANCE[dtype])
     assert ok, f"{n} shapes and grids: error {value:.3g}"
@@ -288,6 +325,13 @@ def test_bad_input():
         refused(lambda: dt.fft.fftn(x, grid, shape, backend="nccl"), "runs on GPUs")
         refused(lambda: dt.fft.fftn(x, grid, shape, chunks=-1), "chunks = -1")
         refused(lambda: dt.fft.fftn(x, grid, shape, chunks=65), "chunks = 65")
+        refused(lambda: dt.fft.fftn(x, grid, shape, howmany=0), "howmany = 0")
+        refused(lambda: dt.fft.fftn(x, grid, shape, howmany=-2), "howmany = -2")
+        # Fields without their trailing axis, or another count of them.
+        refused(lambda: dt.fft.fftn(x, grid, shape, howmany=2), "X-pencil")
+        x3 = np.zeros(grid.box(shape, "x", "complex64", 3).shape, np.complex64)
+        refused(lambda: dt.fft.fftn(x3, grid, shape, howmany=2), "X-pencil")
+        refused(lambda: dt.fft.fftn(x3, grid, shape), "X-pencil")
         refused(lambda: dt.fft.fftn([[1j]], grid, shape), "not an array")
         strided = np.zeros(bx.shape[:-1] + (2 * bx.shape[-1],), np.complex64)[..., ::2]
         if anywhere(strided.size > 1):
@@ -323,6 +367,9 @@ def test_bad_input_on_one_rank():
                           "norm differs between ranks")
         raises_everywhere(lambda: dt.fft.fftn(x, grid, shape, chunks=3 if mine else 2), RESULT_MISMATCH,
                           "chunks differs between ranks")
+        x2, x3 = (np.zeros(grid.box(shape, "x", "complex64", h).shape, np.complex64) for h in (2, 3))
+        raises_everywhere(lambda: dt.fft.fftn(x3 if mine else x2, grid, shape, howmany=3 if mine else 2), RESULT_MISMATCH,
+                          "howmany differs between ranks")
         other = (6, 5, 5)
         raises_everywhere(lambda: dt.fft.fftn(np.zeros(grid.box(other, "x", "complex64").shape, np.complex64) if mine
                                               else x, grid, other if mine else shape), RESULT_MISMATCH,

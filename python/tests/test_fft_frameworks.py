@@ -3,8 +3,9 @@ backend, in CI) and on GPUs where there are. jax.jit against eager calls bit for
 numpy.fft of the whole array (every transform, every norm, odd shapes, every grid, empty boxes);
 jax.vjp, jax.grad, jax.jvp and jax.linear_transpose against jax.numpy.fft of the whole array; vmap;
 torch.autograd.gradcheck of each transform as a function of the whole array (float64, complex128);
-torch.compile(fullgraph=True) forward and backward against eager; a wrong tracer or tensor refused at
-trace time on every rank."""
+torch.compile(fullgraph=True) forward and backward against eager; several fields of one plan (howmany)
+against the single-field calls, results and gradients; a wrong tracer or tensor refused at trace time on
+every rank."""
 
 
 import numpy as np
@@ -186,6 +187,38 @@ def test_jax_vmap(jax_where):
     assert everywhere(ok)
 
 
+def test_jax_howmany(jax_where):
+    """Two fields of one plan (howmany, a trailing axis) through JAX: jitted against eager bit for bit,
+    each field's result and gradient (vjp) against the single-field call's of that field."""
+    import jax
+    worst, ok, shape = Worst(), True, (5, 4, 3)
+    with jax_where.default():
+        for pr, pc in grids():
+            with dt.Grid(COMM, pr, pc) as grid:
+                for name in KINDS:
+                    (bin_, tin, sin), (bout, tout, sout) = sides(name, shape, grid)
+                    fn = getattr(dt.fft, name)
+
+                    def f(a, fn=fn, grid=grid):
+                        return fn(a, grid, shape, norm="ortho", backend=jax_where.backend, howmany=2)
+
+                    def one(a, fn=fn, grid=grid):
+                        return fn(a, grid, shape, norm="ortho", backend=jax_where.backend)
+                    xs = [local(whole_of(sin, tin, 50 + k), bin_) for k in range(2)]
+                    ws = [local(whole_of(sout, tout, 60 + k), bout) for k in range(2)]
+                    x, w = jax_where.put(np.stack(xs, axis=-1)), jax_where.put(np.stack(ws, axis=-1))
+                    y = np.asarray(f(x))
+                    ok &= same_bits(np.asarray(jax.jit(f)(x)), y)
+                    g = np.asarray(jax.vjp(f, x)[1](w)[0])
+                    for k in range(2):
+                        y_one, pull = jax.vjp(one, jax_where.put(xs[k]))
+                        worst.add(y[..., k], np.asarray(y_one), np.asarray(y_one))
+                        g_one = np.asarray(pull(jax_where.put(ws[k]))[0])
+                        worst.add(g[..., k], g_one, g_one)
+    good, value = worst.below(1e-12)
+    assert everywhere(ok) and good, f"error {value:.3g}"
+
+
 def test_jax_wrong_tracer_refused_at_trace_time():
     """A tracer of the wrong shape or type raises Error at trace time on every rank, naming the rank
     where only one is wrong; the same function runs afterwards."""
@@ -257,6 +290,34 @@ def test_torch_gradcheck(torch_where, name):
                 ok &= torch.autograd.gradcheck(whole_fn, (x,), eps=1e-6, atol=1e-8, raise_exception=False)
                 n += 1
     assert everywhere(ok), f"{n} cases"
+
+
+def test_torch_howmany(torch_where):
+    """Two fields of one plan through autograd: each field's result and gradient against the single-field
+    call's of that field (float64, complex128)."""
+    import torch
+    worst, shape = Worst(), (5, 4, 3)
+    for pr, pc in grids():
+        with dt.Grid(COMM, pr, pc) as grid:
+            for name in KINDS:
+                (bin_, tin, sin), (bout, tout, sout) = sides(name, shape, grid)
+                fn = getattr(dt.fft, name)
+                xs = [local(whole_of(sin, tin, 70 + k), bin_) for k in range(2)]
+                ws = [torch_where.put(local(whole_of(sout, tout, 80 + k), bout)) for k in range(2)]
+
+                def loss(y, w):
+                    return (torch.conj(w) * y).real.sum()
+                x = torch_where.put(np.stack(xs, axis=-1)).requires_grad_(True)
+                y = fn(x, grid, shape, norm="backward", backend=torch_where.backend, howmany=2)
+                loss(y, torch.stack(ws, dim=-1)).backward()
+                for k in range(2):
+                    xk = torch_where.put(xs[k]).requires_grad_(True)
+                    yk = fn(xk, grid, shape, norm="backward", backend=torch_where.backend)
+                    loss(yk, ws[k]).backward()
+                    worst.add(host(y)[..., k], host(yk), host(yk))
+                    worst.add(host(x.grad)[..., k], host(xk.grad), host(xk.grad))
+    good, value = worst.below(1e-12)
+    assert good, f"error {value:.3g}"
 
 
 def test_torch_autograd_matches_direct(torch_where):

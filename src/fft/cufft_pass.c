@@ -3,6 +3,15 @@
  * C2R), made at plan time, with no work area of their own: the FFT plan gives them one shared area
  * (its passes run one after another on one stream), as cuDecomp does. Plans in the basic layout:
  * transforms packed one after another, the real side unpadded (n reals, n / 2 + 1 complex entries).
+ *
+ * Fields interleaved at every point (transform_shape.h): cuFFT's advanced layout has one batch
+ * dimension, where the points of a line of fields need two (the lines, and the fields one number
+ * apart). A complex pass runs a plan of one field per field, its strides and distances times the
+ * fields, from that field's first number on. A real pass cannot: cuFFT takes a real side at an
+ * address aligned to its complex type only, and the fields of a point lie one real apart. Its chunk
+ * is transposed into field-major copies in the pass's scratch (the library's own local transpose, in
+ * the work area beside cuFFT's) and back, around plans of the packed layout that take every field's
+ * lines as one batch.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,9 +20,10 @@
 
 #include "core/checks.h"
 #include "cufft_pass.h"
+#include "launch.h"
 
 typedef struct {
-  int64_t batch;
+  int64_t batch;                /* transforms of the pass (lines of every field) */
   cufftHandle forward, inverse; /* the same handle for complex passes */
   size_t work;
 } BatchPlan;
@@ -22,6 +32,10 @@ struct dtrCufftPass {
   dtrLocalFftShape shape;
   BatchPlan* plans;
   int nplans;
+  int fieldMajor;      /* a real pass of several fields: through field-major copies */
+  size_t realScratch;  /* their bytes: the real side's, then the complex side's, before cuFFT's area */
+  size_t scratch;
+  char* area;
 };
 
 static dtrResult_t cufftError(cufftResult r, const char* what, const dtrLocalFftShape* s, int64_t batch) {
@@ -33,18 +47,22 @@ static dtrResult_t cufftError(cufftResult r, const char* what, const dtrLocalFft
                      s->real ? "real " : "", s->dbl ? "double" : "single", size, (long long)batch, (int)r);
 }
 
+/* A plan of `batch` transforms: of the shape's layout, one field of it where it has several (complex). */
 static dtrResult_t makePlan(const dtrLocalFftShape* s, int64_t batch, cufftType type, cufftHandle* h, size_t* work) {
   long long n[2] = {s->n[0], s->n[1]};
   size_t bytes = 0;
   cufftResult r = cufftCreate(h);
   if (r != CUFFT_SUCCESS) return cufftError(r, "cufftCreate", s, batch);
   if (r == CUFFT_SUCCESS) r = cufftSetAutoAllocation(*h, 0);
-  if (r == CUFFT_SUCCESS && (s->in_dist || s->out_dist)) {
-    /* The advanced layout: the embeddings only say "not packed"; strides and distances place the points. */
-    long long embed[1] = {n[0]};
-    const long long is = s->in_stride ? s->in_stride : 1, id = s->in_dist ? s->in_dist : n[0];
-    const long long os = s->out_stride ? s->out_stride : 1, od = s->out_dist ? s->out_dist : n[0];
-    r = cufftMakePlanMany64(*h, 1, n, embed, is, id, embed, os, od, type, batch, &bytes);
+  const long long f = dtrLocalFftFields(s);
+  if (r == CUFFT_SUCCESS && (s->in_dist || s->out_dist || f > 1)) {
+    /* The advanced layout: the embeddings are the sizes (a plane's rows lie n[1] points apart);
+     * strides and distances, in numbers of one field, place the points. */
+    long long embed[2] = {n[0], n[1]};
+    const long long length = dtrLocalFftComplexLength(s);
+    const long long is = (s->in_stride ? s->in_stride : 1) * f, id = (s->in_dist ? s->in_dist : length) * f;
+    const long long os = (s->out_stride ? s->out_stride : 1) * f, od = (s->out_dist ? s->out_dist : length) * f;
+    r = cufftMakePlanMany64(*h, s->dims, n, embed, is, id, embed, os, od, type, batch, &bytes);
   } else if (r == CUFFT_SUCCESS) {
     r = cufftMakePlanMany64(*h, s->dims, n, NULL, 1, 0, NULL, 1, 0, type, batch, &bytes);
   }
@@ -76,24 +94,37 @@ dtrResult_t dtrCufftPassCreate(const dtrLocalFftShape* s, const int64_t* batches
     return dtrSetError(dtrOutOfMemory, "cannot allocate a cuFFT pass");
   }
   p->shape = *s;
+  /* A real pass of several fields: plans of one field's packed layout, every field's lines a batch. */
+  const int64_t fields = dtrLocalFftFields(s);
+  p->fieldMajor = s->real && fields > 1;
+  dtrLocalFftShape packed = *s;
+  if (p->fieldMajor) packed.fields = 0;
+  int64_t most = 0;
   for (int i = 0; i < nbatches; i++) {
     int seen = batches[i] <= 0;
     for (int j = 0; j < p->nplans && !seen; j++) seen = p->plans[j].batch == batches[i];
     if (seen) continue;
     BatchPlan* b = &p->plans[p->nplans++];
     b->batch = batches[i];
+    if (b->batch > most) most = b->batch;
+    const int64_t transforms = p->fieldMajor ? fields * b->batch : b->batch;
     dtrResult_t res;
     if (s->real) {
-      res = makePlan(s, b->batch, s->dbl ? CUFFT_D2Z : CUFFT_R2C, &b->forward, &b->work);
-      if (res == dtrSuccess) res = makePlan(s, b->batch, s->dbl ? CUFFT_Z2D : CUFFT_C2R, &b->inverse, &b->work);
+      res = makePlan(&packed, transforms, s->dbl ? CUFFT_D2Z : CUFFT_R2C, &b->forward, &b->work);
+      if (res == dtrSuccess) res = makePlan(&packed, transforms, s->dbl ? CUFFT_Z2D : CUFFT_C2R, &b->inverse, &b->work);
     } else {
-      res = makePlan(s, b->batch, s->dbl ? CUFFT_Z2Z : CUFFT_C2C, &b->forward, &b->work);
+      res = makePlan(s, transforms, s->dbl ? CUFFT_Z2Z : CUFFT_C2C, &b->forward, &b->work);
       b->inverse = b->forward;
     }
     if (res != dtrSuccess) {
       dtrCufftPassDestroy(p);
       return res;
     }
+  }
+  if (p->fieldMajor) {
+    const size_t real = s->dbl ? 8 : 4, count = (size_t)(fields * most);
+    p->realScratch = (count * (size_t)dtrLocalFftRealLength(s) * real + 255) / 256 * 256;
+    p->scratch = p->realScratch + (count * (size_t)dtrLocalFftComplexLength(s) * 2 * real + 255) / 256 * 256;
   }
   *out = p;
   return dtrSuccess;
@@ -103,17 +134,56 @@ size_t dtrCufftPassWorkBytes(const dtrCufftPass* p) {
   size_t most = 0;
   for (int i = 0; i < p->nplans; i++)
     if (p->plans[i].work > most) most = p->plans[i].work;
-  return most;
+  return p->scratch + most;
 }
 
 dtrResult_t dtrCufftPassSetWorkArea(dtrCufftPass* p, void* area) {
+  p->area = area;
   for (int i = 0; i < p->nplans; i++) {
     BatchPlan* b = &p->plans[i];
-    cufftResult r = cufftSetWorkArea(b->forward, area);
-    if (r == CUFFT_SUCCESS && b->inverse != b->forward) r = cufftSetWorkArea(b->inverse, area);
+    cufftResult r = cufftSetWorkArea(b->forward, (char*)area + p->scratch);
+    if (r == CUFFT_SUCCESS && b->inverse != b->forward) r = cufftSetWorkArea(b->inverse, (char*)area + p->scratch);
     if (r != CUFFT_SUCCESS) return cufftError(r, "cufftSetWorkArea", &p->shape, b->batch);
   }
   return dtrSuccess;
+}
+
+static cufftResult exec(const dtrLocalFftShape* s, cufftHandle h, int direction, void* src, void* out) {
+  if (!s->real && s->dbl) return cufftExecZ2Z(h, src, out, direction == dtrFftForward ? CUFFT_FORWARD : CUFFT_INVERSE);
+  if (!s->real) return cufftExecC2C(h, src, out, direction == dtrFftForward ? CUFFT_FORWARD : CUFFT_INVERSE);
+  if (direction == dtrFftForward) return s->dbl ? cufftExecD2Z(h, src, out) : cufftExecR2C(h, src, out);
+  return s->dbl ? cufftExecZ2D(h, src, out) : cufftExecC2R(h, src, out);
+}
+
+/* rows x cols entries of `entry` bytes at src (a row `cols` apart) into dst, transposed (a row `rows`
+ * apart): a chunk's points of interleaved fields into field-major copies (cols = fields), or back. */
+static dtrResult_t transposeChunk(const void* src, void* dst, int64_t rows, int64_t cols, size_t entry, cudaStream_t stream) {
+  const dtrTransposeArgs args = {src, cols, dst, rows, rows, cols, entry, 1, 0, 0};
+  CUDACHECK(dtrTransposeLaunch(dtrKernelAuto, &args, stream, NULL));
+  return dtrSuccess;
+}
+
+/* A real pass of several fields: its chunk into field-major copies, the plan over every field's lines,
+ * and back into the points of interleaved fields. */
+static dtrResult_t runFieldMajor(dtrCufftPass* p, cufftHandle h, int direction, int64_t count, const void* in, void* out,
+                                 cudaStream_t stream) {
+  const dtrLocalFftShape* s = &p->shape;
+  const int64_t fields = dtrLocalFftFields(s);
+  const size_t real = s->dbl ? 8 : 4;
+  const int64_t reals = count * dtrLocalFftRealLength(s), complexes = count * dtrLocalFftComplexLength(s);
+  char* const realCopy = p->area;
+  char* const complexCopy = p->area + p->realScratch;
+  cufftResult r;
+  if (direction == dtrFftForward) {
+    DTRCHECK(transposeChunk(in, realCopy, reals, fields, real, stream));
+    r = exec(s, h, direction, realCopy, complexCopy);
+    if (r == CUFFT_SUCCESS) return transposeChunk(complexCopy, out, fields, complexes, 2 * real, stream);
+  } else {
+    DTRCHECK(transposeChunk(in, complexCopy, complexes, fields, 2 * real, stream));
+    r = exec(s, h, direction, complexCopy, realCopy);
+    if (r == CUFFT_SUCCESS) return transposeChunk(realCopy, out, fields, reals, real, stream);
+  }
+  return cufftError(r, "the execution", s, fields * count);
 }
 
 dtrResult_t dtrCufftPassRun(dtrCufftPass* p, int direction, int64_t count, const void* in, void* out, cudaStream_t stream) {
@@ -123,14 +193,14 @@ dtrResult_t dtrCufftPassRun(dtrCufftPass* p, int direction, int64_t count, const
   if (!b) return dtrSetError(dtrInternalError, "cuFFT: no plan for a batch of %lld transforms", (long long)count);
   const cufftHandle h = direction == dtrFftForward ? b->forward : b->inverse;
   cufftResult r = cufftSetStream(h, stream);
-  void* src = (void*)in; /* cuFFT takes non-const inputs (and C2R overwrites its input, the FFT's workspace) */
-  if (r == CUFFT_SUCCESS) {
-    const dtrLocalFftShape* s = &p->shape;
-    if (!s->real && s->dbl) r = cufftExecZ2Z(h, src, out, direction == dtrFftForward ? CUFFT_FORWARD : CUFFT_INVERSE);
-    else if (!s->real) r = cufftExecC2C(h, src, out, direction == dtrFftForward ? CUFFT_FORWARD : CUFFT_INVERSE);
-    else if (direction == dtrFftForward) r = s->dbl ? cufftExecD2Z(h, src, out) : cufftExecR2C(h, src, out);
-    else r = s->dbl ? cufftExecZ2D(h, src, out) : cufftExecC2R(h, src, out);
-  }
+  if (r != CUFFT_SUCCESS) return cufftError(r, "cufftSetStream", &p->shape, count);
+  if (p->fieldMajor) return runFieldMajor(p, h, direction, count, in, out, stream);
+  /* cuFFT takes non-const inputs (and C2R overwrites its input, the FFT's workspace). Several fields of
+   * a complex pass: the plan of one field from each field's first number on. */
+  const dtrLocalFftShape* s = &p->shape;
+  const size_t complex = s->dbl ? 16 : 8;
+  for (int64_t field = 0; field < dtrLocalFftFields(s) && r == CUFFT_SUCCESS; field++)
+    r = exec(s, h, direction, (char*)in + field * complex, (char*)out + field * complex);
   if (r != CUFFT_SUCCESS) return cufftError(r, "the execution", &p->shape, count);
   return dtrSuccess;
 }

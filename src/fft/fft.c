@@ -23,6 +23,7 @@ void dtrFftConfigInit(dtrFftConfig_t* config) {
   dtrConfigInit(&config->transpose);
   config->chunks = 0;
   config->norm = dtrFftNormNone;
+  config->howmany = 1;
 }
 
 /* Local: the arguments of a plan; sets the complex type. */
@@ -49,12 +50,15 @@ static dtrResult_t checkArgs(dtrFftPlan_t* out, dtrGrid_t grid, const int64_t sh
   if ((int)cfg->norm < 0 || cfg->norm >= dtrNumFftNorms)
     return dtrSetError(dtrInvalidArgument, "config.norm = %d: expected 0 (none), 1 (1/N on the inverse) or 2 (orthonormal)",
                        (int)cfg->norm);
+  if (cfg->howmany < 0)
+    return dtrSetError(dtrInvalidArgument, "config.howmany = %lld: must be 0 or 1 (one field) or the fields per point",
+                       (long long)cfg->howmany);
   if (cfg->transpose.workspace != dtrWorkspaceOwn || cfg->transpose.inplace != 0)
     return dtrSetError(dtrInvalidArgument,
                        "config.transpose.workspace and .inplace are the FFT's own business: leave them at their defaults");
   DTRCHECK(dtrCheckConfig(&cfg->transpose));
   size_t e = 0;
-  return dtrCheckPencilArgs(grid, shape, dtrPencilX, dtrPencilY, *ctype, 1, &e);
+  return dtrCheckPencilArgs(grid, shape, dtrPencilX, dtrPencilY, *ctype, cfg->howmany ? cfg->howmany : 1, &e);
 }
 
 static void freePlan(dtrFftPlan_t f) {
@@ -91,8 +95,8 @@ static dtrResult_t makeExchanges(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
   c.workspace = dtrWorkspaceGrid;
   for (int i = 0; i + 1 < f->npencils; i++) {
     if (i == 1 && f->fused) continue;
-    DTRCHECK(dtrPlanCreatePencil(&f->forward[i], f->grid, f->cshape, f->path[i], f->path[i + 1], f->ctype, 1, &c));
-    DTRCHECK(dtrPlanCreatePencil(&f->inverse[i], f->grid, f->cshape, f->path[i + 1], f->path[i], f->ctype, 1, &c));
+    DTRCHECK(dtrPlanCreatePencil(&f->forward[i], f->grid, f->cshape, f->path[i], f->path[i + 1], f->ctype, f->howmany, &c));
+    DTRCHECK(dtrPlanCreatePencil(&f->inverse[i], f->grid, f->cshape, f->path[i + 1], f->path[i], f->ctype, f->howmany, &c));
   }
   /* Every exchange on the same side of the host/GPU line, on one device. */
   dtrResult_t res = dtrSuccess;
@@ -114,7 +118,7 @@ static dtrResult_t makeExchanges(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
 static dtrResult_t makePasses(dtrFftPlan_t f) {
   const int E = f->npencils - 1;
   for (int i = 0; i <= E; i++) {
-    dtrLocalFftShape s = {1, {f->shape[f->path[i]], 0}, 0, f->ctype == dtrComplex128, 0, 0, 0, 0};
+    dtrLocalFftShape s = {1, {f->shape[f->path[i]], 0}, 0, f->ctype == dtrComplex128, 0, 0, 0, 0, f->howmany};
     if (i == 0 && f->npencils == 2) s.dims = 2, s.n[0] = f->shape[1], s.n[1] = f->shape[0];
     s.real = i == 0 && f->kind == dtrFftR2C;
     f->length[i] = dtrLocalFftComplexLength(&s);
@@ -132,8 +136,8 @@ static dtrResult_t makePasses(dtrFftPlan_t f) {
       /* Along y between the Y-pencil [x][z][y] and the Z-pencil [y][x][z]: line (x, z) of the one is
        * line x nz + z, whose points lie a (x, z) plane apart in the other. */
       const int64_t plane = f->box[2].size[0] * f->box[2].size[2];
-      const dtrLocalFftShape into = {1, {s.n[0], 0}, 0, s.dbl, 1, s.n[0], plane, 1};
-      const dtrLocalFftShape from = {1, {s.n[0], 0}, 0, s.dbl, plane, 1, 1, s.n[0]};
+      const dtrLocalFftShape into = {1, {s.n[0], 0}, 0, s.dbl, 1, s.n[0], plane, 1, f->howmany};
+      const dtrLocalFftShape from = {1, {s.n[0], 0}, 0, s.dbl, plane, 1, 1, s.n[0], f->howmany};
       DTRCHECK(dtrLocalFftCreate(&into, f->gpu, batches, 1, &f->yInto));
       DTRCHECK(dtrLocalFftCreate(&from, f->gpu, batches, n, &f->yFrom));
       continue;
@@ -195,8 +199,8 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
   f->path[0] = dtrPencilX;
   f->path[1] = f->npencils == 2 ? dtrPencilZ : dtrPencilY;
   f->path[2] = dtrPencilZ;
-  for (int i = 0; i < f->npencils; i++) DTRCHECK(dtrPencilBox(g, f->cshape, f->path[i], f->ctype, 1, -1, &f->box[i]));
-  DTRCHECK(dtrPencilBox(g, f->shape, dtrPencilX, f->type, 1, -1, &f->input));
+  for (int i = 0; i < f->npencils; i++) DTRCHECK(dtrPencilBox(g, f->cshape, f->path[i], f->ctype, f->howmany, -1, &f->box[i]));
+  DTRCHECK(dtrPencilBox(g, f->shape, dtrPencilX, f->type, f->howmany, -1, &f->input));
   DTRCHECK(makeExchanges(f, cfg));
   f->timeout = f->forward[0]->timeout;
   const dtrEnvParams* env = dtrEnvParamsGet();
@@ -211,7 +215,7 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
   for (int i = 0; i + 1 < f->npencils; i++)
     if (f->forward[i] && f->forward[i]->comm.nranks > ranks) ranks = f->forward[i]->comm.nranks;
   const double bytes = (double)f->cshape[0] * (double)f->cshape[1] * (double)f->cshape[2] *
-                       (double)dtrDataTypeSize(f->ctype) / (double)(g->pr * g->pc);
+                       (double)dtrDataTypeSize(f->ctype) * (double)f->howmany / (double)(g->pr * g->pc);
   f->chunks = cfg->chunks       ? cfg->chunks
               : env->fft_chunks ? env->fft_chunks
                                 : dtrFftChunksByRule(f->copies || f->messages, f->forward[0]->backend, ranks, bytes);
@@ -232,9 +236,9 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
   if (f->messages) DTRCHECK(dtrAgree(g->comm, dtrFftMessagesPasses(f)));
   DTRCHECK(dtrAgree(g->comm, makeWorkspace(f)));
   if (f->gpu) DTRCHECK(dtrAgree(g->comm, makeStreams(f)));
-  INFO("FFT %s %lld x %lld x %lld %s on a %d x %d grid: %s exchanges%s, %d chunks, workspace %zu bytes",
+  INFO("FFT %s %lld x %lld x %lld %s x %lld on a %d x %d grid: %s exchanges%s, %d chunks, workspace %zu bytes",
        f->kind == dtrFftR2C ? "R2C" : "C2C", (long long)f->shape[0], (long long)f->shape[1], (long long)f->shape[2],
-       dtrDataTypeName(f->type), g->pr, g->pc, dtrBackendName(f->forward[0]->backend),
+       dtrDataTypeName(f->type), (long long)f->howmany, g->pr, g->pc, dtrBackendName(f->forward[0]->backend),
        f->copies ? " (the slab route: copy engines)" : f->messages ? " (the slab route: NCCL messages)" : "", f->chunks,
        f->workBytes);
   if (f->copies)
@@ -251,8 +255,9 @@ static dtrResult_t planCreate(dtrFftPlan_t* out, dtrGrid_t grid, const int64_t s
   const dtrAgreedValue args[] = {{"shape[0] (nx)", shape[0], dtrValueNumber}, {"shape[1] (ny)", shape[1], dtrValueNumber},
                                  {"shape[2] (nz)", shape[2], dtrValueNumber}, {"kind", (int64_t)kind, dtrValueNumber},
                                  {"type", (int64_t)type, dtrValueType},       {"config.chunks", cfg->chunks, dtrValueNumber},
-                                 {"config.norm", (int64_t)cfg->norm, dtrValueNumber}};
-  DTRCHECK(dtrAgreeCall(grid->comm, args, 7, &cfg->transpose));
+                                 {"config.norm", (int64_t)cfg->norm, dtrValueNumber},
+                                 {"config.howmany", cfg->howmany ? cfg->howmany : 1, dtrValueNumber}};
+  DTRCHECK(dtrAgreeCall(grid->comm, args, 8, &cfg->transpose));
   dtrFftPlan_t f = calloc(1, sizeof *f);
   DTRCHECK(dtrAgree(grid->comm, f ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate an FFT plan")));
   f->device = -1;
@@ -265,6 +270,7 @@ static dtrResult_t planCreate(dtrFftPlan_t* out, dtrGrid_t grid, const int64_t s
   f->type = type;
   f->ctype = ctype;
   f->norm = cfg->norm;
+  f->howmany = cfg->howmany ? cfg->howmany : 1;
   res = build(f, cfg);
   if (res != dtrSuccess) {
     freePlan(f);

@@ -17,6 +17,7 @@ struct dtrFftPlan {
   dtrFftKind_t kind;
   dtrDataType_t type, ctype;   /* of the input side, and of the complex side */
   dtrFftNorm_t norm;
+  int64_t howmany;             /* fields, interleaved at every point: the entries of every box and exchange */
   int npencils;                /* 2 on slabs (X, Z), 3 on pencils (X, Y, Z) */
   dtrPencil_t path[3];
   dtrBox_t box[3];             /* this rank's complex boxes along the path */
@@ -91,6 +92,10 @@ dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDir
 
 /* x[i] *= factor for `reals` real numbers of the complex side: on the stream on GPUs, else now. */
 dtrResult_t dtrFftScale(const struct dtrFftPlan* f, char* x, size_t reals, double factor, cudaStream_t stream);
+
+/* The same over planes [first, first + count) of the input side's X-pencil x (real ones for R2C), on a
+ * slab: the inverse's result as its last pass writes it. */
+dtrResult_t dtrFftScaleInputPlanes(const struct dtrFftPlan* f, void* x, dtrFftChunk planes, double factor, cudaStream_t stream);
 
 /* `event` recorded on `recorded`, and `waits` waiting for it. */
 dtrResult_t dtrFftEventThen(cudaEvent_t event, cudaStream_t recorded, cudaStream_t waits);

@@ -46,34 +46,39 @@ void dtrFftwPassDestroy(dtrFftwPass* p) {
   free(p);
 }
 
-/* The guru64 plan of `batch` transforms: dims (strides in each side's own entries), batch distances. */
+/* The guru64 plan of `batch` transforms: dims (strides in each side's own entries), batch distances;
+ * with several fields, a second loop over them (FFTW's howmany_rank 2): every stride and distance counts
+ * points of `fields` numbers, and the fields lie one number apart. */
 static void* plan(const dtrLocalFftShape* s, int64_t batch, int direction, void* in, void* out, unsigned flags) {
   const int64_t last = s->n[s->dims - 1], lastC = s->real ? last / 2 + 1 : last;
   const int realIn = s->real && direction == dtrFftForward, realOut = s->real && direction == dtrFftInverse;
   const int64_t lastIn = realIn ? last : lastC, lastOut = realOut ? last : lastC;
-  fftw_iodim64 dims[2], many;
+  const int64_t h = dtrLocalFftFields(s);
+  fftw_iodim64 dims[2], many[2];
   if (s->dims == 2) {
-    dims[0] = (fftw_iodim64){s->n[0], lastIn, lastOut};
-    dims[1] = (fftw_iodim64){last, 1, 1};
+    dims[0] = (fftw_iodim64){s->n[0], lastIn * h, lastOut * h};
+    dims[1] = (fftw_iodim64){last, h, h};
   } else {
-    dims[0] = (fftw_iodim64){last, 1, 1};
+    dims[0] = (fftw_iodim64){last, h, h};
   }
   const int64_t rows = s->dims == 2 ? s->n[0] : 1;
-  many = (fftw_iodim64){batch, rows * lastIn, rows * lastOut};
+  many[0] = (fftw_iodim64){batch, rows * lastIn * h, rows * lastOut * h};
   if (s->in_dist || s->out_dist) {
-    dims[0] = (fftw_iodim64){last, s->in_stride ? s->in_stride : 1, s->out_stride ? s->out_stride : 1};
-    many = (fftw_iodim64){batch, s->in_dist ? s->in_dist : last, s->out_dist ? s->out_dist : last};
+    dims[0] = (fftw_iodim64){last, (s->in_stride ? s->in_stride : 1) * h, (s->out_stride ? s->out_stride : 1) * h};
+    many[0] = (fftw_iodim64){batch, (s->in_dist ? s->in_dist : last) * h, (s->out_dist ? s->out_dist : last) * h};
   }
+  many[1] = (fftw_iodim64){h, 1, 1};
+  const int loops = h > 1 ? 2 : 1;
   const int sign = direction == dtrFftForward ? FFTW_FORWARD : FFTW_BACKWARD;
   if (s->dbl) {
-    if (realIn) return fftw_plan_guru64_dft_r2c(s->dims, dims, 1, &many, in, out, flags);
-    if (realOut) return fftw_plan_guru64_dft_c2r(s->dims, dims, 1, &many, in, out, flags);
-    return fftw_plan_guru64_dft(s->dims, dims, 1, &many, in, out, sign, flags);
+    if (realIn) return fftw_plan_guru64_dft_r2c(s->dims, dims, loops, many, in, out, flags);
+    if (realOut) return fftw_plan_guru64_dft_c2r(s->dims, dims, loops, many, in, out, flags);
+    return fftw_plan_guru64_dft(s->dims, dims, loops, many, in, out, sign, flags);
   }
   /* fftwf_iodim64 has the same members as fftw_iodim64. */
-  if (realIn) return fftwf_plan_guru64_dft_r2c(s->dims, (fftwf_iodim64*)dims, 1, (fftwf_iodim64*)&many, in, out, flags);
-  if (realOut) return fftwf_plan_guru64_dft_c2r(s->dims, (fftwf_iodim64*)dims, 1, (fftwf_iodim64*)&many, in, out, flags);
-  return fftwf_plan_guru64_dft(s->dims, (fftwf_iodim64*)dims, 1, (fftwf_iodim64*)&many, in, out, sign, flags);
+  if (realIn) return fftwf_plan_guru64_dft_r2c(s->dims, (fftwf_iodim64*)dims, loops, (fftwf_iodim64*)many, in, out, flags);
+  if (realOut) return fftwf_plan_guru64_dft_c2r(s->dims, (fftwf_iodim64*)dims, loops, (fftwf_iodim64*)many, in, out, flags);
+  return fftwf_plan_guru64_dft(s->dims, (fftwf_iodim64*)dims, loops, (fftwf_iodim64*)many, in, out, sign, flags);
 }
 
 static dtrResult_t findPlan(dtrFftwPass* p, int64_t batch, int direction, int inplace, int aligned, void** out) {
@@ -92,7 +97,7 @@ static dtrResult_t findPlan(dtrFftwPass* p, int64_t batch, int direction, int in
     p->capacity = capacity;
   }
   const dtrLocalFftShape* s = &p->shape;
-  const size_t real = s->dbl ? 8 : 4;
+  const size_t real = (s->dbl ? 8 : 4) * (size_t)dtrLocalFftFields(s); /* a point's reals, every field's */
   const size_t complexBytes = (size_t)batch * (size_t)dtrLocalFftComplexLength(s) * 2 * real;
   const size_t realBytes = s->real ? (size_t)batch * (size_t)dtrLocalFftRealLength(s) * real : 0;
   size_t inBytes = s->real && direction == dtrFftForward ? realBytes : complexBytes;
@@ -106,7 +111,7 @@ static dtrResult_t findPlan(dtrFftwPass* p, int64_t batch, int direction, int in
     outBytes = (size_t)((batch - 1) * od + (n - 1) * os + 1) * 2 * real;
   }
   /* Scratch arrays to plan on; unaligned plans on arrays one complex entry off FFTW's alignment. */
-  const size_t shift = aligned ? 0 : real;
+  const size_t shift = aligned ? 0 : (s->dbl ? 8 : 4);
   char* a = fftw_malloc(inBytes + shift + 16);
   char* b = inplace ? a : fftw_malloc(outBytes + shift + 16);
   void* made = NULL;

@@ -1,4 +1,5 @@
-/* A local pass: the offsets of a chunk's transforms on each side, and the implementation that runs them. */
+/* A local pass: the offsets of a chunk's transforms on each side (each transform one of every field),
+ * and the implementation that runs them. */
 #include "local_fft.h"
 
 #include <stdlib.h>
@@ -40,7 +41,8 @@ dtrResult_t dtrLocalFftRun(dtrLocalFft* f, int direction, int64_t first, int64_t
                            cudaStream_t stream) {
   if (count <= 0) return dtrSuccess;
   const dtrLocalFftShape* s = &f->shape;
-  const size_t real = s->dbl ? 8 : 4, complex = 2 * real;
+  /* Every number below counts points, each holding one of every field. */
+  const size_t real = (s->dbl ? 8 : 4) * (size_t)dtrLocalFftFields(s), complex = 2 * real;
   /* The real side is the input of the forward real pass and the output of the inverse one. */
   const int realIn = s->real && direction == dtrFftForward, realOut = s->real && direction == dtrFftInverse;
   size_t inBytes = realIn ? (size_t)dtrLocalFftRealLength(s) * real : (size_t)dtrLocalFftComplexLength(s) * complex;

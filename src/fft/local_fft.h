@@ -3,6 +3,8 @@
  * or the two fastest: the (y, x) planes of a slab), by cuFFT on the GPU backends and by FFTW on the
  * cpu backend. A pass runs any contiguous range of its box's transforms (a chunk), in place or out of
  * place; its plans are made for the batch sizes its chunks take. Unnormalized in both directions.
+ * Where its points hold several fields (transform_shape.h), a transform is a line of every field: the
+ * fields' transforms of one line, which a chunk never separates.
  */
 #ifndef DTR_FFT_LOCAL_FFT_H
 #define DTR_FFT_LOCAL_FFT_H

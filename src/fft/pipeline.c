@@ -89,9 +89,10 @@ static dtrResult_t passChunk(struct dtrFftPlan* f, const Route* r, int j, int C,
   else if (r->exchange[j]) c = j == 0 && !r->inverse ? dtrFftFirstPassChunk(f, r->exchange[j], C, k) : dtrFftChunkOf(f, r->exchange[j], p, C, k);
   DTRCHECK(dtrLocalFftRun(r->pass[j], direction, c.first, c.count, r->src[j], r->dst[j], stream));
   if (j == 0 && factor != 1.0 && c.count) {
-    const size_t complexBytes = dtrDataTypeSize(f->ctype);
-    DTRCHECK(dtrFftScale(f, r->dst[0] + (size_t)(c.first * f->length[p]) * complexBytes, (size_t)(c.count * f->length[p]) * 2,
-                         factor, stream));
+    /* Every field of the chunk's points: howmany complex numbers a point. */
+    const size_t complexBytes = dtrDataTypeSize(f->ctype) * (size_t)f->howmany;
+    DTRCHECK(dtrFftScale(f, r->dst[0] + (size_t)(c.first * f->length[p]) * complexBytes,
+                         (size_t)(c.count * f->length[p] * f->howmany) * 2, factor, stream));
   }
   return dtrSuccess;
 }

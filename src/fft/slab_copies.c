@@ -41,9 +41,11 @@
 #include "launch.h"
 #include "plan.h"
 
-/* Bytes of the staging array: every plane of the complex array. */
+/* Bytes of a point of the complex array (howmany fields: howmany complex numbers), and of the staging
+ * array: every plane of the complex array. Everything below moves and offsets points. */
+static size_t pointBytes(const struct dtrFftPlan* f) { return dtrDataTypeSize(f->ctype) * (size_t)f->howmany; }
 static size_t stagingBytes(const struct dtrFftPlan* f) {
-  return (size_t)(f->cshape[0] * f->cshape[1] * f->cshape[2]) * dtrDataTypeSize(f->ctype);
+  return (size_t)(f->cshape[0] * f->cshape[1] * f->cshape[2]) * pointBytes(f);
 }
 
 /* Collective over the grid: whether the plan takes the slab route (all ranks alike), its staging array
@@ -69,8 +71,8 @@ dtrResult_t dtrFftCopiesPasses(struct dtrFftPlan* f) {
   const int64_t nx = f->cshape[0], ny = f->cshape[1], nz = f->cshape[2];
   const int64_t lines = f->box[1].size[0] * f->box[1].size[1]; /* this rank's (y, x) lines */
   const int dbl = f->ctype == dtrComplex128;
-  const dtrLocalFftShape from = {1, {nz, 0}, 0, dbl, ny * nx, 1, 1, nz};
-  const dtrLocalFftShape into = {1, {nz, 0}, 0, dbl, 1, nz, ny * nx, 1};
+  const dtrLocalFftShape from = {1, {nz, 0}, 0, dbl, ny * nx, 1, 1, nz, f->howmany};
+  const dtrLocalFftShape into = {1, {nz, 0}, 0, dbl, 1, nz, ny * nx, 1, f->howmany};
   int64_t batches[DTR_FFT_MAX_CHUNKS + 1];
   int n = 0;
   batches[n++] = lines;
@@ -119,7 +121,7 @@ static dtrRange lineChunks(const struct dtrFftPlan* f, int b, int k0, int k1) {
  * copy, a row of the copy a plane. */
 static dtrResult_t copyBlock(struct dtrFftPlan* f, char* peer, dtrRange planes, dtrRange lines, cudaStream_t lane) {
   if (!planes.count || !lines.count) return dtrSuccess;
-  const size_t e = dtrDataTypeSize(f->ctype), plane = (size_t)(f->cshape[0] * f->cshape[1]) * e;
+  const size_t e = pointBytes(f), plane = (size_t)(f->cshape[0] * f->cshape[1]) * e;
   const size_t at = (size_t)planes.start * plane + (size_t)lines.start * e;
   CUDACHECK(cudaMemcpy2DAsync(peer + at, plane, f->work + at, plane, (size_t)lines.count * e, (size_t)planes.count,
                               cudaMemcpyDeviceToDevice, lane));
@@ -174,7 +176,7 @@ static dtrResult_t lanesAfter(struct dtrFftPlan* f, cudaEvent_t event, cudaStrea
  * plane of S. */
 static dtrResult_t firstPass(struct dtrFftPlan* f, dtrPlan_t x, const void* in, dtrFftDirection_t direction, int k,
                              double factor, cudaStream_t stream) {
-  const size_t e = dtrDataTypeSize(f->ctype);
+  const size_t e = pointBytes(f);
   const size_t plane = (size_t)(f->cshape[0] * f->cshape[1]);
   const int r = x->comm.rank, C = f->chunks;
   if (direction == dtrFftInverse) {
@@ -185,7 +187,8 @@ static dtrResult_t firstPass(struct dtrFftPlan* f, dtrPlan_t x, const void* in, 
   const dtrFftChunk t = dtrFftFirstPassChunk(f, x, C, k);
   char* own = f->work + (size_t)dtrFftSlabPlanes(f, r).start * plane * e;
   DTRCHECK(dtrLocalFftRun(f->pass[0], direction, t.first, t.count, in, own, stream));
-  if (factor != 1.0 && t.count) DTRCHECK(dtrFftScale(f, own + (size_t)t.first * plane * e, (size_t)t.count * plane * 2, factor, stream));
+  if (factor != 1.0 && t.count)
+    DTRCHECK(dtrFftScale(f, own + (size_t)t.first * plane * e, (size_t)(t.count * f->howmany) * plane * 2, factor, stream));
   return dtrSuccess;
 }
 
@@ -193,7 +196,7 @@ static dtrResult_t firstPass(struct dtrFftPlan* f, dtrPlan_t x, const void* in, 
  * inverse, its chunk c of planes, whole again, 2-D into the X-pencil, and normalized there. */
 static dtrResult_t lastPass(struct dtrFftPlan* f, dtrPlan_t x, void* out, dtrFftDirection_t direction, int c, double factor,
                             cudaStream_t stream) {
-  const size_t e = dtrDataTypeSize(f->ctype);
+  const size_t e = pointBytes(f);
   const int64_t nx = f->cshape[0];
   const int r = x->comm.rank, C = f->chunks;
   if (direction == dtrFftForward) {
@@ -203,10 +206,7 @@ static dtrResult_t lastPass(struct dtrFftPlan* f, dtrPlan_t x, void* out, dtrFft
   const dtrFftChunk p = dtrFftLastPassChunk(f, f->forward[0], C, c);
   const size_t plane = (size_t)(nx * f->cshape[1]) * e;
   DTRCHECK(dtrLocalFftRun(f->pass[0], direction, p.first, p.count, f->work + (size_t)dtrFftSlabPlanes(f, r).start * plane, out, stream));
-  if (factor == 1.0 || !p.count) return dtrSuccess;
-  /* The output side's planes: real ones for C2R. */
-  const size_t inputPlane = (size_t)(f->shape[0] * f->shape[1]) * dtrDataTypeSize(f->type), real = e / 2;
-  return dtrFftScale(f, (char*)out + (size_t)p.first * inputPlane, (size_t)p.count * inputPlane / real, factor, stream);
+  return dtrFftScaleInputPlanes(f, out, p, factor, stream);
 }
 
 dtrResult_t dtrFftCopiesEarly(struct dtrFftPlan* f, const void* in, dtrFftDirection_t direction, cudaStream_t stream,

@@ -38,7 +38,7 @@
 typedef struct {
   int inverse, rank, peers;
   dtrPlan_t x;        /* the exchange whose communicator carries the messages */
-  size_t e, line;     /* bytes of an entry and of an x line */
+  size_t e, line;     /* bytes of a point (an entry of the exchanges) and of an x line */
   int64_t nx, ny;
   char* send;
   char* recv;
@@ -103,8 +103,8 @@ dtrResult_t dtrFftMessagesPasses(struct dtrFftPlan* f) {
   const int64_t nz = f->cshape[2];
   const int64_t lines = f->box[1].size[0] * f->box[1].size[1];
   const int dbl = f->ctype == dtrComplex128;
-  const dtrLocalFftShape from = {1, {nz, 0}, 0, dbl, lines, 1, 1, nz};
-  const dtrLocalFftShape into = {1, {nz, 0}, 0, dbl, 1, nz, lines, 1};
+  const dtrLocalFftShape from = {1, {nz, 0}, 0, dbl, lines, 1, 1, nz, f->howmany};
+  const dtrLocalFftShape into = {1, {nz, 0}, 0, dbl, 1, nz, lines, 1, f->howmany};
   const int64_t batches[1] = {lines};
   DTRCHECK(dtrLocalFftCreate(&from, 1, batches, 1, &f->zFrom));
   return dtrLocalFftCreate(&into, 1, batches, 1, &f->zInto);
@@ -115,7 +115,7 @@ static dtrResult_t executeOf(struct dtrFftPlan* f, dtrFftDirection_t direction, 
   ex->inverse = direction == dtrFftInverse;
   ex->x = f->forward[0]; /* its communicator carries both directions' messages */
   ex->rank = ex->x->comm.rank, ex->peers = f->grid->pc;
-  ex->e = dtrDataTypeSize(f->ctype);
+  ex->e = dtrDataTypeSize(f->ctype) * (size_t)f->howmany; /* a point: howmany complex numbers */
   ex->nx = f->cshape[0], ex->ny = f->cshape[1];
   ex->line = (size_t)ex->nx * ex->e;
   ex->send = f->message[ex->inverse], ex->recv = f->message[!ex->inverse];
@@ -129,7 +129,8 @@ static dtrResult_t planesPass(struct dtrFftPlan* f, const Execute* ex, const voi
   const size_t plane = (size_t)ex->ny * ex->line;
   DTRCHECK(dtrLocalFftRun(f->pass[0], dtrFftForward, t.first, t.count, in, f->work, stream));
   if (factor != 1.0 && t.count)
-    DTRCHECK(dtrFftScale(f, f->work + (size_t)t.first * plane, (size_t)t.count * plane / ex->e * 2, factor, stream));
+    DTRCHECK(dtrFftScale(f, f->work + (size_t)t.first * plane, (size_t)t.count * plane / (dtrDataTypeSize(f->ctype) / 2), factor,
+                         stream));
   return dtrSuccess;
 }
 
@@ -211,13 +212,10 @@ static dtrResult_t unpackChunk(struct dtrFftPlan* f, const Execute* ex, int k, c
 }
 
 /* Inverse, chunk k of the 2-D pass from W into out, normalized there (real planes for C2R). */
-static dtrResult_t planesPassBack(struct dtrFftPlan* f, const Execute* ex, void* out, int k, double factor,
-                                  cudaStream_t stream) {
+static dtrResult_t planesPassBack(struct dtrFftPlan* f, void* out, int k, double factor, cudaStream_t stream) {
   const dtrFftChunk p = dtrFftLastPassChunk(f, f->forward[0], f->chunks, k);
   DTRCHECK(dtrLocalFftRun(f->pass[0], dtrFftInverse, p.first, p.count, f->work, out, stream));
-  if (factor == 1.0 || !p.count) return dtrSuccess;
-  const size_t inputPlane = (size_t)(f->shape[0] * f->shape[1]) * dtrDataTypeSize(f->type), real = ex->e / 2;
-  return dtrFftScale(f, (char*)out + (size_t)p.first * inputPlane, (size_t)p.count * inputPlane / real, factor, stream);
+  return dtrFftScaleInputPlanes(f, out, p, factor, stream);
 }
 
 /* `res`: what failed before (the groups still run, nothing else). */
@@ -251,7 +249,7 @@ static dtrResult_t inverse(struct dtrFftPlan* f, const Execute* ex, const void* 
     if (res == dtrSuccess) res = dtrFftEventThen(f->exchanged, f->exchange, copies);
     if (res == dtrSuccess) res = unpackChunk(f, ex, k, copies);
     if (res == dtrSuccess) res = dtrFftEventThen(f->laneDone[1], copies, stream);
-    if (res == dtrSuccess) res = planesPassBack(f, ex, out, k, factor, stream);
+    if (res == dtrSuccess) res = planesPassBack(f, out, k, factor, stream);
   }
   if (res == dtrSuccess) res = dtrFftEventThen(f->arrived, f->exchange, stream);
   return res;

@@ -71,6 +71,13 @@ dtrResult_t dtrFftScale(const struct dtrFftPlan* f, char* x, size_t reals, doubl
   return dtrSuccess;
 }
 
+dtrResult_t dtrFftScaleInputPlanes(const struct dtrFftPlan* f, void* x, dtrFftChunk planes, double factor, cudaStream_t stream) {
+  if (factor == 1.0 || !planes.count) return dtrSuccess;
+  const size_t plane = (size_t)(f->shape[0] * f->shape[1]) * dtrDataTypeSize(f->type) * (size_t)f->howmany;
+  const size_t real = dtrDataTypeSize(f->ctype) / 2;
+  return dtrFftScale(f, (char*)x + (size_t)planes.first * plane, (size_t)planes.count * plane / real, factor, stream);
+}
+
 dtrResult_t dtrFftEventThen(cudaEvent_t event, cudaStream_t recorded, cudaStream_t waits) {
   CUDACHECK(cudaEventRecord(event, recorded));
   CUDACHECK(cudaStreamWaitEvent(waits, event, 0));

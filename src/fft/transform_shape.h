@@ -15,7 +15,13 @@ typedef struct {
    * transform's points and between transforms, on each side. The slab route's pass along z reads the
    * planes of a [z][y][x] array and writes the Z-pencil (or the other way round), a transpose for free. */
   int64_t in_stride, in_dist, out_stride, out_dist;
+  /* Fields interleaved at every point (0 or 1: one): a point holds `fields` consecutive numbers, one of
+   * each field, so that strides and distances above count points and every transform is one of each
+   * field. The FFT plan's howmany. */
+  int64_t fields;
 } dtrLocalFftShape;
+
+static inline int64_t dtrLocalFftFields(const dtrLocalFftShape* s) { return s->fields > 1 ? s->fields : 1; }
 
 /* Entries of one transform: complex ones (the complex side), and real ones (a real pass's real side). */
 static inline int64_t dtrLocalFftComplexLength(const dtrLocalFftShape* s) {

@@ -3,11 +3,11 @@
 ! the same formula (double precision, separable, no FFT library involved):
 !   - C2C complex(real32/real64), R2C real(real32/real64) with even and odd nx, every normalization,
 !     chunk counts 1, 2 and 3, out of place and (C2C) in place, shapes with empty boxes (nz below
-!     the grid's pc, 1 x 1 x 1);
+!     the grid's pc, 1 x 1 x 1); one field, and 2 or 3 (config%howmany) each against its DFT;
 !   - the forward against the DFT, the round trip back, as relative L2 errors over all ranks
 !     (complex(real64) 1e-12, complex(real32) 1e-5); outputs poisoned, inputs checked untouched;
-!   - the arrays as the Fortran views of docs/fortran.md: x(nx, ny_local, nz_local) in,
-!     z(nz, nx_local, ny_local) out;
+!   - the arrays as the Fortran views of docs/fortran.md: x(howmany, nx, ny_local, nz_local) in,
+!     z(howmany, nz, nx_local, ny_local) out (the fields first, a view of rank 4 for one field too);
 !   - the config's defaults against dtrFftConfigInit; bad input (kind, type, shape, config, direction,
 !     R2C in place, a setting that differs between ranks): the same error on every rank.
 !
@@ -26,12 +26,12 @@ module fft_reference
 
 contains
 
-  ! The whole input at (x, y, z), from 0: values in [-1, 1) from the global index, exact in real64
-  ! and the same on every rank. R2C takes the real part.
-  complex(real64) function input_value(c, shape)
-    integer(int64), intent(in) :: c(3), shape(3)
+  ! The whole input at (x, y, z), from 0, of field `field` (from 0): values in [-1, 1) from the global
+  ! index, exact in real64 and the same on every rank. R2C takes the real part.
+  complex(real64) function input_value(c, shape, field)
+    integer(int64), intent(in) :: c(3), shape(3), field
     integer(int64) :: g
-    g = c(1) + shape(1) * (c(2) + shape(2) * c(3))
+    g = c(1) + shape(1) * (c(2) + shape(2) * c(3)) + 7 * field
     input_value = cmplx(real(modulo(g * 7919 + 17, 2003_int64), real64) / 1001.5_real64 - 1, &
                         real(modulo(g * 104729 + 5, 1999_int64), real64) / 999.5_real64 - 1, real64)
   end function
@@ -91,9 +91,9 @@ contains
     call expect(error <= tolerance, what // ' error' // text)
   end subroutine
 
-  function case_name(kind, type, shape, norm, chunks, inplace, grid) result(name)
+  function case_name(kind, type, shape, norm, chunks, inplace, grid, howmany) result(name)
     integer(c_int), intent(in) :: kind, type, norm, chunks
-    integer(int64), intent(in) :: shape(3)
+    integer(int64), intent(in) :: shape(3), howmany
     logical, intent(in) :: inplace
     type(dtr_grid), intent(in) :: grid
     character(len=:), allocatable :: name
@@ -106,6 +106,10 @@ contains
       shape(3), ' ', dtr_data_type_name(type), ' on ', pr, ' x ', pc, ', norm ', trim(norms(norm)), ', chunks ', chunks
     name = trim(text)
     if (inplace) name = name // ', in place'
+    if (howmany > 1) then
+      write (text, '(a, i0)') ', howmany ', howmany
+      name = name // trim(text)
+    end if
   end function
 
 end module fft_reference
@@ -174,7 +178,8 @@ program test_fortran_fft
   ! Even and odd nx; nz = 2 below the pc of slabs on 3 and 4 ranks; 1 x 1 x 1 empty almost everywhere.
   integer(int64), parameter :: shapes(3, 5) = reshape([8, 6, 5, 9, 7, 4, 5, 3, 2, 1, 1, 1, 17, 12, 10], [3, 5])
   type(dtr_grid) :: grid
-  integer :: ranks, pr, s, t, n
+  integer :: ranks, pr, s, t, n, fields
+  integer(int64) :: howmany
   integer(c_int) :: norm, chunks
   logical :: inplace
   character(len=40) :: empty
@@ -189,22 +194,27 @@ program test_fortran_fft
   do pr = 1, ranks
     if (mod(ranks, pr) /= 0) cycle
     if (.not. expect_success(dtr_grid_create(grid, MPI_COMM_WORLD, pr, ranks / pr), 'grid create')) cycle
-    do s = 1, size(shapes, 2)
-      do t = 1, 4
-        norm = int(mod(n, 3), c_int)
-        chunks = int(mod(n / 3 + s, 3) + 1, c_int)
-        inplace = t <= 2 .and. mod(n, 5) == 1
-        select case (t)
-        case (1)
-          call fft_c2c_complex64(grid, shapes(:, s), norm, chunks, inplace)
-        case (2)
-          call fft_c2c_complex128(grid, shapes(:, s), norm, chunks, inplace)
-        case (3)
-          call fft_r2c_real32(grid, shapes(:, s), norm, chunks, .false.)
-        case (4)
-          call fft_r2c_real64(grid, shapes(:, s), norm, chunks, .false.)
-        end select
-        n = n + 1
+    ! One field, then 2 or 3 (config%howmany), every shape and transform.
+    do fields = 1, 2
+      do s = 1, size(shapes, 2)
+        do t = 1, 4
+          norm = int(mod(n, 3), c_int)
+          chunks = int(mod(n / 3 + s, 3) + 1, c_int)
+          inplace = t <= 2 .and. mod(n, 5) == 1
+          howmany = 1
+          if (fields == 2) howmany = 2 + mod(n, 2)
+          select case (t)
+          case (1)
+            call fft_c2c_complex64(grid, shapes(:, s), norm, chunks, inplace, howmany)
+          case (2)
+            call fft_c2c_complex128(grid, shapes(:, s), norm, chunks, inplace, howmany)
+          case (3)
+            call fft_r2c_real32(grid, shapes(:, s), norm, chunks, .false., howmany)
+          case (4)
+            call fft_r2c_real64(grid, shapes(:, s), norm, chunks, .false., howmany)
+          end select
+          n = n + 1
+        end do
       end do
     end do
     call expect_result(dtr_grid_destroy(grid), DTR_SUCCESS, 'grid destroy')
@@ -222,8 +232,8 @@ contains
   subroutine check_config()
     type(dtr_fft_config) :: initialized, declared
     call dtr_fft_config_init(initialized)
-    call expect(initialized%chunks == declared%chunks .and. initialized%norm == declared%norm, &
-                'dtr_fft_config defaults differ from dtrFftConfigInit')
+    call expect(initialized%chunks == declared%chunks .and. initialized%norm == declared%norm .and. &
+                initialized%howmany == declared%howmany, 'dtr_fft_config defaults differ from dtrFftConfigInit')
     call expect(initialized%transpose%backend == declared%transpose%backend .and. &
                 initialized%transpose%kernel == declared%transpose%kernel .and. &
                 initialized%transpose%device == declared%transpose%device .and. &
@@ -268,6 +278,10 @@ contains
     bad%norm = 3
     call refused(dtr_fft_plan_create(plan, grid, shape, DTR_FFT_C2C, DTR_COMPLEX64, bad), DTR_INVALID_ARGUMENT, &
                  'norm 3', 'norm')
+    bad = config
+    bad%howmany = -1
+    call refused(dtr_fft_plan_create(plan, grid, shape, DTR_FFT_C2C, DTR_COMPLEX64, bad), DTR_INVALID_ARGUMENT, &
+                 'howmany -1', 'howmany')
     bad = config
     bad%transpose%inplace = 1
     call refused(dtr_fft_plan_create(plan, grid, shape, DTR_FFT_C2C, DTR_COMPLEX64, bad), DTR_INVALID_ARGUMENT, &
