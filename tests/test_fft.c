@@ -222,11 +222,15 @@ static int allGood(int bad) {
   return !bad;
 }
 
-static int runExecute(dtrFftPlan_t plan, const void* in, void* out, dtrFftDirection_t dir, int graph) {
+/* hostIn, inBytes: the input, uploaded again before the replay where the execute runs in place (the
+ * execute outside the capture has transformed it). */
+static int runExecute(dtrFftPlan_t plan, const void* in, void* out, dtrFftDirection_t dir, int graph, const void* hostIn,
+                      size_t inBytes) {
   if (!graph || !gpu) return dtrFftExecute(plan, in, out, dir, stream) != dtrSuccess || finish();
   /* Captured into a graph (after the execute outside the capture that maps the p2p buffers) and replayed
    * once every rank has its graph (a rank that launched alone would wait for the others on its GPU). */
   if (dtrFftExecute(plan, in, out, dir, stream) != dtrSuccess || finish()) return 1;
+  if (in == out) toDevice(out, hostIn, inBytes);
   cudaGraph_t g = NULL;
   cudaGraphExec_t exec = NULL;
   int bad = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess;
@@ -262,7 +266,7 @@ static double againstSingle(dtrFftPlan_t single, dtrFftDirection_t dir, const vo
       memcpy(field + u * inPoint, (const char*)hostIn + (u * (size_t)fields + (size_t)f) * inPoint, inPoint);
     toDevice(in, field, inBytes);
     poison(out, outBytes);
-    int failed = runExecute(single, in, out, dir, 0);
+    int failed = runExecute(single, in, out, dir, 0, NULL, 0);
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, caseComm);
     if (failed) {
       worst = -1;
@@ -368,7 +372,7 @@ static void runCase(const Case* c) {
   const double fwdFactor = c->norm == dtrFftNormOrtho ? 1 / sqrt(N) : 1;
   const double tripFactor = c->norm == dtrFftNormNone ? N : 1;
   const double tol = dblOf(c->type) ? 1e-12 : 1e-5;
-  int failed = runExecute(plan, in, out, dtrFftForward, c->graph);
+  int failed = runExecute(plan, in, out, dtrFftForward, c->graph, h, ib.bytes);
   expectDevice("dtrFftExecute");
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, caseComm);
   EXPECT(!failed, "%s: forward execute: %s", name, dtrGetLastError());
@@ -393,7 +397,7 @@ static void runCase(const Case* c) {
     }
     /* The round trip: in place back into the same buffer, else into a fresh one. */
     void* target = c->inplace ? in : back;
-    failed = runExecute(plan, out, target, dtrFftInverse, 0);
+    failed = runExecute(plan, out, target, dtrFftInverse, 0, NULL, 0);
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, caseComm);
     EXPECT(!failed, "%s: inverse execute: %s", name, dtrGetLastError());
     if (!failed) {
