@@ -573,7 +573,9 @@ int main(int argc, char** argv) {
   /* The grids of this rank count: slabs, pencils P x 1, and the squarest other factorizations. */
   int grids[8][2];
   const int ngrids = dtrTestGrids(nranks, grids);
-  static const int64_t shapes[][3] = {{8, 6, 5}, {9, 7, 4}, {1, 1, 1}, {5, 3, 2}, {17, 12, 10}, {2, 13, 3}, {16, 16, 16}};
+  /* nz = 1: 2-D transforms (docs/fft.md#2-d-transforms), R != C with prime sides. */
+  static const int64_t shapes[][3] = {{8, 6, 5}, {9, 7, 4}, {1, 1, 1}, {5, 3, 2}, {17, 12, 10}, {2, 13, 3}, {16, 16, 16},
+                                      {12, 9, 1}, {7, 11, 1}};
   const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
   static const dtrFftKind_t kinds[4] = {dtrFftC2C, dtrFftC2C, dtrFftR2C, dtrFftR2C};
   static const dtrDataType_t types[4] = {dtrComplex64, dtrComplex128, dtrFloat32, dtrFloat64};

@@ -201,6 +201,10 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
   f->path[2] = dtrPencilZ;
   for (int i = 0; i < f->npencils; i++) DTRCHECK(dtrPencilBox(g, f->cshape, f->path[i], f->ctype, f->howmany, -1, &f->box[i]));
   DTRCHECK(dtrPencilBox(g, f->shape, dtrPencilX, f->type, f->howmany, -1, &f->input));
+  /* Correct on any grid, but on 1 x P the single plane of a 2-D transform sits on one rank. */
+  if (f->shape[2] == 1 && g->pc > 1 && g->a == 0 && g->b == 0)
+    WARN("FFT of nz = 1 (a 2-D transform) on a %d x %d grid: its one plane is on one rank; a %d x 1 grid splits its rows",
+         g->pr, g->pc, g->pr * g->pc);
   DTRCHECK(makeExchanges(f, cfg));
   f->timeout = f->forward[0]->timeout;
   const dtrEnvParams* env = dtrEnvParamsGet();
