@@ -12,6 +12,7 @@
 #include "backends/gpu/device.h"
 #include "core/checks.h"
 #include "core/device_guard.h"
+#include "core/memory.h"
 #include "core/params.h"
 #include "core/timeout.h"
 #include "fft_plan.h"
@@ -164,6 +165,9 @@ static dtrResult_t makeWorkspace(dtrFftPlan_t f) {
     if (w > f->area) f->area = w;
   }
   f->workBytes = arrays + f->area;
+  /* On the host, measured before malloc: an allocation beyond memory may succeed there and fail at
+   * first touch, or abort under a sanitizer. (cudaMalloc answers for itself.) */
+  if (!f->gpu) DTRCHECK(dtrMemoryCheck(f->grid->comm, MPI_COMM_NULL, -1, f->workBytes, "the FFT's workspace"));
   if (!f->workBytes) return dtrSuccess;
   if (f->gpu) {
     const cudaError_t err = cudaMalloc((void**)&f->work, f->workBytes);
