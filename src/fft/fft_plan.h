@@ -68,6 +68,9 @@ dtrFftChunk dtrFftChunkOfRank(const struct dtrFftPlan* f, dtrPlan_t exchange, in
 dtrRange dtrFftSlabPlanes(const struct dtrFftPlan* f, int b);
 dtrRange dtrFftSlabRows(const struct dtrFftPlan* f, int b);
 dtrRange dtrFftSlabPlaneChunks(const struct dtrFftPlan* f, int b, int k0, int k1);
+/* Whether a plane is within the pitch a 2-D copy of the copy engines takes (cudaMemcpy2DAsync's pitches
+ * are below 2^31 bytes): the slab routes copy rows of planes; beyond it the exchanges' own chunks run. */
+int dtrFftSlabPlanesCopyable(const struct dtrFftPlan* f);
 
 /* The transforms of the forward's first pass that chunk k runs: its chunk's, except where cuFFT cannot
  * start a real-to-complex chunk at an odd real entry (an odd real length: the whole pass runs with

@@ -52,7 +52,8 @@ static size_t stagingBytes(const struct dtrFftPlan* f) {
  * and its passes along z. Its staging array, where it does, lives at f->work, before the passes' area. */
 dtrResult_t dtrFftCopiesChoose(struct dtrFftPlan* f, size_t area, int wanted) {
   f->copies = 0;
-  int fits = wanted && f->gpu && f->npencils == 2 && f->grid->pc > 1 && f->forward[0]->backend == dtrBackendP2p &&
+  int fits = wanted && f->gpu && f->npencils == 2 && f->grid->pc > 1 && dtrFftSlabPlanesCopyable(f) &&
+             f->forward[0]->backend == dtrBackendP2p &&
              f->inverse[0]->backend == dtrBackendP2p;
   if (fits) {
     /* Room for the staging array, the passes' work area and a margin for the caller, now. */

@@ -69,7 +69,7 @@ static dtrResult_t copy2d(char* dst, size_t dpitch, const char* src, size_t spit
  * with the exchanges' communicator. Where a rank cannot hold them, no rank takes the route. */
 dtrResult_t dtrFftMessagesChoose(struct dtrFftPlan* f, size_t area, int wanted) {
   f->messages = 0;
-  int fits = wanted && f->gpu && !f->copies && f->npencils == 2 && f->grid->pc > 1 &&
+  int fits = wanted && f->gpu && !f->copies && f->npencils == 2 && f->grid->pc > 1 && dtrFftSlabPlanesCopyable(f) &&
              f->forward[0]->backend == dtrBackendNccl && f->inverse[0]->backend == dtrBackendNccl;
   if (fits) {
     /* Room for both, the passes' work area and a margin for the caller, now. */

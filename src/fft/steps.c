@@ -3,6 +3,8 @@
  * a pass in a chunk, the planes and rows of a slab's ranks, the normalization, and one stream waiting
  * for another.
  */
+#include <limits.h>
+
 #include "backends/backend.h"
 #include "core/checks.h"
 #include "fft_plan.h"
@@ -26,6 +28,11 @@ dtrRange dtrFftSlabRows(const struct dtrFftPlan* f, int b) {
   const dtrPencilExtent z = dtrPencilBoxOf(f->cshape, 1, f->grid->pc, 0, b, dtrPencilZ);
   const dtrRange r = {z.start[1], z.size[1]};
   return r;
+}
+
+int dtrFftSlabPlanesCopyable(const struct dtrFftPlan* f) {
+  const double plane = (double)f->cshape[0] * (double)f->cshape[1] * (double)dtrDataTypeSize(f->ctype) * (double)f->howmany;
+  return plane <= (double)INT_MAX;
 }
 
 dtrRange dtrFftSlabPlaneChunks(const struct dtrFftPlan* f, int b, int k0, int k1) {
