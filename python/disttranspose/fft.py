@@ -36,7 +36,7 @@ from . import _arrays, _collective, _frameworks, _lib, _ops
 from .errors import RESULT_INVALID_ARGUMENT, RESULT_MISMATCH, Error
 from .plan import _config
 
-__all__ = ["fftn", "ifftn", "rfftn", "irfftn"]
+__all__ = ["fftn", "ifftn", "rfftn", "irfftn", "fft2", "ifft2", "rfft2", "irfft2"]
 
 # What the frameworks' compiled programs call to run an FFT operation (_ops.py): dtrFftExecute itself.
 _EXECUTOR = ctypes.cast(_lib.lib.dtrFftExecute, ctypes.c_void_p).value
@@ -68,6 +68,62 @@ def irfftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=
     """Collective over the grid: the inverse of rfftn, from this rank's Z-pencil of the (nx // 2 + 1, ny,
     nz) complex array to its X-pencil of the real array of `shape` (whose nx says whether it is odd)."""
     return _transform("irfftn", x, grid, shape, norm, out, backend, chunks, howmany)
+
+
+def fft2(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1):
+    """Collective over the grid: the 2-D forward FFT of the complex array of shape = (nx, ny), the plan
+    of (nx, ny, 1) on a P x 1 grid (docs/fft.md#2-d-transforms), which splits its rows over the ranks. x is this
+    rank's rows [y][x] (grid.box((nx, ny, 1), "x", dtype) without its leading axis of 1); the result its
+    columns [y][x] (the Z-pencil without its axis of 1)."""
+    return _planar("fftn", x, grid, shape, norm, out, backend, chunks, howmany)
+
+
+def ifft2(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1):
+    """Collective over the grid: the inverse of fft2, from this rank's columns to its rows."""
+    return _planar("ifftn", x, grid, shape, norm, out, backend, chunks, howmany)
+
+
+def rfft2(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1):
+    """Collective over the grid: the 2-D forward FFT of the real array of shape = (nx, ny), as this
+    rank's columns of the (nx // 2 + 1, ny) complex result."""
+    return _planar("rfftn", x, grid, shape, norm, out, backend, chunks, howmany)
+
+
+def irfft2(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1):
+    """Collective over the grid: the inverse of rfft2, to this rank's rows of the real array of shape."""
+    return _planar("irfftn", x, grid, shape, norm, out, backend, chunks, howmany)
+
+
+def _planar(name, x, grid, shape, norm, out, backend, chunks, howmany):
+    """A 2-D transform as the 3-D one of (nx, ny, 1) on a P x 1 grid: the arrays viewed with the axis of 1
+    put in (the X side's leading z, the Z side's trailing z, before the fields' axis). An array of another rank (number
+    of axes) is passed as it is, so that the 3-D call's checks refuse it on every rank."""
+    if grid.dims[1] != 1:
+        # Every rank knows the grid alike: the refusal needs no agreement.
+        raise Error(RESULT_INVALID_ARGUMENT, f"2-D transforms take a P x 1 grid (rows over the ranks), not "
+                                             f"{grid.dims[0]} x {grid.dims[1]}: use fftn on (nx, ny, 1) there")
+    inverse = name in ("ifftn", "irfftn")
+    axes = 2 if howmany in (0, 1) else 3
+    try:
+        shape3 = tuple(shape) + (1,)
+    except TypeError:
+        shape3 = shape
+    x3 = _with_unit_axis(x, axes, 2 if inverse else 0)
+    out3 = None if out is None else _with_unit_axis(out, axes, 0 if inverse else 2)
+    y = _transform(name, x3, grid, shape3, norm, out3, backend, chunks, howmany)
+    return out if out is not None else _without_unit_axis(y, 0 if inverse else 2)
+
+
+def _with_unit_axis(a, axes, at):
+    if getattr(a, "ndim", None) != axes:
+        return a
+    s = tuple(a.shape)
+    return a.reshape(s[:at] + (1,) + s[at:])
+
+
+def _without_unit_axis(a, at):
+    s = tuple(a.shape)
+    return a.reshape(s[:at] + s[at + 1:]) if len(s) > at and s[at] == 1 else a
 
 
 def _transform(name, x, grid, shape, norm, out, backend, chunks, howmany):

@@ -136,6 +136,52 @@ def test_rfftn_against_numpy(lib, dtype):
     assert ok, f"{n} shapes and grids: error {value:.3g}"
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "float64"])
+def test_2d_against_numpy(lib, dtype):
+    """fft2 / rfft2 of (nx, ny) on the P x 1 grid (rows over the ranks) against numpy's 2-D transform of
+    the whole array, as this rank's columns; back to the rows."""
+    worst, n = Worst(), 0
+    real = dtype == "float64"
+    for pr, pc in ((COMM.Get_size(), 1),):
+        with dt.Grid(COMM, pr, pc) as grid:
+            for nx, ny in ((12, 9), (7, 11), (1, 5)):
+                data = whole((nx, ny, 1), dtype)[0]                         # [y][x]
+                reference = (np.fft.rfft2 if real else np.fft.fft2)(data.astype(np.float64 if real else np.complex128))
+                ctype = COMPLEX[dtype] if real else dtype
+                bx = grid.box((nx, ny, 1), "x", dtype)
+                bz = grid.box(((nx // 2 + 1) if real else nx, ny, 1), "z", ctype)
+                rows = data[bx.start[1]:bx.start[1] + bx.size[1], :]
+                cols = reference[:, bz.start[0]:bz.start[0] + bz.size[0]]
+                forward, inverse = (dt.fft.rfft2, dt.fft.irfft2) if real else (dt.fft.fft2, dt.fft.ifft2)
+                y = forward(lib.put(rows), grid, (nx, ny))
+                worst.add(lib.get(y), cols, reference, ctype)
+                worst.add(lib.get(inverse(y, grid, (nx, ny))), rows, data, dtype)
+                n += 1
+    ok, value = worst.below(TOLERANCE[dtype])
+    assert ok, f"{n} shapes and grids: error {value:.3g}"
+
+
+def test_2d_out_and_wrong_rank():
+    """fft2 into a given out (returned as given); an array of three axes where two are expected is
+    refused on every rank, as the 3-D call refuses a wrong shape; a grid of pc > 1 refused by name."""
+    with dt.Grid(COMM, COMM.Get_size(), 1) as grid:
+        nx, ny = 6, 5
+        data = whole((nx, ny, 1), "complex128")[0]
+        bx, bz = grid.box((nx, ny, 1), "x", "complex128"), grid.box((nx, ny, 1), "z", "complex128")
+        rows = np.ascontiguousarray(data[bx.start[1]:bx.start[1] + bx.size[1], :])
+        out = np.empty((bz.size[1], bz.size[0]), np.complex128)
+        got = dt.fft.fft2(rows, grid, (nx, ny), out=out)
+        want = np.fft.fft2(data)[:, bz.start[0]:bz.start[0] + bz.size[0]]
+        ok = got is out and np.abs(out - want).max(initial=0) <= 1e-12 * np.abs(want).max()
+        wrong = rows[None, None] if COMM.Get_rank() == 0 else rows
+        with pytest.raises(dt.Error):
+            dt.fft.fft2(wrong, grid, (nx, ny))
+    if COMM.Get_size() > 1:
+        with dt.Grid(COMM, 1, COMM.Get_size()) as slabs, pytest.raises(dt.Error, match="P x 1 grid"):
+            dt.fft.fft2(rows, slabs, (nx, ny))
+    assert everywhere(ok)
+
+
 @pytest.mark.parametrize("dtype", ["complex64", "complex128", "float32", "float64"])
 def test_howmany_fields(lib, dtype):
     """howmany 2 and 3: arrays with a trailing axis of the fields, each field's forward against
