@@ -352,7 +352,8 @@ typedef struct {
                               stages, timeout; workspace and inplace are the tuner's and must stay at
                               their defaults */
   dtrFftKind_t fft_kind;   /* dtrAutotuneFft: C2C (default; type c64, c128) or R2C (type fp32, fp64) */
-  int64_t howmany;         /* dtrAutotuneTransposes, dtrAutotuneHalo: entries of `type` per point (default 1) */
+  int64_t howmany;         /* entries of `type` per point (default 1): the transposes' and the halo's,
+                              the FFT's fields (dtrFftConfig_t.howmany) */
   dtrPencil_t halo_pencil; /* dtrAutotuneHalo: the pencil whose halos are exchanged (default X) */
   int halo[3];             /* dtrAutotuneHalo: halo width along x, y, z (default 1, 1, 1) */
   int periodic[3];         /* dtrAutotuneHalo: periodic axes (default 1, 1, 1) */

@@ -210,6 +210,7 @@ static dtrResult_t build(Tuner* T, Candidate* k, int pr, int pc, dtrBackend_t ba
     dtrFftConfig_t fc;
     dtrFftConfigInit(&fc);
     fc.transpose = tc;
+    fc.howmany = c->howmany;
     DTRCHECK(dtrFftPlanCreate(&k->fft, k->grid, T->shape, c->fft_kind, T->type, &fc));
     dtrBox_t box[2];
     dtrFftGetBox(k->fft, dtrFftInputSide, &box[0]);

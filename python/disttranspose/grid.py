@@ -34,7 +34,7 @@ class Grid:
     autotune=(nx, ny, nz) chooses the grid by measurement instead (dtrGridAutotune): `target` ('fft',
     'transposes' or 'halo') is timed on every pr x pc grid of the communicator's size, for an array of
     that shape and `dtype`, and the fastest is made. 'fft' runs the FFT of rfftn for a real dtype
-    (float32, float64) and of fftn for a complex one; 'transposes' the pencil chain x -> y -> z -> y -> x
+    (float32, float64) and of fftn for a complex one, of `howmany` fields; 'transposes' the pencil chain x -> y -> z -> y -> x
     (x -> z -> x on 1 x P) of `howmany` entries; 'halo' a halo exchange of `pencil` pencils with widths
     `halo` and `periodic` axes. backend ('auto': each GPU backend that serves, or 'cpu' where a rank has
     no GPU), device and timeout are the plans' settings; iterations: timed runs per candidate. The grid
