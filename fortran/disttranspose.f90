@@ -86,6 +86,7 @@ module disttranspose
     integer(c_int) :: chunks = 0      ! 0: by the measured rule (DTR_FFT_CHUNKS overrides 0)
     integer(c_int) :: norm = DTR_FFT_NORM_NONE
     integer(c_int64_t) :: howmany = 1 ! fields of one plan, interleaved: arrays x(howmany, nx, ...)
+    integer(c_int) :: axes(3) = 0     ! per axis x, y, z: 0 periodic, else dtrFftAxis_t's real-to-real kind
   end type
 
   ! dtrAutotuneTiming_t: one candidate of the grid tuner's report (seconds 0 where it was skipped).

@@ -44,7 +44,8 @@ class Box(ctypes.Structure):
 
 class FftConfig(ctypes.Structure):
     """dtrFftConfig_t."""
-    _fields_ = [("transpose", Config), ("chunks", ctypes.c_int), ("norm", ctypes.c_int), ("howmany", ctypes.c_int64)]
+    _fields_ = [("transpose", Config), ("chunks", ctypes.c_int), ("norm", ctypes.c_int), ("howmany", ctypes.c_int64),
+                ("axes", ctypes.c_int * 3)]
 
 
 class AutotuneTiming(ctypes.Structure):
