@@ -45,7 +45,7 @@
 
 /* The checks' bounds. fp64: 1e-10 as the Python example's; the rounding of a dozen transforms a step is
  * ~1e-15 (measured up to 7e-16). fp32 against the fp64 reference: the storage's rounding (6e-8) through
- * the same transforms, measured 1.7e-7 to 1.9e-7 (n = 24 to 32, 5 to 40 steps, slabs and pencils): the
+ * the same transforms, measured 1.3e-7 to 2.2e-7 (n = 5 to 32, 3 to 40 steps, slabs and pencils): the
  * bound leaves room for larger grids and longer runs and still fails any layout or index error, which
  * moves whole modes (errors of order 1). The energy law: energyLawError. */
 #define NS_BOUND_FP64 1e-10
