@@ -43,12 +43,20 @@ typedef struct {
 
 NS_HD int64_t nsBoxPoints(const NsBox* b) { return b->size[0] * b->size[1] * b->size[2]; }
 
-/* The global coordinates (x, y, z) of the box's point p (p counted in memory order). */
+/* The global coordinates (x, y, z) of the box's point p (p counted in memory order). Every array index
+ * is a constant once the loop is unrolled, so that on the GPU the coordinates stay in registers rather
+ * than in a stack array indexed by the box's (run-time) memory order. */
 NS_HD void nsBoxCoords(const NsBox* b, int64_t p, int64_t c[3]) {
+  c[0] = c[1] = c[2] = 0; /* each is set below (order is a permutation); this tells the compiler so */
   for (int d = 0; d < 3; d++) {
     const int axis = b->order[d];
-    c[axis] = b->start[axis] + p % b->size[axis];
-    p /= b->size[axis];
+    const int64_t size = axis == 0 ? b->size[0] : axis == 1 ? b->size[1] : b->size[2];
+    const int64_t start = axis == 0 ? b->start[0] : axis == 1 ? b->start[1] : b->start[2];
+    const int64_t v = start + p % size;
+    p /= size;
+    if (axis == 0) c[0] = v;
+    else if (axis == 1) c[1] = v;
+    else c[2] = v;
   }
 }
 
@@ -159,14 +167,14 @@ NS_HD void nsUpdatePoint(const NsBox* b, int dbl, const NsStage* s, int64_t p, c
   nsWavevector(b, p, k);
   const double k2 = k[0] * k[0] + k[1] * k[1] + k[2] * k[2];
   const double keep = nsDealias(s->rule, b->n, k);
-  double n[3][2];
+  double m[3][2]; /* the dealiased transform of u x omega */
   for (int f = 0; f < 3; f++)
-    for (int c = 0; c < 2; c++) n[f][c] = nsLoad(nh, dbl, 2 * (NS_FIELDS * p + f) + c) * keep;
+    for (int c = 0; c < 2; c++) m[f][c] = nsLoad(nh, dbl, 2 * (NS_FIELDS * p + f) + c) * keep;
   /* The pressure: remove the part along k (k . N / |k|^2; the mean mode k = 0 has none). */
   for (int c = 0; c < 2; c++) {
-    const double div = k2 > 0 ? (k[0] * n[0][c] + k[1] * n[1][c] + k[2] * n[2][c]) / k2 : 0.0;
+    const double div = k2 > 0 ? (k[0] * m[0][c] + k[1] * m[1][c] + k[2] * m[2][c]) / k2 : 0.0;
     for (int f = 0; f < 3; f++)
-      r[f][c] = (n[f][c] - k[f] * div) - s->nu * k2 * nsLoad(in, dbl, 2 * (NS_FIELDS * p + f) + c);
+      r[f][c] = (m[f][c] - k[f] * div) - s->nu * k2 * nsLoad(in, dbl, 2 * (NS_FIELDS * p + f) + c);
   }
   for (int f = 0; f < 3; f++)
     for (int c = 0; c < 2; c++) {

@@ -22,7 +22,6 @@
  * first (a warm-up: plans' first executes, the p2p backend's first mapping of the arrays) of the slowest
  * rank's time, printed and in the --json file.
  */
-#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
