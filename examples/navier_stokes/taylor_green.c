@@ -215,9 +215,15 @@ static int distributedTransform(NsSolver* s, const void* in, void* out, int inve
   return -1;
 }
 
-static int copyArray(int gpu, void* dst, const void* src, size_t bytes, enum cudaMemcpyKind kind) {
+/* A copy between the host and the solver's arrays, ordered on the solver's stream: that stream does not
+ * wait for the legacy default stream (cudaStreamNonBlocking), and cudaMemcpy from pageable memory may
+ * return before its copy has landed, so a plain cudaMemcpy could race the transform that follows. */
+static int copyArray(const NsSolver* s, void* dst, const void* src, size_t bytes, enum cudaMemcpyKind kind) {
   if (!bytes) return 0;
-  if (gpu) return cudaMemcpy(dst, src, bytes, kind) == cudaSuccess ? 0 : -1;
+  if (s->gpu)
+    return cudaMemcpyAsync(dst, src, bytes, kind, s->stream) == cudaSuccess && cudaStreamSynchronize(s->stream) == cudaSuccess
+               ? 0
+               : -1;
   memcpy(dst, src, bytes);
   return 0;
 }
@@ -582,7 +588,7 @@ int main(int argc, char** argv) {
   /* The vortex at t = 0, made on the host, and its transform. */
   nsHostInitial(&s.phys, o.dbl, host);
   res.e0 = energy(&s.phys, o.dbl, host);
-  if (copyArray(o.gpu, s.u, host, physBytes, cudaMemcpyHostToDevice)) nsSolverFail(&s, "cannot copy the initial field to the GPU");
+  if (copyArray(&s, s.u, host, physBytes, cudaMemcpyHostToDevice)) nsSolverFail(&s, "cannot copy the initial field to the GPU");
   if (s.transform(&s, s.u, s.uh, 0)) goto stepFailed;
 
   /* The steps, each timed: by events on the stream on GPUs (no host synchronisation between steps), by
@@ -620,7 +626,7 @@ int main(int argc, char** argv) {
     }
     if (e != cudaSuccess) nsSolverFail(&s, "the steps on the GPU: %s", cudaGetErrorString(e));
   }
-  if (copyArray(o.gpu, host, s.u, physBytes, cudaMemcpyDeviceToHost)) nsSolverFail(&s, "cannot copy the velocity from the GPU");
+  if (copyArray(&s, host, s.u, physBytes, cudaMemcpyDeviceToHost)) nsSolverFail(&s, "cannot copy the velocity from the GPU");
   if (agreeBad(s.failed, s.error)) goto finish;
 
   /* The slowest rank's time of each step; the median over the steps after the warm-up. */
