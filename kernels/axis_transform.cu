@@ -2,7 +2,10 @@
  * The gather, scatter and twiddle kernels of a pass along one axis (axis_launch.h). A line's points may
  * lie far apart in the data (a column of a (y, x) plane) while its row is packed: the gather and the
  * scatter go through 32 x 32 tiles in shared memory, reading (writing) the data along whichever of the
- * points or the rows is contiguous there, and the rows along their points.
+ * points or the rows is contiguous there, and the rows along their points. A tile's rows find where
+ * their lines start once (64-bit divisions, one a row, not one a number), and where the rows are the
+ * real and imaginary parts of complex points laid along the points, a thread moves both parts of a point
+ * as one word.
  */
 #include <stdint.h>
 
@@ -44,21 +47,57 @@ __device__ __forceinline__ E negated(E v) {
   return -v;
 }
 
-template <typename E, int How>
+/* The pair of numbers one word holds (the two parts of a complex point). */
+template <typename E>
+struct PairOf;
+template <>
+struct PairOf<float> {
+  using type = float2;
+};
+template <>
+struct PairOf<double> {
+  using type = double2;
+};
+
+/* Where each of the tile's rows starts in the data, into `start` (the first kTile threads of the block). */
+__device__ __forceinline__ void tileStarts(const Layout& g, int64_t s0, int64_t* start) {
+  const int t = threadIdx.y * kTile + threadIdx.x;
+  if (t < kTile && s0 + t < g.rows) start[t] = rowStart(g, s0 + t);
+  __syncthreads();
+}
+
+/* Pairs: the rows are parts of complex points (parts 2) and the points are contiguous in the data. */
+template <typename E, int How, bool Pairs>
 __global__ void __launch_bounds__(kTile* kStep) gatherKernel(Layout g, const E* __restrict__ data, E* __restrict__ rows,
                                                              bool pointsFast) {
   __shared__ E tile[kTile][kTile + 1];
+  __shared__ int64_t start[kTile];
   const int64_t tilesAlong = (g.n + kTile - 1) / kTile, tiles = tilesAlong * ((g.rows + kTile - 1) / kTile);
   for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const int64_t j0 = (t % tilesAlong) * kTile, s0 = (t / tilesAlong) * kTile;
-    for (int i = 0; i < kTile; i += kStep) {
-      const int a = threadIdx.x, b = threadIdx.y + i;
-      const int jl = pointsFast ? a : b, sl = pointsFast ? b : a;
-      const int64_t s = s0 + sl, j = j0 + jl;
-      if (s < g.rows && j < g.n) {
-        E v = data[rowStart(g, s) + j * g.step];
-        if constexpr (How == dtrAxisGatherEvenOddAlternating) v = (j & 1) ? negated(v) : v;
-        tile[sl][jl] = v;
+    tileStarts(g, s0, start);
+    if constexpr (Pairs) {
+      using P = typename PairOf<E>::type;
+      for (int i = 0; i < kTile / 2; i += kStep) {
+        const int jl = threadIdx.x, sl = 2 * (threadIdx.y + i);
+        const int64_t s = s0 + sl, j = j0 + jl;
+        if (s < g.rows && j < g.n) {
+          const P v = *(const P*)(data + start[sl] + j * g.step);
+          const bool flip = How == dtrAxisGatherEvenOddAlternating && (j & 1);
+          tile[sl][jl] = flip ? -v.x : v.x;
+          tile[sl + 1][jl] = flip ? -v.y : v.y;
+        }
+      }
+    } else {
+      for (int i = 0; i < kTile; i += kStep) {
+        const int a = threadIdx.x, b = threadIdx.y + i;
+        const int jl = pointsFast ? a : b, sl = pointsFast ? b : a;
+        const int64_t s = s0 + sl, j = j0 + jl;
+        if (s < g.rows && j < g.n) {
+          E v = data[start[sl] + j * g.step];
+          if constexpr (How == dtrAxisGatherEvenOddAlternating) v = (j & 1) ? negated(v) : v;
+          tile[sl][jl] = v;
+        }
       }
     }
     __syncthreads();
@@ -116,13 +155,15 @@ __device__ __forceinline__ E complexPointOf(const Layout& g, const void* rows, i
   return ((const E*)rows)[s * g.n + p];
 }
 
-template <typename E, int How, bool Complex>
+template <typename E, int How, bool Complex, bool Pairs>
 __global__ void __launch_bounds__(kTile* kStep) scatterKernel(Layout g, const void* __restrict__ rows, E* __restrict__ data,
                                                               bool pointsFast, double factor) {
   __shared__ E tile[kTile][kTile + 1];
+  __shared__ int64_t start[kTile];
   const int64_t tilesAlong = (g.n + kTile - 1) / kTile, tiles = tilesAlong * ((g.rows + kTile - 1) / kTile);
   for (int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
     const int64_t p0 = (t % tilesAlong) * kTile, s0 = (t / tilesAlong) * kTile;
+    tileStarts(g, s0, start);
     for (int i = 0; i < kTile; i += kStep) {
       const int pl = threadIdx.x, sl = threadIdx.y + i;
       const int64_t s = s0 + sl, p = p0 + pl;
@@ -132,11 +173,20 @@ __global__ void __launch_bounds__(kTile* kStep) scatterKernel(Layout g, const vo
       }
     }
     __syncthreads();
-    for (int i = 0; i < kTile; i += kStep) {
-      const int a = threadIdx.x, b = threadIdx.y + i;
-      const int pl = pointsFast ? a : b, sl = pointsFast ? b : a;
-      const int64_t s = s0 + sl, p = p0 + pl;
-      if (s < g.rows && p < g.n) data[rowStart(g, s) + p * g.step] = tile[sl][pl];
+    if constexpr (Pairs) {
+      using P = typename PairOf<E>::type;
+      for (int i = 0; i < kTile / 2; i += kStep) {
+        const int pl = threadIdx.x, sl = 2 * (threadIdx.y + i);
+        const int64_t s = s0 + sl, p = p0 + pl;
+        if (s < g.rows && p < g.n) *(P*)(data + start[sl] + p * g.step) = P{tile[sl][pl], tile[sl + 1][pl]};
+      }
+    } else {
+      for (int i = 0; i < kTile; i += kStep) {
+        const int a = threadIdx.x, b = threadIdx.y + i;
+        const int pl = pointsFast ? a : b, sl = pointsFast ? b : a;
+        const int64_t s = s0 + sl, p = p0 + pl;
+        if (s < g.rows && p < g.n) data[start[sl] + p * g.step] = tile[sl][pl];
+      }
     }
     __syncthreads();
   }
@@ -163,38 +213,47 @@ unsigned blocksFor(int64_t work) {
 
 int64_t tilesOf(const Layout& g) { return ((g.n + kTile - 1) / kTile) * ((g.rows + kTile - 1) / kTile); }
 
-template <typename E>
+template <typename E, bool Pairs>
 void gatherReal(const Layout& g, const void* data, void* rows, dtrAxisGather how, bool fast, cudaStream_t st) {
   const dim3 block(kTile, kStep);
   const unsigned grid = blocksFor(tilesOf(g));
   const E* d = (const E*)data;
   E* r = (E*)rows;
   switch (how) {
-    case dtrAxisGatherEvenOdd: gatherKernel<E, dtrAxisGatherEvenOdd><<<grid, block, 0, st>>>(g, d, r, fast); break;
+    case dtrAxisGatherEvenOdd: gatherKernel<E, dtrAxisGatherEvenOdd, Pairs><<<grid, block, 0, st>>>(g, d, r, fast); break;
     case dtrAxisGatherEvenOddAlternating:
-      gatherKernel<E, dtrAxisGatherEvenOddAlternating><<<grid, block, 0, st>>>(g, d, r, fast);
+      gatherKernel<E, dtrAxisGatherEvenOddAlternating, Pairs><<<grid, block, 0, st>>>(g, d, r, fast);
       break;
-    case dtrAxisGatherReversed: gatherKernel<E, dtrAxisGatherReversed><<<grid, block, 0, st>>>(g, d, r, fast); break;
-    default: gatherKernel<E, dtrAxisGatherCopy><<<grid, block, 0, st>>>(g, d, r, fast); break;
+    case dtrAxisGatherReversed: gatherKernel<E, dtrAxisGatherReversed, Pairs><<<grid, block, 0, st>>>(g, d, r, fast); break;
+    default: gatherKernel<E, dtrAxisGatherCopy, Pairs><<<grid, block, 0, st>>>(g, d, r, fast); break;
   }
 }
 
-template <typename E>
+template <typename E, bool Pairs>
 void scatterReal(const Layout& g, const void* rows, void* data, dtrAxisScatter how, double factor, bool fast,
                  cudaStream_t st) {
   const dim3 block(kTile, kStep);
   const unsigned grid = blocksFor(tilesOf(g));
   E* d = (E*)data;
   switch (how) {
-    case dtrAxisScatterEvenOdd: scatterKernel<E, dtrAxisScatterEvenOdd, false><<<grid, block, 0, st>>>(g, rows, d, fast, factor); break;
-    case dtrAxisScatterEvenOddAlternating:
-      scatterKernel<E, dtrAxisScatterEvenOddAlternating, false><<<grid, block, 0, st>>>(g, rows, d, fast, factor);
+    case dtrAxisScatterEvenOdd:
+      scatterKernel<E, dtrAxisScatterEvenOdd, false, Pairs><<<grid, block, 0, st>>>(g, rows, d, fast, factor);
       break;
-    case dtrAxisScatterCosine: scatterKernel<E, dtrAxisScatterCosine, false><<<grid, block, 0, st>>>(g, rows, d, fast, factor); break;
-    case dtrAxisScatterSine: scatterKernel<E, dtrAxisScatterSine, false><<<grid, block, 0, st>>>(g, rows, d, fast, factor); break;
-    default: scatterKernel<E, dtrAxisScatterCopy, false><<<grid, block, 0, st>>>(g, rows, d, fast, factor); break;
+    case dtrAxisScatterEvenOddAlternating:
+      scatterKernel<E, dtrAxisScatterEvenOddAlternating, false, Pairs><<<grid, block, 0, st>>>(g, rows, d, fast, factor);
+      break;
+    case dtrAxisScatterCosine:
+      scatterKernel<E, dtrAxisScatterCosine, false, Pairs><<<grid, block, 0, st>>>(g, rows, d, fast, factor);
+      break;
+    case dtrAxisScatterSine:
+      scatterKernel<E, dtrAxisScatterSine, false, Pairs><<<grid, block, 0, st>>>(g, rows, d, fast, factor);
+      break;
+    default: scatterKernel<E, dtrAxisScatterCopy, false, Pairs><<<grid, block, 0, st>>>(g, rows, d, fast, factor); break;
   }
 }
+
+/* Both parts of a point in one word: complex data under a real-to-real kind, its points contiguous. */
+bool pairsOf(const dtrAxisRows* r, dtrAxisSide side) { return !r->complexNumbers && r->parts == 2 && side.point == 1; }
 
 }  // namespace
 
@@ -207,13 +266,17 @@ extern "C" cudaError_t dtrAxisGatherLaunch(const dtrAxisRows* r, dtrAxisSide sid
   const dim3 block(kTile, kStep);
   const unsigned grid = blocksFor(tilesOf(g));
   if (r->complexNumbers && r->dbl)
-    gatherKernel<double2, dtrAxisGatherCopy><<<grid, block, 0, stream>>>(g, (const double2*)data, (double2*)rows, fast);
+    gatherKernel<double2, dtrAxisGatherCopy, false><<<grid, block, 0, stream>>>(g, (const double2*)data, (double2*)rows, fast);
   else if (r->complexNumbers)
-    gatherKernel<float2, dtrAxisGatherCopy><<<grid, block, 0, stream>>>(g, (const float2*)data, (float2*)rows, fast);
+    gatherKernel<float2, dtrAxisGatherCopy, false><<<grid, block, 0, stream>>>(g, (const float2*)data, (float2*)rows, fast);
+  else if (r->dbl && pairsOf(r, side))
+    gatherReal<double, true>(g, data, rows, how, fast, stream);
   else if (r->dbl)
-    gatherReal<double>(g, data, rows, how, fast, stream);
+    gatherReal<double, false>(g, data, rows, how, fast, stream);
+  else if (pairsOf(r, side))
+    gatherReal<float, true>(g, data, rows, how, fast, stream);
   else
-    gatherReal<float>(g, data, rows, how, fast, stream);
+    gatherReal<float, false>(g, data, rows, how, fast, stream);
   return cudaGetLastError();
 }
 
@@ -225,13 +288,17 @@ extern "C" cudaError_t dtrAxisScatterLaunch(const dtrAxisRows* r, dtrAxisSide si
   const dim3 block(kTile, kStep);
   const unsigned grid = blocksFor(tilesOf(g));
   if (r->complexNumbers && r->dbl)
-    scatterKernel<double2, dtrAxisScatterCopy, true><<<grid, block, 0, stream>>>(g, rows, (double2*)data, fast, 1.0);
+    scatterKernel<double2, dtrAxisScatterCopy, true, false><<<grid, block, 0, stream>>>(g, rows, (double2*)data, fast, 1.0);
   else if (r->complexNumbers)
-    scatterKernel<float2, dtrAxisScatterCopy, true><<<grid, block, 0, stream>>>(g, rows, (float2*)data, fast, 1.0);
+    scatterKernel<float2, dtrAxisScatterCopy, true, false><<<grid, block, 0, stream>>>(g, rows, (float2*)data, fast, 1.0);
+  else if (r->dbl && pairsOf(r, side))
+    scatterReal<double, true>(g, rows, data, how, factor, fast, stream);
   else if (r->dbl)
-    scatterReal<double>(g, rows, data, how, factor, fast, stream);
+    scatterReal<double, false>(g, rows, data, how, factor, fast, stream);
+  else if (pairsOf(r, side))
+    scatterReal<float, true>(g, rows, data, how, factor, fast, stream);
   else
-    scatterReal<float>(g, rows, data, how, factor, fast, stream);
+    scatterReal<float, false>(g, rows, data, how, factor, fast, stream);
   return cudaGetLastError();
 }
 

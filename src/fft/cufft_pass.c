@@ -11,7 +11,7 @@
  * several fields: timing), and a real pass cannot
  * run it at all: cuFFT takes a real side at an address aligned to its complex type only, and the
  * fields of a point lie one real apart. So a pass of several fields in the packed layout has its
- * chunk transposed into field-major copies in the pass's scratch (the library's own local transpose,
+ * chunk transposed into field-major copies in the pass's scratch (a kernel of the library's for few columns,
  * in the work area beside cuFFT's) and back, around plans of the packed layout that take every
  * field's lines as one batch. A complex pass needs one copy, transformed in place there; a real pass
  * two (the real side and the complex side). Either way the chunk is read and written twice more, at
@@ -166,11 +166,11 @@ static cufftResult exec(const dtrLocalFftShape* s, cufftHandle h, int direction,
   return s->dbl ? cufftExecZ2D(h, src, out) : cufftExecC2R(h, src, out);
 }
 
-/* rows x cols entries of `entry` bytes at src (a row `cols` apart) into dst, transposed (a row `rows`
- * apart): a chunk's points of interleaved fields into field-major copies (cols = fields), or back. */
-static dtrResult_t transposeChunk(const void* src, void* dst, int64_t rows, int64_t cols, size_t entry, cudaStream_t stream) {
-  const dtrTransposeArgs args = {src, cols, dst, rows, rows, cols, entry, 1, 0, 0};
-  CUDACHECK(dtrTransposeLaunch(dtrKernelAuto, &args, stream, NULL));
+/* A chunk's points of interleaved fields into field-major copies (split), or back: a transpose of a
+ * matrix of `fields` columns, by the library's kernel for few columns (kernels/fields.cu). */
+static dtrResult_t moveFields(int split, const void* src, void* dst, int64_t points, int64_t fields, size_t entry,
+                              cudaStream_t stream) {
+  CUDACHECK(dtrFieldsLaunch(split, src, dst, points, (int)fields, entry, stream));
   return dtrSuccess;
 }
 
@@ -188,17 +188,17 @@ static dtrResult_t runFieldMajor(dtrCufftPass* p, cufftHandle h, int direction, 
   cufftResult r;
   if (!s->real) {
     /* One copy, transformed in place. */
-    DTRCHECK(transposeChunk(in, complexCopy, complexes, fields, 2 * real, stream));
+    DTRCHECK(moveFields(1, in, complexCopy, complexes, fields, 2 * real, stream));
     r = exec(s, h, direction, complexCopy, complexCopy);
-    if (r == CUFFT_SUCCESS) return transposeChunk(complexCopy, out, fields, complexes, 2 * real, stream);
+    if (r == CUFFT_SUCCESS) return moveFields(0, complexCopy, out, complexes, fields, 2 * real, stream);
   } else if (direction == dtrFftForward) {
-    DTRCHECK(transposeChunk(in, realCopy, reals, fields, real, stream));
+    DTRCHECK(moveFields(1, in, realCopy, reals, fields, real, stream));
     r = exec(s, h, direction, realCopy, complexCopy);
-    if (r == CUFFT_SUCCESS) return transposeChunk(complexCopy, out, fields, complexes, 2 * real, stream);
+    if (r == CUFFT_SUCCESS) return moveFields(0, complexCopy, out, complexes, fields, 2 * real, stream);
   } else {
-    DTRCHECK(transposeChunk(in, complexCopy, complexes, fields, 2 * real, stream));
+    DTRCHECK(moveFields(1, in, complexCopy, complexes, fields, 2 * real, stream));
     r = exec(s, h, direction, complexCopy, realCopy);
-    if (r == CUFFT_SUCCESS) return transposeChunk(realCopy, out, fields, reals, real, stream);
+    if (r == CUFFT_SUCCESS) return moveFields(0, realCopy, out, reals, fields, real, stream);
   }
   return cufftError(r, "the execution", s, fields * count);
 }
