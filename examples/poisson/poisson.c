@@ -344,7 +344,8 @@ static int copyToHost(const Solver* s, void* dst, const void* src, size_t bytes)
 
 /* ---- the checks ---------------------------------------------------------------------------------- */
 
-/* max over the ranks, a NaN kept as such (MPI_MAX's treatment of NaN is not something to lean on). */
+/* The max over the ranks, a NaN turned into infinity first: it must fail the check, and MPI_MAX's
+ * treatment of NaN is not something to lean on. */
 static void reduceMax(double* v, int count) {
   for (int i = 0; i < count; i++)
     if (isnan(v[i])) v[i] = INFINITY;
