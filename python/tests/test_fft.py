@@ -683,6 +683,7 @@ def test_kinds_bad_input():
             raises_everywhere(lambda: dt.fft.fftn(x, grid, shape, kinds=("dct2", "fft", "fft") if mine else None),
                               RESULT_MISMATCH, "kinds differs between ranks")
             raises_everywhere(lambda: dt.fft.fftn(x, grid, shape, kinds=("dct2", "fft", "fft") if mine else
-                                                  ("dct3", "fft", "fft")), RESULT_MISMATCH, "kinds differs between ranks")
+                                                  ("dct3", "fft", "fft")), RESULT_MISMATCH,
+                              "kinds differs between ranks")
         assert everywhere(dt.fft.fftn(x, grid, shape, kinds=("dct2", "fft", "fft")).shape ==
                           grid.box(shape, "z", "complex128").shape)
