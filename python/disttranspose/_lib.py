@@ -150,6 +150,7 @@ PENCILS = ("x", "y", "z")
 WORKSPACES = ("own", "grid")
 FFT_KINDS = ("c2c", "r2c")
 FFT_NORMS = ("none", "inverse", "ortho")
+FFT_AXES = ("fft", "dct2", "dct3", "dst2", "dst3")  # dtrFftAxis_t: dtrFftPeriodic, dtrFftDct2, ...
 FFT_FORWARD, FFT_INVERSE = -1, 1
 FFT_INPUT_SIDE, FFT_OUTPUT_SIDE = 0, 1
 AUTOTUNE_TARGETS = ("fft", "transposes", "halo")
