@@ -31,8 +31,10 @@
 #include "launch.h"
 #include "plan.h"
 
-/* The factor the normalization asks of a direction: 1, 1/N or 1/sqrt(N). */
+/* The factor the normalization asks of a direction: 1, 1/N or 1/sqrt(N). A padded plan's passes scale
+ * nothing: its padding layer scales the kept modes (padding.c). */
 static double scaleOf(const struct dtrFftPlan* f, dtrFftDirection_t direction) {
+  if (f->padded) return 1.0;
   const double n = (double)f->shape[0] * (double)f->shape[1] * (double)f->shape[2];
   if (f->norm == dtrFftNormOrtho) return 1.0 / sqrt(n);
   if (f->norm == dtrFftNormInverse && direction == dtrFftInverse) return 1.0 / n;
