@@ -19,7 +19,8 @@
 ! last dimension, holds b(j, i) = a(i, j). A box is the Fortran array of its sizes in box%order:
 ! an FFT's input x(nx, ny_local, nz_local) (X-pencil), its output z(nz, nx_local, ny_local)
 ! (Z-pencil, nx/2 + 1 in place of nx for R2C); with config%howmany fields, x(howmany, nx, ny_local,
-! nz_local) and z(howmany, nz, nx_local, ny_local). docs/fortran.md says more.
+! nz_local) and z(howmany, nz, nx_local, ny_local); with config%padding, x over the padded grid and z
+! this rank's kept modes (dtr_fft_local_box). docs/fortran.md says more.
 module disttranspose
   use, intrinsic :: iso_c_binding, only: c_associated, c_char, c_double, c_f_pointer, c_int, c_int64_t, c_intptr_t, &
                                          c_loc, c_null_ptr, c_ptr, c_size_t
@@ -86,6 +87,8 @@ module disttranspose
     integer(c_int) :: chunks = 0      ! 0: by the measured rule (DTR_FFT_CHUNKS overrides 0)
     integer(c_int) :: norm = DTR_FFT_NORM_NONE
     integer(c_int64_t) :: howmany = 1 ! fields of one plan, interleaved: arrays x(howmany, nx, ...)
+    real(c_double) :: padding(3) = 0  ! per axis x, y, z: 0 or 1 none, else m = floor(n * padding) points on
+                                      ! the physical side, the n modes kept on the spectral side (3/2 rule)
   end type
 
   ! dtrAutotuneTiming_t: one candidate of the grid tuner's report (seconds 0 where it was skipped).
@@ -134,8 +137,8 @@ module disttranspose
   public :: dtr_grid_create, dtr_grid_destroy, dtr_grid_get_dims, dtr_pencil_box, dtr_plan_create_pencil
   public :: dtr_get_error_string, dtr_get_last_error, dtr_data_type_name, dtr_backend_name, dtr_kernel_name, &
             dtr_pencil_name, dtr_data_type_size
-  public :: dtr_fft_config_init, dtr_fft_plan_create, dtr_fft_execute, dtr_fft_get_box, dtr_fft_get_workspace_size, &
-            dtr_fft_get_chunks, dtr_fft_get_backend, dtr_fft_plan_destroy
+  public :: dtr_fft_config_init, dtr_fft_plan_create, dtr_fft_execute, dtr_fft_get_box, dtr_fft_local_box, &
+            dtr_fft_get_workspace_size, dtr_fft_get_chunks, dtr_fft_get_backend, dtr_fft_plan_destroy
   public :: dtr_halo_plan_create, dtr_halo_execute, dtr_halo_execute_adjoint, dtr_halo_get_box, dtr_halo_get_backend, &
             dtr_halo_get_device, dtr_halo_plan_destroy
   public :: dtr_autotune_config_init, dtr_grid_autotune
@@ -260,6 +263,13 @@ module disttranspose
       import :: c_int, c_ptr, dtr_box
       type(c_ptr), value :: plan
       integer(c_int), value :: side
+      type(dtr_box), intent(out) :: box
+    end function
+    integer(c_int) function c_fft_local_box(grid, shape, kind, type, config, side, rank, box) bind(c, name="dtrFftLocalBox")
+      import :: c_int, c_int64_t, c_ptr, dtr_box
+      type(c_ptr), value :: grid, config
+      integer(c_int64_t), intent(in) :: shape(3)
+      integer(c_int), value :: kind, type, side, rank
       type(dtr_box), intent(out) :: box
     end function
     integer(c_int) function c_fft_plan_destroy(plan) bind(c, name="dtrFftPlanDestroy")
@@ -600,6 +610,19 @@ contains
     integer(c_int), intent(in) :: side
     type(dtr_box), intent(out) :: box
     res = c_fft_get_box(plan%handle, side, box)
+  end function
+
+  ! Not collective: the box of `side` that a plan of these arguments gives grid rank `rank` (absent: the
+  ! caller), before the plan is made, to allocate its arrays (with config%padding, the output side's kept
+  ! modes follow the padded grid's boxes). The same as dtr_fft_get_box's.
+  integer(c_int) function dtr_fft_local_box(grid, shape, kind, type, side, box, config, rank) result(res)
+    type(dtr_grid), intent(in) :: grid
+    integer(c_int64_t), intent(in) :: shape(3)
+    integer(c_int), intent(in) :: kind, type, side
+    type(dtr_box), intent(out) :: box
+    type(dtr_fft_config), intent(in), optional, target :: config
+    integer(c_int), intent(in), optional :: rank
+    res = c_fft_local_box(grid%handle, shape, kind, type, fft_config_ptr(config), side, optional_int(rank, -1), box)
   end function
 
   integer(c_int) function dtr_fft_get_workspace_size(plan, bytes) result(res)
