@@ -12,6 +12,14 @@ the fields ([z][y][x][f]: every point holds one number of each, as the library i
 halves x: its result is this rank's Z-pencil of the (nx // 2 + 1, ny, nz) complex array, which irfftn
 takes back. `norm` means what it means to numpy.fft.
 
+padding= (dealiasing, the 3/2 rule: 1.5; a number for every axis or one per axis x, y, z, each 0 or 1
+for none or a factor >= 1): the X-pencil side is then the padded grid of m = floor(n * padding) points
+per axis, the Z-pencil side this rank's kept modes of `shape` (the library's dtrFftConfig_t.padding).
+local_box(grid, shape, side, dtype, howmany=, padding=) gives either side's box. Norms, with N the
+modes' points and M the padded grid's: "backward" scales the inverse by 1/N and the forward by N/M (a
+round trip gives the modes back, the padded field is numpy's unpadded inverse sampled on the finer
+grid), "forward" the forward by 1/M; "ortho" is refused.
+
 Every call is collective over the grid. The plan of its settings is made on the first such call and
 kept with the grid (Grid.close frees it). A call checks its arguments and arrays on each rank and
 agrees on them in one small reduction over the grid's communicator (which also finds settings that
@@ -27,6 +35,7 @@ _framework_op, and differentiated by its adjoint (_FftOp._adjoint_weights says h
 """
 
 import ctypes
+import math
 import zlib
 
 import numpy
@@ -34,40 +43,47 @@ from mpi4py import MPI
 
 from . import _arrays, _collective, _frameworks, _lib, _ops
 from .errors import RESULT_INVALID_ARGUMENT, RESULT_MISMATCH, Error
+from .grid import Box
 from .plan import _config
 
-__all__ = ["fftn", "ifftn", "rfftn", "irfftn", "fft2", "ifft2", "rfft2", "irfft2"]
+__all__ = ["fftn", "ifftn", "rfftn", "irfftn", "fft2", "ifft2", "rfft2", "irfft2", "local_box"]
 
 # What the frameworks' compiled programs call to run an FFT operation (_ops.py): dtrFftExecute itself.
 _EXECUTOR = ctypes.cast(_lib.lib.dtrFftExecute, ctypes.c_void_p).value
 
 
-def fftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1):
+def fftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1, padding=None):
     """Collective over the grid: the forward FFT of the complex (complex64 or complex128) array of
     `shape` whose X-pencil this rank holds (x), as this rank's Z-pencil of the result, in `out` where
     given (not for JAX arrays, which are immutable). backend: "auto" (the cpu backend for host memory,
     the library's choice on GPUs), "cpu", "nccl" or "p2p". chunks: 0 (the library's rule) or how many
     chunks of planes the passes and the exchanges are cut into to overlap (1: one after the other).
     howmany: fields transformed together, one exchange for all (the library's dtrFftConfig_t.howmany):
-    where it is above 1, x and the result have a trailing axis of howmany, field f being [..., f]."""
-    return _transform("fftn", x, grid, shape, norm, out, backend, chunks, howmany)
+    where it is above 1, x and the result have a trailing axis of howmany, field f being [..., f].
+    padding: None, or a number or (x, y, z) of factors (0 or 1: none): x is then the X-pencil of the padded
+    grid (m = floor(n * padding) points per axis) and the result the modes of `shape` its FFT keeps
+    (docs/fft.md#padding-32-rule); local_box gives both sides' boxes."""
+    return _transform("fftn", x, grid, shape, norm, out, backend, chunks, howmany, padding)
 
 
-def ifftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1):
-    """Collective over the grid: the inverse of fftn, from this rank's Z-pencil to its X-pencil."""
-    return _transform("ifftn", x, grid, shape, norm, out, backend, chunks, howmany)
+def ifftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1, padding=None):
+    """Collective over the grid: the inverse of fftn, from this rank's Z-pencil to its X-pencil (padding: from
+    its kept modes to its X-pencil of the padded grid, the modes put among zeros)."""
+    return _transform("ifftn", x, grid, shape, norm, out, backend, chunks, howmany, padding)
 
 
-def rfftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1):
+def rfftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1, padding=None):
     """Collective over the grid: the forward FFT of the real (float32 or float64) array of `shape` whose
-    X-pencil this rank holds, as its Z-pencil of the (nx // 2 + 1, ny, nz) complex result."""
-    return _transform("rfftn", x, grid, shape, norm, out, backend, chunks, howmany)
+    X-pencil this rank holds, as its Z-pencil of the (nx // 2 + 1, ny, nz) complex result (padding: of the
+    padded grid, keeping the modes of the (nx // 2 + 1, ny, nz) spectrum of `shape`)."""
+    return _transform("rfftn", x, grid, shape, norm, out, backend, chunks, howmany, padding)
 
 
-def irfftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1):
+def irfftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1, padding=None):
     """Collective over the grid: the inverse of rfftn, from this rank's Z-pencil of the (nx // 2 + 1, ny,
-    nz) complex array to its X-pencil of the real array of `shape` (whose nx says whether it is odd)."""
-    return _transform("irfftn", x, grid, shape, norm, out, backend, chunks, howmany)
+    nz) complex array to its X-pencil of the real array of `shape` (whose nx says whether it is odd; padding:
+    of the padded grid, the Nyquist mode nx // 2 of an even nx halved where x pads)."""
+    return _transform("irfftn", x, grid, shape, norm, out, backend, chunks, howmany, padding)
 
 
 def fft2(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1):
@@ -110,7 +126,7 @@ def _planar(name, x, grid, shape, norm, out, backend, chunks, howmany):
         shape3 = shape
     x3 = _with_unit_axis(x, axes, 2 if inverse else 0)
     out3 = None if out is None else _with_unit_axis(out, axes, 0 if inverse else 2)
-    y = _transform(name, x3, grid, shape3, norm, out3, backend, chunks, howmany)
+    y = _transform(name, x3, grid, shape3, norm, out3, backend, chunks, howmany, None)
     return out if out is not None else _without_unit_axis(y, 0 if inverse else 2)
 
 
@@ -126,7 +142,66 @@ def _without_unit_axis(a, at):
     return a.reshape(s[:at] + s[at + 1:]) if len(s) > at and s[at] == 1 else a
 
 
-def _transform(name, x, grid, shape, norm, out, backend, chunks, howmany):
+def local_box(grid, shape, side, dtype, *, howmany=1, padding=None):
+    """Not collective: this rank's box (grid.Box) of one side of the FFT of `shape` whose X-pencil side
+    holds elements of `dtype` (complex: fftn's and ifftn's, real: rfftn's and irfftn's), side "x" (the
+    X-pencil) or "z" (the Z-pencil of the transform, its kept modes with padding), as the library's plan
+    would give it (dtrFftLocalBox): the arrays' shapes before the first call, which padding needs."""
+    if side not in ("x", "z"):
+        raise ValueError(f"side = {side!r}: expected 'x' or 'z'")
+    name = dtype if isinstance(dtype, str) else numpy.dtype(dtype).name
+    real = name in _COMPLEX
+    if not real and name not in _REAL:
+        raise ValueError(f"dtype = {name}: expected float32, float64, complex64 or complex128")
+    howmany = _collective.integer("howmany", howmany, 1)
+    return _library_box(grid, _shape3(shape), int(real), name, howmany, _padding3(padding), None, side)
+
+
+def _shape3(shape):
+    sh = tuple(_collective.integer(f"shape[{i}]", s, 1) for i, s in enumerate(shape))
+    if len(sh) != 3:
+        raise ValueError(f"shape = {shape!r}: expected (nx, ny, nz)")
+    return sh
+
+
+def _padding3(padding):
+    """padding as three floats (0.0: none), from None, a number or a sequence of three."""
+    if padding is None:
+        return (0.0, 0.0, 0.0)
+    if isinstance(padding, str):
+        raise TypeError(f"padding = {padding!r}: expected a number or (x, y, z) numbers")
+    try:
+        factors = (float(padding),) * 3
+    except TypeError:
+        try:
+            factors = tuple(float(p) for p in padding)
+        except (TypeError, ValueError):
+            raise TypeError(f"padding = {padding!r}: expected a number or (x, y, z) numbers") from None
+        if len(factors) != 3:
+            raise ValueError(f"padding = {padding!r}: expected a number or (x, y, z) numbers")
+    return factors
+
+
+def _padded(n, p):
+    """The padded grid's points along an axis of n (the library's rule: floor(n * padding), none for 0 or 1)."""
+    return n if p in (0.0, 1.0) else max(n, int(math.floor(n * p)))
+
+
+def _library_box(grid, shape, kind, xtype, howmany, padding, cnorm, side):
+    """This rank's box of one side as the library's plan gives it (dtrFftLocalBox; its checks raise Error)."""
+    cfg = _lib.FftConfig()
+    _lib.lib.dtrFftConfigInit(ctypes.byref(cfg))
+    cfg.howmany = howmany
+    cfg.padding = (ctypes.c_double * 3)(*padding)
+    if cnorm in _lib.FFT_NORMS:
+        cfg.norm = _lib.FFT_NORMS.index(cnorm)
+    raw = _lib.Box()
+    _lib.check(_lib.lib.dtrFftLocalBox(grid._live(), (ctypes.c_int64 * 3)(*shape), kind, _arrays.DTYPES.index(xtype),
+                                       ctypes.byref(cfg), 0 if side == "x" else 1, -1, ctypes.byref(raw)))
+    return Box(raw, side, howmany)
+
+
+def _transform(name, x, grid, shape, norm, out, backend, chunks, howmany, padding):
     # First, and traceable by torch.compile: the frameworks' operations (a type that is not known yet
     # is not a framework's: its first call takes the path below, which learns its type).
     ad = _arrays._BY_TYPE.get(type(x))
@@ -136,7 +211,7 @@ def _transform(name, x, grid, shape, norm, out, backend, chunks, howmany):
         except TypeError:  # not an array: refused below, on every rank
             pass
     if ad is not None and ad.name in _frameworks.NAMES:
-        result = _frameworks.fft(ad, name, x, grid, shape, norm, out, backend, chunks, howmany)
+        result = _frameworks.fft(ad, name, x, grid, shape, norm, out, backend, chunks, howmany, padding)
         if result is not NotImplemented:
             return result
     state = grid._plans.get(_STATE) or _State.of(grid)
@@ -145,7 +220,7 @@ def _transform(name, x, grid, shape, norm, out, backend, chunks, howmany):
     try:
         ad = _arrays._BY_TYPE.get(type(x)) or _arrays.adapter(x)
         try:
-            call = state.calls[(name, shape, norm, backend, chunks, howmany, ad, x.dtype)]
+            call = state.calls[(name, shape, norm, backend, chunks, howmany, padding, ad, x.dtype)]
             hot = call.hot
         except (KeyError, TypeError, AttributeError):  # not seen yet, an unhashable argument (a list), no dtype
             hot = None
@@ -157,7 +232,7 @@ def _transform(name, x, grid, shape, norm, out, backend, chunks, howmany):
                 optr = _pointer_of_new(ad, out)
         else:
             call, plan, send, device, xptr, out, optr, x = _prepare(state, name, x, grid, shape, norm, out, backend,
-                                                                    chunks, howmany, ad, call)
+                                                                    chunks, howmany, padding, ad, call)
         stream = ad.stream(x, None, device) or None
     except Exception as e:  # whatever one rank alone raises must stop every rank, not leave them waiting
         problem, send = str(e) or type(e).__name__, _State.PROBLEM
@@ -184,7 +259,7 @@ def _agree(state, problem, call, device, send, plan):
     return plan
 
 
-def _framework_op(name, grid, shape, norm, out, backend, chunks, howmany, ad, dtype, x_shape, device):
+def _framework_op(name, grid, shape, norm, out, backend, chunks, howmany, padding, ad, dtype, x_shape, device):
     """Collective over the grid, at trace time (jax.jit, torch.compile) or at a framework's eager call:
     the checks of a call on an array described by its type, shape (None: left to the operation's
     trace) and device (None: sharded over several devices), agreed as every call's are, the plan made
@@ -194,7 +269,7 @@ def _framework_op(name, grid, shape, norm, out, backend, chunks, howmany, ad, dt
     # The hot path of eager calls: the same call on an array like the last one's needs the agreement
     # only (its checks stand).
     try:
-        hot = state.framework_hot.get((name, shape, norm, out, backend, chunks, howmany, ad, dtype, x_shape, device))
+        hot = state.framework_hot.get((name, shape, norm, out, backend, chunks, howmany, padding, ad, dtype, x_shape, device))
     except TypeError:  # an unhashable argument: the full path
         hot = None
     if hot is not None and hot[0].handle is not None:
@@ -214,13 +289,13 @@ def _framework_op(name, grid, shape, norm, out, backend, chunks, howmany, ad, dt
     try:
         if ad.name not in _LIBRARIES:
             raise TypeError(f"x is a {ad.name} array; the FFT takes NumPy, CuPy, PyTorch or JAX arrays")
-        key = (name, shape, norm, backend, chunks, howmany, ad, dtype)
+        key = (name, shape, norm, backend, chunks, howmany, padding, ad, dtype)
         try:
             call = state.calls.get(key)
         except TypeError:  # an unhashable argument (a list): worked out at every call
             key = None
         if call is None:
-            call = _Call(grid, name, shape, norm, backend, chunks, howmany, ad, dtype)
+            call = _Call(grid, name, shape, norm, backend, chunks, howmany, padding, ad, dtype)
             if key is not None:
                 state.calls[key] = call
         if out is not None:
@@ -239,7 +314,7 @@ def _framework_op(name, grid, shape, norm, out, backend, chunks, howmany, ad, dt
     op = plan.op(call.direction, call)._op
     if key is not None and x_shape is not None:
         _, _, send = call.agreed(device)
-        state.framework_hot[(name, shape, norm, out, backend, chunks, howmany, ad, dtype, x_shape, device)] = \
+        state.framework_hot[(name, shape, norm, out, backend, chunks, howmany, padding, ad, dtype, x_shape, device)] = \
             (plan, send, op, call.factor, key)
     return op, call.factor
 
@@ -257,7 +332,7 @@ def _check_framework(call, ad, shape, dtype, device):
         raise ValueError(f"x has elements of {ad.name_of(dtype)}; {call.name} takes {ad.name_of(call.x_dtype)} here")
 
 
-def _prepare(state, name, x, grid, shape, norm, out, backend, chunks, howmany, ad, call):
+def _prepare(state, name, x, grid, shape, norm, out, backend, chunks, howmany, padding, ad, call):
     """This rank's part of a call off the hot path: the call worked out (once), its arrays checked (out
     allocated where None), its plan looked up, what it gives to the agreement (_State.value), and the x
     it read (an aligned copy of a misaligned one, held until the execute is queued). Raises for a
@@ -268,9 +343,9 @@ def _prepare(state, name, x, grid, shape, norm, out, backend, chunks, howmany, a
         from ._jax import unavailable
         raise ValueError(f"x is a traced JAX array: {unavailable()}")
     if call is None:
-        call = _Call(grid, name, shape, norm, backend, chunks, howmany, ad, x.dtype)
+        call = _Call(grid, name, shape, norm, backend, chunks, howmany, padding, ad, x.dtype)
         try:
-            state.calls[(name, shape, norm, backend, chunks, howmany, ad, x.dtype)] = call
+            state.calls[(name, shape, norm, backend, chunks, howmany, padding, ad, x.dtype)] = call
         except TypeError:  # an unhashable argument: worked out at every call
             pass
     given = out
@@ -304,15 +379,13 @@ def _disagreed(state, problem, call, device, send):
 
 
 class _Call:
-    """One kind of call (its function, shape, norm, backend, chunks, fields, and the input's library and element
-    type) worked out once: the boxes and types of its arrays, its plan's settings, and the last arrays
-    that passed its checks (`hot`), so that a call on the same arrays skips them."""
+    """One kind of call (its function, shape, norm, backend, chunks, fields, padding, and the input's library
+    and element type) worked out once: the boxes and types of its arrays, its plan's settings, and the last
+    arrays that passed its checks (`hot`), so that a call on the same arrays skips them."""
 
-    def __init__(self, grid, name, shape, norm, backend, chunks, howmany, ad, dtype):
+    def __init__(self, grid, name, shape, norm, backend, chunks, howmany, padding, ad, dtype):
         kind, direction, real_in = _CALLS[name]
-        sh = tuple(_collective.integer(f"shape[{i}]", s, 1) for i, s in enumerate(shape))
-        if len(sh) != 3:
-            raise ValueError(f"shape = {shape!r}: expected (nx, ny, nz)")
+        sh = _shape3(shape)
         if norm is None:
             norm = "backward"
         if norm not in _NORMS:
@@ -329,9 +402,21 @@ class _Call:
                                 "complex64 or complex128" + (" (rfftn takes real arrays)" if name == "fftn" else "")))
         xtype = _REAL[ctype] if kind else ctype  # the X-pencil side's
         cshape = (sh[0] // 2 + 1, sh[1], sh[2]) if kind else sh
+        # numpy.fft's norms on the library's: "forward" (1/N on the forward) has none of its own, so its
+        # plans scale nothing and a forward's result takes one pass (its inverse none).
+        self.cnorm = {"backward": "inverse", "ortho": "ortho", "forward": "none"}[norm]
+        # Padding: the padded grid's points (m) on the X side, the kept modes on the Z side, whose boxes
+        # the library works out (and checks the factors).
+        self.padding = _padding3(padding)
         # Several fields: a trailing axis of howmany (the library's interleaved fields) on both sides.
-        z_box = grid.box(cshape, "z", ctype, self.howmany)
-        x_side, z_side = grid.box(sh, "x", xtype, self.howmany).shape, z_box.shape
+        if self.padding != (0.0, 0.0, 0.0):
+            z_box = _library_box(grid, sh, kind, xtype, self.howmany, self.padding, self.cnorm, "z")
+            x_side = _library_box(grid, sh, kind, xtype, self.howmany, self.padding, self.cnorm, "x").shape
+        else:
+            z_box = grid.box(cshape, "z", ctype, self.howmany)
+            x_side = grid.box(sh, "x", xtype, self.howmany).shape
+        z_side = z_box.shape
+        self.padded = tuple(_padded(n, p) for n, p in zip(sh, self.padding))  # the factors checked above
         # Where the Z-pencil's x axis is, and its first x (an R2C adjoint weighs the x planes).
         self.z_x_axis, self.z_x_start = list(reversed(z_box.order)).index("x"), z_box.start[0]
         self.xtype, self.ctype, self.x_side, self.z_side = xtype, ctype, x_side, z_side
@@ -344,10 +429,9 @@ class _Call:
         self.x_pencil, self.out_pencil = ("X", "Z") if forward else ("Z", "X")
         self.name, self.kind, self.direction, self.shape, self.norm = name, kind, direction, sh, norm
         self.plan_type = _arrays.DTYPES.index(xtype)
-        # numpy.fft's norms on the library's: "forward" (1/N on the forward) has none of its own, so its
-        # plans scale nothing and a forward's result takes one pass (its inverse none).
-        self.cnorm = {"backward": "inverse", "ortho": "ortho", "forward": "none"}[norm]
-        self.factor = 1.0 / (sh[0] * sh[1] * sh[2]) if norm == "forward" and forward else 1.0
+        # "forward": 1/M, the padded grid's points (N unpadded), so that a round trip gives the modes back.
+        m = self.padded
+        self.factor = 1.0 / (m[0] * m[1] * m[2]) if norm == "forward" and forward else 1.0
         self.backend = backend.lower()
         self.x_dtype, self.out_dtype = ad.dtype(self.x_type), ad.dtype(self.out_type)
         self.pointers = _arrays.PointerCache()
@@ -368,8 +452,8 @@ class _Call:
         if found is None:
             backend = "cpu" if host and self.backend == "auto" else self.backend
             settings = (("the call", self.name), ("shape", self.shape), ("type", self.x_type), ("norm", self.norm),
-                        ("chunks", self.chunks), ("howmany", self.howmany), ("backend", backend))
-            key = (self.kind, self.shape, self.plan_type, self.cnorm, self.chunks, self.howmany, backend)
+                        ("chunks", self.chunks), ("howmany", self.howmany), ("padding", self.padding), ("backend", backend))
+            key = (self.kind, self.shape, self.plan_type, self.cnorm, self.chunks, self.howmany, self.padding, backend)
             found = self._agreed[host] = (settings, key, _State.value(2 * zlib.crc32(repr(settings).encode())))
         return found
 
@@ -434,6 +518,11 @@ class _FftOp:
         that stand for two of the full spectrum (0 < kx < nx/2) and 1 on kx = 0 and nx/2 (even nx),
         so the adjoint is (s_f / s_i) * inverse(D^-1 g).
       C2R inverse  h -> s_i Re(G pad(D h)): its adjoint is t -> s_i D (F t)[half] = (s_i / s_f) D forward(t).
+    Padded (the 3/2 rule), F and G are the padded grid's, pad also puts the kept modes among zeros (its
+    adjoint the truncation), s_f and s_i the padded plan's (N / M and 1 / N for norm inverse), and D is 2 on
+    the x planes of the padded grid's half spectrum that stand for two (0 < kx < mx/2): the same weights,
+    except on an even nx's Nyquist plane kx = nx/2 where x pads, which the plan halves on the way in and
+    doubles on the way out: there the forward's adjoint weighs 2 (2 / (D 1/2)), the inverse's 1/2.
     _adjoint_weights is (before, after): a factor (a number, or a real array along the Z-pencil's x
     axis) each, or None."""
 
@@ -487,16 +576,18 @@ class _FftOp:
         if self._weights is None:
             call = self._call
             n = call.shape[0] * call.shape[1] * call.shape[2]
-            s_f, s_i = {"none": (1.0, 1.0), "inverse": (1.0, 1.0 / n), "ortho": (n ** -0.5, n ** -0.5)}[call.cnorm]
+            m = call.padded[0] * call.padded[1] * call.padded[2]
+            s_f, s_i = {"none": (1.0, 1.0), "inverse": (n / m, 1.0 / n), "ortho": (n ** -0.5, n ** -0.5)}[call.cnorm]
             forward = self._direction == _lib.FFT_FORWARD
             scale = s_f / s_i if forward else s_i / s_f
             if not call.kind:
                 self._weights = (None, None if scale == 1.0 else scale)
             else:
-                nx, size = call.shape[0], call.z_side[call.z_x_axis]
+                nx, mx, size = call.shape[0], call.padded[0], call.z_side[call.z_x_axis]
                 kx = call.z_x_start + numpy.arange(size)
-                once = (kx == 0) | ((nx % 2 == 0) & (kx == nx // 2))  # planes of one of the full spectrum
-                w = numpy.where(once, 1.0, 0.5 if forward else 2.0) * scale
+                once = (kx == 0) | ((mx % 2 == 0) & (kx == mx // 2))  # planes of one of the full spectrum
+                split = (nx % 2 == 0) & (mx > nx) & (kx == nx // 2)  # the Nyquist plane the padded plan splits
+                w = numpy.where(split, 2.0 if forward else 0.5, numpy.where(once, 1.0, 0.5 if forward else 2.0)) * scale
                 shape = [1] * len(call.z_side)  # the fields' trailing axis too, where there is one
                 shape[call.z_x_axis] = size
                 w = w.astype(call.xtype).reshape(shape)
@@ -577,6 +668,7 @@ class _State:
         cfg.chunks = call.chunks
         cfg.howmany = call.howmany
         cfg.norm = _lib.FFT_NORMS.index(call.cnorm)
+        cfg.padding = (ctypes.c_double * 3)(*call.padding)
         handle = ctypes.c_void_p()
         _lib.check(_lib.lib.dtrFftPlanCreate(ctypes.byref(handle), self.grid._live(), (ctypes.c_int64 * 3)(*call.shape),
                                              call.kind, call.plan_type, ctypes.byref(cfg)))
@@ -626,12 +718,12 @@ def _check(call, ad, x, out, name):
     return d.ptr, out, o.ptr, device, x
 
 
-def _plan_of(grid, name, x, shape, *, norm="backward", backend="auto", chunks=0, howmany=1):
+def _plan_of(grid, name, x, shape, *, norm="backward", backend="auto", chunks=0, howmany=1, padding=None):
     """Not collective: the plan (handle, device, backend, chunks) that an earlier call `name` with these
     arguments ran for x (the benchmarks time its dtrFftExecute from C)."""
     state = grid._plans[_STATE]
     ad = _arrays.adapter(x)
-    call = state.calls[(name, shape, norm, backend, chunks, howmany, ad, x.dtype)]
+    call = state.calls[(name, shape, norm, backend, chunks, howmany, padding, ad, x.dtype)]
     return state.plans[call.agreed(ad.describe(x, _arrays.PointerCache()).device)[1]]
 
 

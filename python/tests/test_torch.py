@@ -300,8 +300,8 @@ def test_kernel_failed_call_raises_error():
     with dt.Grid(COMM) as grid:
         shape = (4, 3, 2)
         x_shape = grid.box(shape, "x", "complex128").shape
-        op, _ = _ops.fft_operation("fftn", grid, shape, "backward", None, "cpu", 0, 1, _arrays._Torch, torch.complex128,
-                                   x_shape, -1)
+        op, _ = _ops.fft_operation("fftn", grid, shape, "backward", None, "cpu", 0, 1, None, _arrays._Torch,
+                                   torch.complex128, x_shape, -1)
         f = _ops.get(op)
         bogus = 1 << 40
         _torch._register(SimpleNamespace(_op=bogus, _executor=f._executor, _handle=f._handle, _direction=7, _device=-1,
@@ -322,8 +322,8 @@ def test_fft_kernel_wrong_shape_on_one_rank():
     with dt.Grid(COMM) as grid:
         shape = (5, 4, 3)
         x_shape = grid.box(shape, "x", "complex128").shape
-        op, _ = _ops.fft_operation("fftn", grid, shape, "backward", None, "cpu", 0, 1, _arrays._Torch, torch.complex128,
-                                   x_shape, -1)
+        op, _ = _ops.fft_operation("fftn", grid, shape, "backward", None, "cpu", 0, 1, None, _arrays._Torch,
+                                   torch.complex128, x_shape, -1)
         good = torch.ones(x_shape, dtype=torch.complex128)
         want = host(torch.ops.disttranspose.run(good, op))
         wrong = torch.ones((x_shape[0] + 1,) + tuple(x_shape[1:]), dtype=torch.complex128) if R == LAST else good
