@@ -16,8 +16,14 @@
  *     the single-field plan's execute of that field alone (the same bound: FFTW plans each layout by
  *     measurement, and cuFFT runs the batched passes on strided or field-major layouts, so the bits
  *     may differ);
+ *   - padding (config.padding, the 3/2 rule) on the same grids: C2C and R2C, both norms that padding
+ *     takes, odd and even n and m, one axis or several, two fields: the forward of the formula over the
+ *     padded grid against the kept modes of its DFT, the inverse of the formula's kept modes against the
+ *     inverse DFT of them among zeros (numpy's irfftn for R2C), the round trip, the boxes and
+ *     dtrFftLocalBox (runPaddedCase);
  *   - bad input: the same error on every rank, from one rank's bad argument or a setting that differs
- *     (howmany too among them: negative, too large for memory, differing between ranks).
+ *     (howmany too among them: negative, too large for memory, differing between ranks; padding: bad
+ *     factors, too many points, with the orthonormal norm, in place, differing between ranks).
  * test_fft cpu|gpu [-v]   (-v: each case's name before it runs)
  */
 #include <math.h>
