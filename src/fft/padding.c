@@ -26,8 +26,9 @@ static const char axisName[3] = {'x', 'y', 'z'};
 static int hasPadding(double p) { return p != 0.0 && p != 1.0; }
 
 /*
- * The padding's checks, in one place, on the config as the caller gave it. When config.axes (per-axis
- * transform kinds) is there, its rule goes here too: padding only on a periodic axis.
+ * The padding's checks, in one place, on the config as the caller gave it (every rank runs them before
+ * the plan's arguments are agreed). Per-axis transform kinds (config.axes) add one rule here: padding
+ * only on a periodic axis (the marked line in the loop).
  */
 dtrResult_t dtrFftCheckPadding(const dtrFftConfig_t* cfg, const int64_t shape[3], int64_t padded[3]) {
   int any = 0;
@@ -38,10 +39,12 @@ dtrResult_t dtrFftCheckPadding(const dtrFftConfig_t* cfg, const int64_t shape[3]
       return dtrSetError(dtrInvalidArgument, "config.padding[%d] (%c) = %g: expected 0 or 1 (none) or a factor >= 1", d,
                          axisName[d], p);
     if (!hasPadding(p)) continue;
+    /* config.axes: a padded axis that is not periodic is refused here, by name. */
     if (p < 1.0)
       return dtrSetError(dtrInvalidArgument, "config.padding[%d] (%c) = %g: expected 0 or 1 (none) or a factor >= 1 "
                          "(the padded grid has floor(n * padding) >= n points)", d, axisName[d], p);
-    /* Below 2^62 points the product is exact enough to floor and every later size check has room. */
+    /* Refused here beyond 2^62 points, before int64 overflows; the padded grid's bytes are checked with
+     * the distribution's (the plan's arguments). */
     const double m = floor((double)shape[d] * p);
     if (!(m < 4611686018427387904.0))
       return dtrSetError(dtrInvalidArgument, "config.padding[%d] (%c) = %g: n%c x padding = %lld x %g is too many points",
