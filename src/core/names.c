@@ -2,6 +2,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -88,7 +89,9 @@ const char* dtrValueText(dtrValueKind kind, int64_t v, char* buf, size_t len) {
   if (kind == dtrValueReal) {
     double x;
     memcpy(&x, &v, sizeof x);
-    snprintf(buf, len, "%.17g", x);
+    /* The shortest of 15 or 17 digits that reads back as the same double: 1.6, not 1.6000000000000001. */
+    snprintf(buf, len, "%.15g", x);
+    if (strtod(buf, NULL) != x) snprintf(buf, len, "%.17g", x);
     return buf;
   }
   const int in = v >= 0 && v < 64;
