@@ -18,9 +18,10 @@
 ! is therefore transposed by a plan of rows = n2, cols = n1; the result b(n2, n1), split along its
 ! last dimension, holds b(j, i) = a(i, j). A box is the Fortran array of its sizes in box%order:
 ! an FFT's input x(nx, ny_local, nz_local) (X-pencil), its output z(nz, nx_local, ny_local)
-! (Z-pencil, nx/2 + 1 in place of nx for R2C); with config%howmany fields, x(howmany, nx, ny_local,
-! nz_local) and z(howmany, nz, nx_local, ny_local); with config%padding, x over the padded grid and z
-! this rank's kept modes (dtr_fft_local_box). docs/fortran.md says more.
+! (Z-pencil, nx/2 + 1 in place of nx for R2C, but for a real plan: config%axes real-to-real throughout);
+! with config%howmany fields, x(howmany, nx, ny_local, nz_local) and z(howmany, nz, nx_local, ny_local);
+! with config%padding, x over the padded grid and z this rank's kept modes (dtr_fft_local_box).
+! docs/fortran.md says more.
 module disttranspose
   use, intrinsic :: iso_c_binding, only: c_associated, c_char, c_double, c_f_pointer, c_int, c_int64_t, c_intptr_t, &
                                          c_loc, c_null_ptr, c_ptr, c_size_t
@@ -53,6 +54,11 @@ module disttranspose
   integer(c_int), parameter, public :: DTR_FFT_NORM_NONE = 0, DTR_FFT_NORM_INVERSE = 1, DTR_FFT_NORM_ORTHO = 2
   integer(c_int), parameter, public :: DTR_FFT_INPUT_SIDE = 0, DTR_FFT_OUTPUT_SIDE = 1
   integer(c_int), parameter, public :: DTR_FFT_MAX_CHUNKS = 64
+  ! What an FFT plan does along each axis (dtrFftAxis_t, dtr_fft_config%axes): the DFT, or FFTW's
+  ! unnormalized real-to-real kinds for an axis with walls (REDFT10, REDFT01, RODFT10, RODFT01), each
+  ! one's inverse the other of its pair (docs/fft.md#cosine-and-sine-transforms-walls).
+  integer(c_int), parameter, public :: DTR_FFT_PERIODIC = 0, DTR_FFT_DCT2 = 1, DTR_FFT_DCT3 = 2, DTR_FFT_DST2 = 3, &
+                                       DTR_FFT_DST3 = 4
   integer(c_int), parameter, public :: DTR_AUTOTUNE_FFT = 0, DTR_AUTOTUNE_TRANSPOSES = 1, DTR_AUTOTUNE_HALO = 2
 
   ! dtrConfig_t. The initial values are dtrConfigInit's (the test of the binding checks they agree).
@@ -87,8 +93,13 @@ module disttranspose
     integer(c_int) :: chunks = 0      ! 0: by the measured rule (DTR_FFT_CHUNKS overrides 0)
     integer(c_int) :: norm = DTR_FFT_NORM_NONE
     integer(c_int64_t) :: howmany = 1 ! fields of one plan, interleaved: arrays x(howmany, nx, ...)
+    ! Per axis x, y, z. C2C: any kinds; R2C: x periodic (y and z any kinds, on the complex side), or every
+    ! axis real-to-real: then both sides are real arrays x(nx, ...) of the input's type. The norm's N counts
+    ! 2n along a real-to-real axis; DTR_FFT_NORM_ORTHO is refused with one.
+    integer(c_int) :: axes(3) = DTR_FFT_PERIODIC
     real(c_double) :: padding(3) = 0  ! per axis x, y, z: 0 or 1 none, else m = floor(n * padding) points on
-                                      ! the physical side, the n modes kept on the spectral side (3/2 rule)
+                                      ! the physical side, the n modes kept on the spectral side (3/2 rule);
+                                      ! periodic axes only (refused on a real-to-real one of axes)
   end type
 
   ! dtrAutotuneTiming_t: one candidate of the grid tuner's report (seconds 0 where it was skipped).

@@ -259,6 +259,21 @@ typedef enum {
   dtrNumFftNorms
 } dtrFftNorm_t;
 
+/*
+ * What a plan does along each axis (dtrFftConfig_t.axes): the DFT, or a real-to-real transform for an
+ * axis with walls, FFTW's kinds of the same names. Each real-to-real kind's inverse is the other of
+ * its pair (a DCT-II's a DCT-III), so a round trip multiplies that axis by 2n, FFTW's logical size;
+ * on complex data it acts on the real and the imaginary parts alike.
+ */
+typedef enum {
+  dtrFftPeriodic = 0, /* the DFT along the axis (default) */
+  dtrFftDct2 = 1,     /* forward DCT-II (REDFT10: y_k = 2 sum x_j cos(pi (j + 1/2) k / n)), inverse DCT-III */
+  dtrFftDct3 = 2,     /* forward DCT-III (REDFT01), inverse DCT-II */
+  dtrFftDst2 = 3,     /* forward DST-II (RODFT10: y_k = 2 sum x_j sin(pi (j + 1/2) (k + 1) / n)), inverse DST-III */
+  dtrFftDst3 = 4,     /* forward DST-III (RODFT01), inverse DST-II */
+  dtrNumFftAxes
+} dtrFftAxis_t;
+
 /* The two sides of a plan, named after the forward transform. */
 typedef enum {
   dtrFftInputSide = 0,  /* the X-pencil of the real (R2C) or complex (C2C) array; padded: of mx x my x mz */
@@ -282,6 +297,11 @@ typedef struct {
                             trailing interleaved axis, every point of a box holding `howmany` consecutive
                             numbers (complex, or real on the real side), one of each field, as FFTW-MPI's
                             howmany; dtrFftGetBox's entry_bytes is the element's size times howmany */
+  dtrFftAxis_t axes[3];  /* per axis x, y, z (default dtrFftPeriodic). C2C: any kinds. R2C: x periodic (the
+                            real-to-complex axis; y and z any kinds, acting on the complex side), or every
+                            axis real-to-real (then both sides are real arrays of the input's shape and
+                            type, and in == out is allowed). The norm's N counts 2n for a real-to-real
+                            axis; dtrFftNormOrtho is refused with one (it would not make the DCT orthonormal) */
   double padding[3];     /* dealiasing (the 3/2 rule: 1.5), per axis x, y, z: 0 or 1 (default 0) none, else a
                             factor >= 1. The physical side is then the grid of m = floor(n * padding) points
                             per axis (dtrFftInputSide: mx x my x mz), the spectral side keeps the modes of the
@@ -289,7 +309,8 @@ typedef struct {
                             ceil(n/2) at index k, the others at k + m - n; R2C's x keeps 0..nx/2 at their index,
                             the Nyquist nx/2 of an even nx halved where mx > nx) and transforms the m points; the
                             forward transforms the m points and keeps those modes (R2C's Nyquist doubled back).
-                            Not with dtrFftNormOrtho; out of place only. A rank's kept box follows its padded
+                            Periodic axes only (refused on a real-to-real axis of config.axes, whose N counts
+                            2n in both grids). Not with dtrFftNormOrtho; out of place only. A rank's kept box follows its padded
                             box (it may hold no mode along an axis): ask dtrFftGetBox or dtrFftLocalBox */
 } dtrFftConfig_t;
 

@@ -123,6 +123,11 @@ typedef enum { dtrCopy2dAuto = 0, dtrCopy2dWords = 1, dtrCopy2dShifted = 2 } dtr
 cudaError_t dtrCopy2dLaunchWith(dtrCopy2dMethod method, void* dst, size_t dpitch, const void* src, size_t spitch,
                                 size_t width, size_t height, cudaStream_t stream);
 
+/* `points` points of `fields` interleaved numbers of `bytes` (4, 8 or 16) each into field-major copies
+ * (split: dst[f * points + p] = src[p * fields + f]), or back (split 0). */
+cudaError_t dtrFieldsLaunch(int split, const void* src, void* dst, int64_t points, int fields, size_t bytes,
+                            cudaStream_t stream);
+
 /* x[i] *= factor for i < count real numbers (a complex array is twice as many), float (dbl 0) or
  * double: the FFT's normalization, on one chunk at a time. */
 cudaError_t dtrScaleLaunch(void* x, size_t count, int dbl, double factor, cudaStream_t stream);

@@ -946,14 +946,17 @@ int main(int argc, char** argv) {
         c.howmany = n % 6 == 5; /* now and then one field asked for by name */
         runCase(&c);
       }
-  /* Several fields on every grid: one point, primes, R != C, fewer planes than ranks. */
+  /* Several fields on every grid: one point, primes, R != C, fewer planes than ranks. C2C in place on
+   * every other shape's c64 of 2 fields and c128 of 3, and the others' c64 of 3 and c128 of 2: every
+   * type and field count both in place and out of place on each grid. */
   static const int64_t fieldShapes[][3] = {{1, 1, 1}, {5, 3, 2}, {9, 7, 4}, {2, 13, 3}, {17, 12, 10}};
   for (int g = 0; g < ngrids; g++)
     for (int s = 0; s < (int)(sizeof fieldShapes / sizeof fieldShapes[0]); s++)
       for (int t = 0; t < 4; t++)
         for (int64_t howmany = 2; howmany <= 3; howmany++, n++) {
+          const int inplace = kinds[t] == dtrFftC2C && (s + t + (int)howmany) % 2 == 0;
           Case c = {{fieldShapes[s][0], fieldShapes[s][1], fieldShapes[s][2]}, grids[g][0], grids[g][1], kinds[t], types[t],
-                    (dtrFftNorm_t)(n % 3), chunkCounts[(n / 3 + s) % 4], kinds[t] == dtrFftC2C && n % 4 == 1, 0, 0, howmany, {0, 0, 0}};
+                    (dtrFftNorm_t)(n % 3), chunkCounts[(n / 3 + s) % 4], inplace, 0, 0, howmany, {0, 0, 0}};
           c.graph = gpu && n % 7 == 3;
           c.pooled = gpu && !c.inplace && n % 4 == 2;
           runCase(&c);

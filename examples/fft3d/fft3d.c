@@ -18,7 +18,8 @@
  *
  * --howmany N: also the plan of N fields (dtrFftConfig_t.howmany, one exchange for all), timed in the same
  * loop against N executes of the single-field plan on N arrays of their own, and checked: its round trip,
- * and each field's forward against the single-field plan's of the same field.
+ * and each field's forward against the single-field plan's of the same field; both plans' chunks and
+ * workspaces are printed beside (the rule may cut the fields' bytes otherwise, and their plan holds copies).
  *
  * --grid auto: the grid (and, with --backend auto, the backend) is chosen by dtrGridAutotune on the FFT
  * first; --all-grids then times the FFT on every candidate grid (and backend) with the same loop, so that
@@ -245,6 +246,10 @@ typedef struct {
   char backend[16];
   dtrFftPlan_t batched;              /* --howmany: the plan of howmany fields, and its buffers */
   dtrBox_t batchedInput, batchedOutput;
+  /* Its chunks and both plans' workspaces: the rule may cut the fields' bytes into other chunks, and
+   * the plan of fields may hold copies of them; both weigh on the comparison. */
+  int batchedChunks;
+  size_t batchedWorkspace, singleWorkspace;
   void *bIn, *bOut, *bBack;
   void *fieldIn[MAX_FIELDS], *fieldOut[MAX_FIELDS]; /* the single-field plan's arrays, a field each ([0]: in, out) */
 } Fft;
@@ -294,6 +299,9 @@ static int setup(Fft* f, char* err, size_t errlen) {
     }
     dtrFftGetBox(f->batched, dtrFftInputSide, &f->batchedInput);
     dtrFftGetBox(f->batched, dtrFftOutputSide, &f->batchedOutput);
+    dtrFftGetChunks(f->batched, &f->batchedChunks);
+    dtrFftGetWorkspaceSize(f->batched, &f->batchedWorkspace);
+    dtrFftGetWorkspaceSize(f->fft, &f->singleWorkspace);
     f->fieldIn[0] = f->in, f->fieldOut[0] = f->out;
     int ok = (f->bIn = allocate(o, f->batchedInput.bytes)) && (f->bOut = allocate(o, f->batchedOutput.bytes)) &&
              (f->bBack = allocate(o, f->batchedInput.bytes));
@@ -847,6 +855,8 @@ int main(int argc, char** argv) {
     if (f.batched) {
       printf("# %d fields in one plan against %d single-field executes: forward %.3f, inverse %.3f of their time\n", H, H,
              med[runBatched][0] / med[runSingles][0], med[runBatched][1] / med[runSingles][1]);
+      printf("# %d fields: %d chunks, workspace %.1f MiB; one field: %d chunks, workspace %.1f MiB\n", H, f.batchedChunks,
+             (double)f.batchedWorkspace / 1048576.0, f.chunks, (double)f.singleWorkspace / 1048576.0);
       printf("# %d fields: round trip error %.3g, each field's forward against the single-field plan's %.3g (bound %.0e) %s\n",
              H, batchedTrip, batchedFields, tol, batchedTrip <= tol && batchedFields <= tol ? "OK" : "FAILED");
     }
@@ -946,8 +956,10 @@ static int writeJson(const Fft* f, double med[nRuns][2], double stepMed[2][MAX_S
     /* The plan of howmany fields against as many executes of the single-field plan, in the same loop. */
     fprintf(out, ", \"fields\": {\"forward_us\": %.3f, \"inverse_us\": %.3f, \"singles_forward_us\": %.3f, "
             "\"singles_inverse_us\": %.3f, \"forward_over_singles\": %.4f, \"inverse_over_singles\": %.4f, "
-            "\"round_trip_error\": ", med[runBatched][0] * 1e6, med[runBatched][1] * 1e6, med[runSingles][0] * 1e6,
-            med[runSingles][1] * 1e6, med[runBatched][0] / med[runSingles][0], med[runBatched][1] / med[runSingles][1]);
+            "\"chunks\": %d, \"workspace_bytes\": %zu, \"singles_workspace_bytes\": %zu, \"round_trip_error\": ",
+            med[runBatched][0] * 1e6, med[runBatched][1] * 1e6, med[runSingles][0] * 1e6, med[runSingles][1] * 1e6,
+            med[runBatched][0] / med[runSingles][0], med[runBatched][1] / med[runSingles][1], f->batchedChunks,
+            f->batchedWorkspace, f->singleWorkspace);
     jsonNumber(out, batchedTrip);
     fprintf(out, ", \"against_singles_error\": ");
     jsonNumber(out, batchedFields);

@@ -151,7 +151,7 @@ def execute(plan, a, out, stream):
     return execute_p.bind(a, op=op) if tracer else plan._jax_call(a)
 
 
-def fft(name, x, grid, shape, norm, out, backend, chunks, howmany, padding):
+def fft(name, x, grid, shape, norm, out, backend, chunks, howmany, kinds, padding):
     """disttranspose.fft's call `name` on a JAX array or tracer: agreed (and its plan made) at trace time,
     or at each eager call; then the plan's direction as a custom call, and norm "forward"'s factor. An
     eager call runs the same jitted computation a trace would build: the same bits."""
@@ -164,7 +164,7 @@ def fft(name, x, grid, shape, norm, out, backend, chunks, howmany, padding):
         device = -1 if host else grid._device
     else:
         device = _device_of(x)
-    op, factor = _ops.fft_operation(name, grid, shape, norm, out, backend, chunks, howmany, padding, _arrays._Jax,
+    op, factor = _ops.fft_operation(name, grid, shape, norm, out, backend, chunks, howmany, kinds, padding, _arrays._Jax,
                                     x.dtype, x.shape, device)
     plan = _ops.get(op)
     op_of(plan)
@@ -227,13 +227,19 @@ def _transpose(ct, x, *, op):
         return [execute_p.bind(ct, op=adjoint)]
     # The bilinear transpose of a complex map: conj(adjoint(conj(ct))) (_ops.py).
     before, after = weights
-    u = jax.numpy.conj(ct)
-    if before is not None:
-        u = u * before
-    y = execute_p.bind(u, op=adjoint)
-    if after is not None:
-        y = y * after
-    return [jax.numpy.conj(y)]
+    y = execute_p.bind(_weigh(jax.numpy.conj(ct), before), op=adjoint)
+    return [jax.numpy.conj(_weigh(y, after))]
+
+
+def _weigh(t, w):
+    """t times a factor of _adjoint_weights: None, a number, or a tuple of real arrays (their product)."""
+    if w is None:
+        return t
+    if isinstance(w, tuple):
+        for a in w:
+            t = t * a
+        return t
+    return t * w
 
 
 def _batch(args, dims, *, op):

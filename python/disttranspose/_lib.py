@@ -45,7 +45,7 @@ class Box(ctypes.Structure):
 class FftConfig(ctypes.Structure):
     """dtrFftConfig_t."""
     _fields_ = [("transpose", Config), ("chunks", ctypes.c_int), ("norm", ctypes.c_int), ("howmany", ctypes.c_int64),
-                ("padding", ctypes.c_double * 3)]
+                ("axes", ctypes.c_int * 3), ("padding", ctypes.c_double * 3)]
 
 
 class AutotuneTiming(ctypes.Structure):
@@ -151,6 +151,7 @@ PENCILS = ("x", "y", "z")
 WORKSPACES = ("own", "grid")
 FFT_KINDS = ("c2c", "r2c")
 FFT_NORMS = ("none", "inverse", "ortho")
+FFT_AXES = ("fft", "dct2", "dct3", "dst2", "dst3")  # dtrFftAxis_t: dtrFftPeriodic, dtrFftDct2, ...
 FFT_FORWARD, FFT_INVERSE = -1, 1
 FFT_INPUT_SIDE, FFT_OUTPUT_SIDE = 0, 1
 AUTOTUNE_TARGETS = ("fft", "transposes", "halo")

@@ -14,10 +14,12 @@ numbers), `_run` (its own execute path, for PyTorch's op), `_adjoint()`, `_adjoi
 `_batched(n)`.
 
 The adjoint (Hermitian: PyTorch's backward) is `after * _adjoint()(before * g)`, `(before, after) =
-_adjoint_weights`, each a number, a real array that broadcasts against the arrays, or None; None for
-both where the adjoint is `_adjoint()` itself and real (a transpose). JAX's transpose rule is the
-bilinear transpose, conj(adjoint(conj(ct))): the same for real plans. `_batched(n)` is None where the
-plan gives no batched plan (the FFT): vmap then runs one execute per element, in order.
+_adjoint_weights`, each a number, a tuple of real arrays that broadcast against the arrays (the factor
+is their product: an FFT's weights along each axis, kept apart rather than multiplied out into a whole
+box), or None; None for both where the adjoint is `_adjoint()` itself and real (a transpose). JAX's
+transpose rule is the bilinear transpose, conj(adjoint(conj(ct))): the same for real plans.
+`_batched(n)` is None where the plan gives no batched plan (the FFT): vmap then runs one execute per
+element, in order.
 
 Derived plans are made at trace time, collectively, the first time a trace asks for one: every rank
 traces the same functions in the same order (the same program), so every rank asks together. They are

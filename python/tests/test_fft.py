@@ -3,12 +3,15 @@ of the whole array: every grid the rank count allows (slabs, pencils; boxes empt
 fewer planes than ranks), odd shapes, complex64 and complex128, rfftn and irfftn with even and odd nx,
 every norm, chunk counts, results into out, round trips, the plans kept with the grid; several fields
 of one plan (howmany, a trailing axis) against numpy.fft of each and the single-field calls; padding
-(the 3/2 rule) against numpy's FFT of the whole padded grid; and bad input, also on one rank only or a
+(the 3/2 rule) against numpy's FFT of the whole padded grid; per-axis real-to-real kinds (kinds=:
+DCT-II/III, DST-II/III) in C2C, R2C and real plans and the 2-D calls against the definitions' sums as
+dense matrices, axis by axis; both together (padded periodic axes beside real-to-real ones); and bad
+input, also on one rank only or a
 setting that differs between ranks, refused on every rank."""
 
 import numpy as np
 import pytest
-from conftest import COMM, anywhere, everywhere, largest, poison, raises_everywhere
+from conftest import COMM, anywhere, everywhere, largest, poison, raises_everywhere, same_bits
 
 import disttranspose as dt
 from disttranspose.errors import RESULT_INVALID_ARGUMENT, RESULT_MISMATCH
@@ -549,6 +552,49 @@ def test_padding_refused():
                                                                                               padding=1.5).shape)
 
 
+def test_padding_with_kinds(lib):
+    """Padding beside real-to-real kinds: padding on a real-to-real axis is refused on every rank, by this
+    binding's words and by the library's (local_box); padded periodic axes beside a DCT or DST axis give
+    the modes back through a round trip (ifftn then fftn, rfftn then irfftn then rfftn) in both norms,
+    the real-to-real axis counting 2n in both N and M; and kinds, padding and both are plans apart."""
+    from disttranspose.fft import _plan_of
+    shape = (6, 5, 4)
+    with dt.Grid(COMM) as grid:
+        x = np.zeros(dt.fft.local_box(grid, shape, "x", "complex128", padding=1.5).shape, np.complex128)
+        raises_everywhere(lambda: dt.fft.fftn(x, grid, shape, padding=1.5, kinds=("fft", "fft", "dct2")),
+                          RESULT_INVALID_ARGUMENT, "padding = 1.5 on z, whose kind is 'dct2'")
+        with pytest.raises(dt.Error, match=r"config.padding\[1\] \(y\).*real-to-real"):
+            dt.fft.local_box(grid, shape, "z", "complex128", kinds=("fft", "dst2", "fft"), padding=(1.5, 1.5, 0))
+        worst = Worst()
+        for i, norm in enumerate(("backward", "forward")):
+            kinds, padding = (("fft", "fft", "dct2"), (1.5, 2, 0)) if i == 0 else (("fft", "dst3", "fft"), (1.5, 0, 1.5))
+            bz = dt.fft.local_box(grid, shape, "z", "complex128", kinds=kinds, padding=padding)
+            bx = dt.fft.local_box(grid, shape, "x", "complex128", kinds=kinds, padding=padding)
+            modes = whole(shape, "complex128")
+            z = lib.put(local(modes, bz))
+            u = dt.fft.ifftn(z, grid, shape, norm=norm, kinds=kinds, padding=padding)
+            assert everywhere(tuple(u.shape) == bx.shape)
+            back = lib.get(dt.fft.fftn(u, grid, shape, norm=norm, kinds=kinds, padding=padding))
+            worst.add(back, local(modes, bz), modes, "complex128")
+            # R2C: x periodic and padded, a real-to-real z; a real field's kept modes come back
+            rz = dt.fft.local_box(grid, shape, "z", "float64", kinds=("fft", "fft", "dst2"), padding=(1.5, 0, 0))
+            rx = dt.fft.local_box(grid, shape, "x", "float64", kinds=("fft", "fft", "dst2"), padding=(1.5, 0, 0))
+            field = whole(padded_shape(shape, (1.5, 0, 0)), "float64")
+            k = lib.get(dt.fft.rfftn(lib.put(local(field, rx)), grid, shape, norm=norm, kinds=("fft", "fft", "dst2"),
+                                     padding=(1.5, 0, 0)))
+            assert everywhere(tuple(k.shape) == rz.shape)
+            v = dt.fft.irfftn(lib.put(k), grid, shape, norm=norm, kinds=("fft", "fft", "dst2"), padding=(1.5, 0, 0))
+            k2 = lib.get(dt.fft.rfftn(v, grid, shape, norm=norm, kinds=("fft", "fft", "dst2"), padding=(1.5, 0, 0)))
+            worst.add(k2, k, k if k.size else np.ones(1), "complex128")
+        ok, value = worst.below(1e-12)
+        x2 = lib.put(np.zeros(dt.fft.local_box(grid, shape, "x", "complex128", padding=(1.5, 1.5, 0)).shape, np.complex128))
+        dt.fft.fftn(x2, grid, shape, padding=(1.5, 1.5, 0))
+        dt.fft.fftn(x2, grid, shape, padding=(1.5, 1.5, 0), kinds=("fft", "fft", "dct2"))
+        apart = _plan_of(grid, "fftn", x2, shape, padding=(1.5, 1.5, 0)) is not \
+            _plan_of(grid, "fftn", x2, shape, padding=(1.5, 1.5, 0), kinds=("fft", "fft", "dct2"))
+        assert ok and everywhere(apart), f"error {value:.3g}, plans apart {apart}"
+
+
 def test_bad_input_on_one_rank():
     """A problem of the last rank's, or a setting that differs between ranks: Error on every rank,
     naming the rank or the setting, and nothing written."""
@@ -603,3 +649,239 @@ def test_checks_not_skipped_for_changed_arrays():
         raises_everywhere(lambda: dt.fft.fftn(x, grid, shape, out=out.view(np.float64)), RESULT_INVALID_ARGUMENT,
                           "float64")
         assert everywhere(dt.fft.fftn(x, grid, shape, out=out) is out)
+
+
+# ---- real-to-real kinds (walls) ------------------------------------------------------------------
+
+# Each kind's partner, which runs its inverse ("ifft": the DFT's, unnormalized).
+PARTNER = {"fft": "ifft", "dct2": "dct3", "dct3": "dct2", "dst2": "dst3", "dst3": "dst2"}
+# Mixes of kinds (x, y, z) for C2C: every kind on every axis among them.
+C2C_KINDS = [("dct2", "dst3", "fft"), ("fft", "dct3", "dst2"), ("dst2", "fft", "dct2"), ("dst3", "dct2", "dst3"),
+             ("dct3", "dst2", "dct3")]
+# R2C: x periodic with any kinds on y and z (the half spectrum), or every axis real-to-real (a real plan).
+R2C_KINDS = [("fft", "dct2", "dst3"), ("fft", "dst2", "fft"), ("fft", "fft", "dct3"), ("fft", "dst3", "dct2")]
+REAL_KINDS = [("dct2", "dst2", "dct3"), ("dst3", "dct3", "dst2"), ("dct2", "dct2", "dct2"), ("dst2", "dst3", "dst3")]
+
+
+def kind_matrix(n, kind):
+    """One axis of n points of an unnormalized transform as a dense matrix, from its definition: the DFT
+    ("fft"), its inverse ("ifft"), FFTW's REDFT10 (dct2), REDFT01 (dct3), RODFT10 (dst2), RODFT01 (dst3)."""
+    j = np.arange(n)
+    k = j[:, None]
+    if kind in ("fft", "ifft"):
+        return np.exp((-2j if kind == "fft" else 2j) * np.pi * j * k / n)
+    if kind == "dct2":  # y_k = 2 sum x_j cos(pi (2j + 1) k / (2n))
+        return 2 * np.cos(np.pi * (2 * j + 1) * k / (2 * n))
+    if kind == "dct3":  # y_k = x_0 + 2 sum_{j>=1} x_j cos(pi j (2k + 1) / (2n))
+        m = 2 * np.cos(np.pi * j * (2 * k + 1) / (2 * n))
+        m[:, 0] = 1
+        return m
+    if kind == "dst2":  # y_k = 2 sum x_j sin(pi (2j + 1) (k + 1) / (2n))
+        return 2 * np.sin(np.pi * (2 * j + 1) * (k + 1) / (2 * n))
+    assert kind == "dst3"  # y_k = (-1)^k x_{n-1} + 2 sum_{j<n-1} x_j sin(pi (j + 1) (2k + 1) / (2n))
+    m = 2 * np.sin(np.pi * (j + 1) * (2 * k + 1) / (2 * n))
+    m[:, n - 1] = (-1.0) ** np.arange(n)
+    return m
+
+
+def by_kinds(a, kinds, inverse=False, norm="backward", nx=None, xp=np):
+    """The transform of `kinds` (per axis x, y[, z]) of the whole array a ([z][y][x], or [y][x] for two
+    kinds), axis by axis with kind_matrix: forward, or inverse (each kind's partner), divided by N (2n
+    along a real-to-real axis) where the norm scales that direction ("backward": the inverse, "forward":
+    the forward). nx: x is R2C's real-to-complex axis, a the real array forward (the half spectrum kept)
+    and the half spectrum inverse (nx the real length). xp: numpy, or jax.numpy (differentiable)."""
+    dims = len(kinds)
+    sizes = [nx if d == 0 and nx is not None else a.shape[dims - 1 - d] for d in range(dims)]
+    # The real-to-complex axis first forward (on the real array) and last inverse; the others commute.
+    for d in (reversed(range(dims)) if inverse else range(dims)):
+        axis = dims - 1 - d
+        if d == 0 and nx is not None:
+            a = xp.fft.irfft(a, n=nx, axis=axis, norm="forward") if inverse else xp.fft.rfft(a, axis=axis)
+        else:
+            m = kind_matrix(sizes[d], PARTNER[kinds[d]] if inverse else kinds[d])
+            a = xp.moveaxis(xp.tensordot(m, a, axes=([1], [axis])), 0, axis)
+    n = int(np.prod([s if k == "fft" else 2 * s for s, k in zip(sizes, kinds)]))
+    return a / n if (norm == "forward") != inverse else a
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_kinds_c2c(lib, dtype):
+    """fftn with every mix of C2C_KINDS on every grid and shape against the definitions' sums applied
+    axis by axis to the whole array (a kind acting on the real and imaginary parts alike), norms backward
+    and forward in turn; ifftn of the same kinds back to the input."""
+    worst, n = Worst(), 0
+    for pr, pc in grids():
+        with dt.Grid(COMM, pr, pc) as grid:
+            for shape in SHAPES:
+                data = whole(shape, dtype)
+                bx, bz = grid.box(shape, "x", dtype), grid.box(shape, "z", dtype)
+                x0 = local(data, bx)
+                for kinds in C2C_KINDS:
+                    norm = ("backward", "forward")[n % 2]
+                    reference = by_kinds(data.astype(np.complex128), kinds, norm=norm)
+                    y = dt.fft.fftn(lib.put(x0), grid, shape, norm=norm, kinds=kinds, chunks=CHUNKS[n % len(CHUNKS)])
+                    worst.add(lib.get(y), local(reference, bz), reference, dtype)
+                    worst.add(lib.get(dt.fft.ifftn(y, grid, shape, norm=norm, kinds=kinds)), x0, data, dtype)
+                    n += 1
+    ok, value = worst.below(TOLERANCE[dtype])
+    assert ok, f"{n} cases: error {value:.3g}"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_kinds_r2c(lib, dtype):
+    """rfftn with x periodic and kinds on y and z, as the half spectrum (complex); with every axis
+    real-to-real, as a real plan: the Z-pencil of the real transform, of the input's type and shape, the
+    box the library's plan gives (dtrFftGetBox); against the definitions' sums, norms backward and forward
+    in turn; irfftn of the same kinds back to the input."""
+    import ctypes
+
+    from disttranspose import _lib
+    from disttranspose.fft import _plan_of
+    worst, n, boxes = Worst(), 0, True
+    ctype = COMPLEX[dtype]
+    for pr, pc in grids():
+        with dt.Grid(COMM, pr, pc) as grid:
+            for shape in SHAPES:
+                data = whole(shape, dtype)
+                bx = grid.box(shape, "x", dtype)
+                x0 = local(data, bx)
+                for kinds in R2C_KINDS + REAL_KINDS:
+                    real = kinds[0] != "fft"
+                    norm = ("backward", "forward")[n % 2]
+                    reference = by_kinds(data.astype(np.float64), kinds, norm=norm, nx=None if real else shape[0])
+                    bz = grid.box(shape, "z", dtype) if real else grid.box(half(shape), "z", ctype)
+                    x, chunks = lib.put(x0), CHUNKS[n % len(CHUNKS)]
+                    y = dt.fft.rfftn(x, grid, shape, norm=norm, kinds=kinds, chunks=chunks)
+                    worst.add(lib.get(y), local(reference, bz), reference, dtype if real else ctype)
+                    worst.add(lib.get(dt.fft.irfftn(y, grid, shape, norm=norm, kinds=kinds)), x0, data, dtype)
+                    if real and kinds == REAL_KINDS[0]:
+                        raw = _lib.Box()
+                        plan = _plan_of(grid, "rfftn", x, shape, norm=norm, chunks=chunks, kinds=kinds)
+                        _lib.check(_lib.lib.dtrFftGetBox(plan.handle, _lib.FFT_OUTPUT_SIDE, ctypes.byref(raw)))
+                        boxes &= tuple(raw.start) == bz.start and tuple(raw.size) == bz.size
+                        boxes &= raw.entry_bytes == np.dtype(dtype).itemsize
+                    n += 1
+    ok, value = worst.below(TOLERANCE[dtype])
+    assert ok and everywhere(boxes), f"{n} cases: error {value:.3g}, boxes {boxes}"
+
+
+@pytest.mark.parametrize("norm", ["backward", "forward"])
+def test_kinds_2d(lib, norm):
+    """fft2 and rfft2 with two kinds (x, y) on the P x 1 grid against the definitions' 2-D sums, as this
+    rank's columns: C2C mixes, R2C with x periodic (complex columns) and both axes real-to-real (real
+    columns, the norm's N that of the 2-D transform); back to the rows."""
+    worst, n = Worst(), 0
+    cases = [("complex128", ("dct2", "dst3")), ("complex128", ("fft", "dst2")), ("float64", ("fft", "dct3")),
+             ("float64", ("dct2", "dst2")), ("float64", ("dst3", "dct3"))]
+    with dt.Grid(COMM, COMM.Get_size(), 1) as grid:
+        for nx, ny in ((12, 9), (7, 11), (1, 5)):
+            for dtype, kinds in cases:
+                data = whole((nx, ny, 1), dtype)[0]  # [y][x]
+                halves = dtype == "float64" and kinds[0] == "fft"
+                reference = by_kinds(data, kinds, norm=norm, nx=nx if halves else None)
+                ztype = "complex128" if dtype != "float64" or halves else "float64"
+                bx = grid.box((nx, ny, 1), "x", dtype)
+                bz = grid.box(((nx // 2 + 1) if halves else nx, ny, 1), "z", ztype)
+                rows = data[bx.start[1]:bx.start[1] + bx.size[1], :]
+                cols = reference[:, bz.start[0]:bz.start[0] + bz.size[0]]
+                forward, inverse = (dt.fft.rfft2, dt.fft.irfft2) if dtype == "float64" else (dt.fft.fft2, dt.fft.ifft2)
+                y = forward(lib.put(rows), grid, (nx, ny), norm=norm, kinds=kinds)
+                worst.add(lib.get(y), cols, reference, ztype)
+                worst.add(lib.get(inverse(y, grid, (nx, ny), norm=norm, kinds=list(kinds))), rows, data, dtype)
+                n += 1
+    ok, value = worst.below(1e-12)
+    assert ok, f"{n} cases: error {value:.3g}"
+
+
+def test_kinds_howmany(lib):
+    """Two fields of one plan with kinds (C2C, and a real plan): each field as the single-field call
+    on it alone gives, both ways."""
+    worst = Worst()
+    shape = (7, 5, 3)
+    for pr, pc in grids():
+        with dt.Grid(COMM, pr, pc) as grid:
+            for dtype, kinds in (("complex128", C2C_KINDS[1]), ("float64", REAL_KINDS[1])):
+                forward, inverse = (dt.fft.rfftn, dt.fft.irfftn) if dtype == "float64" else (dt.fft.fftn, dt.fft.ifftn)
+                bx = grid.box(shape, "x", dtype)
+                fields = [local(whole(shape, dtype) * (f + 1) + f, bx) for f in range(2)]
+                y = lib.get(forward(lib.put(np.stack(fields, axis=-1)), grid, shape, kinds=kinds, howmany=2))
+                back = lib.get(inverse(lib.put(y), grid, shape, kinds=kinds, howmany=2))
+                for f, a in enumerate(fields):
+                    one = lib.get(forward(lib.put(a), grid, shape, kinds=kinds))
+                    worst.add(y[..., f], one, one, dtype)
+                    worst.add(back[..., f], a, a, dtype)
+    ok, value = worst.below(1e-12)
+    assert ok, f"error {value:.3g}"
+
+
+def test_kinds_plans_kept(lib):
+    """Kinds are part of a plan's settings: by name, by the library's values or in a list, the same
+    plan (the same bits); other kinds another plan; ifftn of the same kinds its inverse; kinds of
+    every axis periodic the plan of no kinds."""
+    from disttranspose.fft import _plan_of
+    shape, dtype = (6, 5, 4), "complex128"
+    with dt.Grid(COMM) as grid:
+        x = lib.put(local(whole(shape, dtype), grid.box(shape, "x", dtype)))
+        kinds = ("dct2", "dst2", "fft")
+        y = dt.fft.fftn(x, grid, shape, kinds=kinds)
+        plan = _plan_of(grid, "fftn", x, shape, kinds=kinds)
+        same = same_bits(lib.get(dt.fft.fftn(x, grid, shape, kinds=(1, np.int64(3), 0))), lib.get(y))
+        same &= same_bits(lib.get(dt.fft.fftn(x, grid, shape, kinds=["DCT2", "dst2", "fft"])), lib.get(y))
+        dt.fft.ifftn(y, grid, shape, kinds=kinds)
+        ok = _plan_of(grid, "fftn", x, shape, kinds=(1, np.int64(3), 0)) is plan
+        ok &= _plan_of(grid, "fftn", x, shape, kinds=["DCT2", "dst2", "fft"]) is plan
+        ok &= _plan_of(grid, "ifftn", y, shape, kinds=kinds) is plan
+        dt.fft.fftn(x, grid, shape, kinds=("dct3", "dst2", "fft"))
+        ok &= _plan_of(grid, "fftn", x, shape, kinds=("dct3", "dst2", "fft")) is not plan
+        dt.fft.fftn(x, grid, shape)
+        dt.fft.fftn(x, grid, shape, kinds=("fft",) * 3)
+        ok &= _plan_of(grid, "fftn", x, shape) is _plan_of(grid, "fftn", x, shape, kinds=("fft",) * 3)
+        ok &= _plan_of(grid, "fftn", x, shape) is not plan
+    assert everywhere(ok and same)
+
+
+def test_kinds_bad_input():
+    """Bad kinds raise Error on every rank before anything runs, naming kinds: an unknown kind, a value
+    beyond the library's, the wrong count (three for the 2-D calls), not a sequence, norm "ortho" with
+    a real-to-real axis, rfftn with a real-to-real x and a periodic y or z; on one rank only, or kinds
+    that differ between ranks."""
+    shape = (6, 5, 4)
+    with dt.Grid(COMM) as grid:
+        x = np.zeros(grid.box(shape, "x", "complex128").shape, np.complex128)
+        r = np.zeros(grid.box(shape, "x", "float64").shape, np.float64)
+
+        def refused(fn, words, code=RESULT_INVALID_ARGUMENT):
+            raises_everywhere(fn, code, words)
+
+        refused(lambda: dt.fft.fftn(x, grid, shape, kinds=("dct2", "dct4", "fft")), "kinds[1] (y) = 'dct4'")
+        refused(lambda: dt.fft.fftn(x, grid, shape, kinds=("dct2", 5, "fft")), "kinds[1] (y) = 5")
+        refused(lambda: dt.fft.fftn(x, grid, shape, kinds=(True, 0, 0)), "kinds[0] (x) = True")
+        refused(lambda: dt.fft.fftn(x, grid, shape, kinds=("dct2", "fft")), "expected 3 kinds")
+        refused(lambda: dt.fft.fftn(x, grid, shape, kinds="dct2"), "expected 3 kinds")
+        refused(lambda: dt.fft.fftn(x, grid, shape, kinds=2), "expected 3 kinds")
+        refused(lambda: dt.fft.ifftn(np.zeros(grid.box(shape, "z", "complex128").shape, np.complex128), grid, shape,
+                                     kinds=("dst2",) * 4), "expected 3 kinds")
+        refused(lambda: dt.fft.fftn(x, grid, shape, norm="ortho", kinds=("fft", "fft", "dst2")), "ortho")
+        refused(lambda: dt.fft.rfftn(r, grid, shape, kinds=("dct2", "dct2", "fft")), "real-to-real x")
+        refused(lambda: dt.fft.rfftn(r, grid, shape, kinds=("dct2", "dct2", "dct2"), norm="ortho"), "ortho")
+        # irfftn of a real plan takes the real Z-pencil, not a complex one
+        refused(lambda: dt.fft.irfftn(np.zeros(grid.box(shape, "z", "complex128").shape, np.complex128), grid, shape,
+                                      kinds=("dct2", "dct2", "dct2")), "float32 or float64")
+        with dt.Grid(COMM, COMM.Get_size(), 1) as rows:
+            x2 = np.zeros(rows.box((6, 5, 1), "x", "complex128").shape[1:], np.complex128)
+            refused(lambda: dt.fft.fft2(x2, rows, (6, 5), kinds=("dct2", "fft", "fft")), "expected 2 kinds")
+            refused(lambda: dt.fft.rfft2(x2.real.copy(), rows, (6, 5), kinds=("dct2", "fft")), "real-to-real x")
+            assert everywhere(dt.fft.fft2(x2, rows, (6, 5), kinds=("dct2", "fft")).shape ==
+                              rows.box((6, 5, 1), "z", "complex128").shape[:-1])
+        if COMM.Get_size() > 1:
+            mine = R == LAST
+            msg = raises_everywhere(lambda: dt.fft.fftn(x, grid, shape, kinds=("dct5",) * 3 if mine else None),
+                                    RESULT_INVALID_ARGUMENT, "dct5")
+            assert everywhere(mine or f"rank {LAST}:" in msg), msg
+            raises_everywhere(lambda: dt.fft.fftn(x, grid, shape, kinds=("dct2", "fft", "fft") if mine else None),
+                              RESULT_MISMATCH, "kinds differs between ranks")
+            raises_everywhere(lambda: dt.fft.fftn(x, grid, shape, kinds=("dct2", "fft", "fft") if mine else
+                                                  ("dct3", "fft", "fft")), RESULT_MISMATCH,
+                              "kinds differs between ranks")
+        assert everywhere(dt.fft.fftn(x, grid, shape, kinds=("dct2", "fft", "fft")).shape ==
+                          grid.box(shape, "z", "complex128").shape)

@@ -5,15 +5,18 @@ jax.vjp, jax.grad, jax.jvp and jax.linear_transpose against jax.numpy.fft of the
 torch.autograd.gradcheck of each transform as a function of the whole array (float64, complex128);
 torch.compile(fullgraph=True) forward and backward against eager; several fields of one plan (howmany)
 against the single-field calls, results and gradients; padded calls (the 3/2 rule): JAX's values and
-gradients against jax.numpy.fft of the whole padded grid, PyTorch's gradcheck; a wrong tracer or tensor
-refused at trace time on every rank."""
+gradients against jax.numpy.fft of the whole padded grid, PyTorch's gradcheck; plans with real-to-real
+kinds (kinds=), results and gradients against the definitions' sums and their explicit transpose,
+gradcheck; a wrong tracer or tensor refused at trace time on every rank."""
 
+
+import contextlib
 
 import numpy as np
 import pytest
 from conftest import COMM, FrameworkWhere, custom_calls_missing, everywhere, framework_platforms, gathered, \
     jax_platform, largest, raises_everywhere, same_bits
-from test_fft import half, host_fft_built, local, padded_reference, padded_shape, whole
+from test_fft import by_kinds, half, host_fft_built, local, padded_reference, padded_shape, whole
 
 import disttranspose as dt
 from disttranspose.errors import RESULT_INVALID_ARGUMENT
@@ -252,6 +255,157 @@ def test_jax_wrong_tracer_refused_at_trace_time():
             assert everywhere(np.asarray(f(jnp.zeros(bx, jnp.complex128))).shape == bz)
 
 
+# ---- real-to-real kinds (walls) --------------------------------------------------------------------
+
+# (call, kinds (x, y, z), norm): C2C mixes, R2C with x periodic (kinds on the complex side), real plans
+# (every axis real-to-real); every kind forward and inverse, both norms.
+KIND_CASES = [("fftn", ("dct2", "dst3", "fft"), "backward"), ("ifftn", ("dct3", "fft", "dst2"), "forward"),
+              ("fftn", ("dst2", "dct2", "dst3"), "forward"), ("ifftn", ("dst3", "dst2", "dct2"), "backward"),
+              ("rfftn", ("fft", "dst2", "dct3"), "backward"), ("irfftn", ("fft", "dct2", "dst3"), "forward"),
+              ("rfftn", ("dct2", "dst2", "dct3"), "forward"), ("irfftn", ("dst3", "dct3", "dst2"), "backward"),
+              ("rfftn", ("dst3", "dct2", "dst2"), "backward"), ("irfftn", ("dct2", "dst2", "dct3"), "forward")]
+# The 2-D calls on the P x 1 grid, (nx, ny): a real 2-D plan in either norm (its axis of one point's own
+# kind differs), a C2C mix, R2C with x periodic.
+KIND_CASES_2D = [("rfft2", ("dct2", "dst2"), "forward"), ("irfft2", ("dst3", "dct2"), "backward"),
+                 ("rfft2", ("dst2", "dct3"), "backward"), ("irfft2", ("dct3", "dst3"), "forward"),
+                 ("ifft2", ("dst2", "fft"), "forward"), ("rfft2", ("fft", "dst3"), "forward")]
+NAMES_2D = {"fft2": "fftn", "ifft2": "ifftn", "rfft2": "rfftn", "irfft2": "irfftn"}
+
+
+def kind_sides(name, kinds, shape, grid):
+    """sides() of a call with kinds: a real plan's sides are both real arrays of `shape`. A 2-D call's
+    are its 3-D plan's boxes, with the whole arrays' sides (x, y)."""
+    if name in NAMES_2D:
+        # Its axis of one point: real-to-real where x and y are (a real plan), periodic otherwise.
+        (bin_, tin, sin), (bout, tout, sout) = kind_sides(NAMES_2D[name], kinds + ("dct3",), tuple(shape) + (1,), grid)
+        return (bin_, tin, sin[:2]), (bout, tout, sout[:2])
+    if name not in ("rfftn", "irfftn") or "fft" in kinds:
+        return sides(name, shape, grid)
+    x_side, z_side = ((grid.box(shape, p, "float64"), "float64", shape) for p in ("x", "z"))
+    return (x_side, z_side) if KINDS[name][2] else (z_side, x_side)
+
+
+def kind_reference(name, kinds, shape, norm, xp):
+    """The call with kinds on whole arrays ([z][y][x], [y][x] for the 2-D calls) by the definitions' sums."""
+    name = NAMES_2D.get(name, name)
+    halves = name in ("rfftn", "irfftn") and kinds[0] == "fft"
+    return lambda a: by_kinds(a, kinds, inverse=not KINDS[name][2], norm=norm, nx=shape[0] if halves else None, xp=xp)
+
+
+@contextlib.contextmanager
+def every_grid():
+    """A grid of every shape the rank count allows, and the P x 1 grid of the 2-D calls (the last),
+    closed afterwards."""
+    with contextlib.ExitStack() as stack:
+        yield [stack.enter_context(dt.Grid(COMM, pr, pc)) for pr, pc in grids() + [(COMM.Get_size(), 1)]]
+
+
+def kind_cases(every):
+    """(index, case, grid, shape) for KIND_CASES, the grids and even and odd nx in turn (the pairs of a
+    forward and an inverse on one grid), then KIND_CASES_2D on the P x 1 grid with an odd nx; shape has
+    whole arrays' sides where X, W and T come from (a 2-D call's (nx, ny))."""
+    grids_3d = every[:-1]
+    for c, case in enumerate(KIND_CASES):
+        yield c, case, grids_3d[c // 2 % len(grids_3d)], ((6, 5, 4), (7, 3, 5))[c % 2]
+    for c, case in enumerate(KIND_CASES_2D):
+        yield len(KIND_CASES) + c, case, every[-1], (5, 7)
+
+
+def local_2d(a, box):
+    """This rank's part of a whole 2-D array [y][x]: its rows (an X-pencil box) or columns (Z)."""
+    if box.pencil == "x":
+        return np.ascontiguousarray(a[box.start[1]:box.start[1] + box.size[1], :])
+    return np.ascontiguousarray(a[:, box.start[0]:box.start[0] + box.size[0]])
+
+
+_JACOBIANS = {}
+
+
+def explicit_adjoint(case, f, shape, dtype, w):
+    """The adjoint of the linear map f of whole arrays of `shape` (x, y[, z]) and `dtype` on w, for the
+    real inner product sum(Re(conj(a) b)) (a loss's gradient, PyTorch's; JAX's vjp is conj(adjoint(conj(w))),
+    its grad conj(adjoint(w))): f's Jacobian as a real matrix, a column per real degree of freedom (the
+    real and imaginary parts of a complex entry), transposed; kept by `case` (f's call, kinds, shape, norm)."""
+    size, cplx = int(np.prod(shape)), "complex" in dtype
+    jacobian = _JACOBIANS.get(case)
+    if jacobian is None:
+        columns = []
+        for k in range(size * (2 if cplx else 1)):
+            e = np.zeros(size * (2 if cplx else 1))
+            e[k] = 1
+            y = np.asarray(f((e[:size] + 1j * e[size:] if cplx else e).reshape(shape[::-1]))).reshape(-1)
+            columns.append(np.concatenate([y.real, y.imag]))
+        jacobian = _JACOBIANS[case] = np.stack(columns, axis=1)
+    w = w.reshape(-1)
+    g = jacobian.T @ np.concatenate([w.real, w.imag if np.iscomplexobj(w) else np.zeros_like(w)])
+    return (g[:size] + 1j * g[size:] if cplx else g).reshape(shape[::-1])
+
+
+def test_jax_kinds(jax_where):
+    """Every case of KIND_CASES on the grids in turn (even and odd nx in turn), and of KIND_CASES_2D on the
+    P x 1 grid (kind_cases): against the definitions' sums of the whole array; vjp, linear_transpose and jvp against
+    those sums' explicit transpose (explicit_adjoint; the library's adjoint of a real-to-real axis is its
+    partner with the first or last entry weighed); jitted the same bits as eager, and jitted grad."""
+    import jax
+    import jax.numpy as jnp
+    worst, same, n = Worst(), True, 0
+
+    def check(f, case, sin, tin, x_of, bin_, bout, X, W, T, jitted):
+        nonlocal same
+        ref = kind_reference(*case, np)
+        Y, t_want = ref(X), ref(T)  # linear: the tangent's image
+        g_want = np.conj(explicit_adjoint(case, ref, sin, tin, np.conj(W)))
+        loss_want = np.conj(explicit_adjoint(case, ref, sin, tin, W)).astype(g_want.dtype)
+        x, w, t = (jax_where.put(x_of(a, b)) for a, b in ((X, bin_), (W, bout), (T, bin_)))
+        y = f(x)
+        same &= y.dtype == Y.dtype
+        worst.add(y, x_of(Y, bout), Y)
+        _, pull = jax.vjp(f, x)
+        worst.add(pull(w)[0], x_of(g_want, bin_), g_want)
+        worst.add(jax.linear_transpose(f, x)(w)[0], x_of(g_want, bin_), g_want)
+        worst.add(jax.jvp(f, (x,), (t,))[1], x_of(t_want, bout), t_want)
+        if jitted:  # each compile costs a few tenths of a second
+            same &= same_bits(np.asarray(y), np.asarray(jax.jit(f)(x)))
+            worst.add(jax.jit(jax.grad(lambda a: jnp.sum(jnp.real(jnp.conj(w) * f(a)))))(x), x_of(loss_want, bin_),
+                      loss_want)
+
+    with jax_where.default(), every_grid() as every:
+        for c, (name, kinds, norm), grid, shape in kind_cases(every):
+            (bin_, tin, sin), (bout, tout, sout) = kind_sides(name, kinds, shape, grid)
+            X, W, T = (whole_of(s_, t_, 90 + 3 * c + k)
+                       for k, (s_, t_) in enumerate(((sin, tin), (sout, tout), (sin, tin))))
+            fn = getattr(dt.fft, name)
+
+            def f(a, fn=fn, grid=grid, shape=shape, norm=norm, kinds=kinds):
+                return fn(a, grid, shape, norm=norm, kinds=kinds, backend=jax_where.backend)
+            x_of = local if len(shape) == 3 else local_2d
+            check(f, (name, kinds, shape, norm), sin, tin, x_of, bin_, bout, X, W, T, True)
+            n += 1
+    ok, value = worst.below(1e-12)
+    assert ok and everywhere(same), f"{n} cases: error {value:.3g}, bits {same}"
+
+
+def test_jax_kinds_vmap(jax_where):
+    """A batch through a real plan (kinds on every axis) runs one execute an element: the same bits as
+    the calls one by one, eager and jitted, and so do their vjps."""
+    import jax
+    shape = (5, 4, 3)
+    name, kinds, norm = KIND_CASES[6]
+    with jax_where.default(), dt.Grid(COMM) as grid:
+        (bin_, tin, sin), _ = kind_sides(name, kinds, shape, grid)
+
+        def f(a):
+            return dt.fft.rfftn(a, grid, shape, norm=norm, kinds=kinds, backend=jax_where.backend)
+        xs = jax_where.put(np.stack([local(whole_of(sin, tin, s), bin_) for s in range(3)]))
+        want = np.stack([np.asarray(f(v)) for v in xs])
+        ok = same_bits(np.asarray(jax.vmap(f)(xs)), want)
+        ok &= same_bits(np.asarray(jax.jit(jax.vmap(f))(xs)), want)
+        ys = jax.vmap(f)(xs)
+        pulled = jax.vmap(lambda v, c: jax.vjp(f, v)[1](c)[0])(xs, ys)
+        ok &= same_bits(np.asarray(pulled), np.stack([np.asarray(jax.vjp(f, v)[1](c)[0]) for v, c in zip(xs, ys)]))
+    assert everywhere(ok)
+
+
 # ---- PyTorch -------------------------------------------------------------------------------------
 
 # Padding: even and odd n and m, every axis or a few (the R2C Nyquist plane split where nx is even and x pads).
@@ -467,3 +621,75 @@ def test_torch_compiled_wrong_shape_refused_everywhere(torch_where):
         assert everywhere("has shape" in failed and (R == LAST or f"rank {LAST}" in failed)), messages
         x = torch_where.put(np.zeros(bx, np.complex128))
         assert everywhere(host(g(x)).shape == grid.box(shape, "z", "complex128").shape)
+
+
+@pytest.mark.parametrize("case", [0, 3, 4, 7, 8])
+def test_torch_kinds_gradcheck(torch_where, case):
+    """Cases of KIND_CASES (C2C both ways, R2C's half spectrum forward, a real plan both ways) as
+    functions of the whole array whose gradient the ranks assemble: gradcheck's numerical Jacobian
+    against the analytical one of the weighed adjoints (float64, complex128), even and odd nx, on the
+    grid of the ranks (every case on the grids in turn: the test below)."""
+    import torch
+    from test_torch import _Gather, _Scatter
+    name, kinds, norm = KIND_CASES[case]
+    shape = GRADCHECK_SHAPES[case % 2]
+    with dt.Grid(COMM) as grid:
+        (bin_, tin, _), _ = kind_sides(name, kinds, shape, grid)
+        fn = getattr(dt.fft, name)
+
+        def f(a):
+            return fn(a, grid, shape, norm=norm, kinds=kinds, backend=torch_where.backend)
+        sizes = COMM.allgather(int(np.prod(bin_.shape)))
+        start = sum(sizes[:R])
+
+        def whole_fn(a):
+            return _Gather.apply(f(_Scatter.apply(a, start, bin_.shape)))
+        rng = np.random.default_rng(15 + case)
+        total = sum(sizes)
+        a = rng.standard_normal(total) + (1j * rng.standard_normal(total) if "complex" in tin else 0)
+        x = torch.from_numpy(a.astype(tin)).to(torch_where.device).requires_grad_(True)
+        ok = torch.autograd.gradcheck(whole_fn, (x,), eps=1e-6, atol=1e-8, raise_exception=False)
+    assert everywhere(ok)
+
+
+def test_torch_kinds_against_definitions(torch_where):
+    """Autograd through plans with kinds: the result and the gradient of sum(Re(conj(w) f(x))) against
+    NumPy's definitions' sums and their explicit transposes (the Hermitian adjoint of each axis's
+    matrix), the 2-D calls included; and torch.compile(fullgraph=True) of the same, forward and
+    backward, against eager."""
+    import torch
+    worst, same, n = Worst(), True, 0
+
+    def check(f, name, kinds, shape, norm, x_of, bin_, bout, tin, tout, sin, sout, compile_too):
+        nonlocal same
+        X, W = whole_of(sin, tin, 300 + n), whole_of(sout, tout, 400 + n)
+        Y = kind_reference(name, kinds, shape, norm, np)(X.astype(np.complex128 if "complex" in tin else np.float64))
+        G = explicit_adjoint((name, kinds, shape, norm), kind_reference(name, kinds, shape, norm, np), sin, tin, W)
+        x = torch_where.put(x_of(X, bin_)).requires_grad_(True)
+        w = torch_where.put(x_of(W, bout))
+        y = f(x)
+        (torch.conj(w) * y).real.sum().backward() if y.is_complex() else (w * y).sum().backward()
+        worst.add(host(y), x_of(Y, bout).astype(tout), Y)
+        worst.add(host(x.grad), x_of(G, bin_).astype(tin), G)
+        if not compile_too:
+            return
+        torch._dynamo.reset()  # each case's f is the same code, traced again: no recompile limit
+        g = torch.compile(f, fullgraph=True, backend="aot_eager")
+        xc = torch_where.put(x_of(X, bin_)).requires_grad_(True)
+        yc = g(xc)
+        (torch.conj(w) * yc).real.sum().backward() if yc.is_complex() else (w * yc).sum().backward()
+        same &= same_bits(host(yc), host(y)) and np.allclose(host(xc.grad), host(x.grad), rtol=1e-12, atol=1e-12)
+
+    with every_grid() as every:
+        for c, (name, kinds, norm), grid, shape in kind_cases(every):
+            (bin_, tin, sin), (bout, tout, sout) = kind_sides(name, kinds, shape, grid)
+            fn = getattr(dt.fft, name)
+
+            def f(a, fn=fn, grid=grid, shape=shape, kinds=kinds, norm=norm):
+                return fn(a, grid, shape, norm=norm, kinds=kinds, backend=torch_where.backend)
+            # compiled: a C2C, an R2C and a real plan's case, forward and inverse, and a 2-D one
+            check(f, name, kinds, shape, norm, local if len(shape) == 3 else local_2d, bin_, bout, tin, tout, sin, sout,
+                  c in (0, 5, 6, 7, len(KIND_CASES)))
+            n += 1
+    ok, value = worst.below(1e-12)
+    assert ok and everywhere(same), f"{n} cases: error {value:.3g}, compiled {same}"

@@ -6,12 +6,21 @@
  *
  * Fields interleaved at every point (transform_shape.h): cuFFT's advanced layout has one batch
  * dimension, where the points of a line of fields need two (the lines, and the fields one number
- * apart). A complex pass runs a plan of one field per field, its strides and distances times the
- * fields, from that field's first number on. A real pass cannot: cuFFT takes a real side at an
- * address aligned to its complex type only, and the fields of a point lie one real apart. Its chunk
- * is transposed into field-major copies in the pass's scratch (the library's own local transpose, in
- * the work area beside cuFFT's) and back, around plans of the packed layout that take every field's
- * lines as one batch.
+ * apart). A plan of one field per field, its strides and distances times the fields, from that
+ * field's first number on, expresses it, but runs far slower than packed transforms (docs/fft.md,
+ * several fields: timing), and a real pass cannot
+ * run it at all: cuFFT takes a real side at an address aligned to its complex type only, and the
+ * fields of a point lie one real apart. So a pass of several fields in the packed layout has its
+ * chunk transposed into field-major copies in the pass's scratch (a kernel of the library's for few columns,
+ * in the work area beside cuFFT's) and back, around plans of the packed layout that take every
+ * field's lines as one batch. A complex pass needs one copy, transformed in place there; a real pass
+ * two (the real side and the complex side). Either way the chunk is read and written twice more, at
+ * the HBM rate, and the scratch is as large as the largest batch's data: the price of packed plans.
+ *
+ * The strided layouts (the slab routes' passes along z, the fused passes along y) keep the plans of
+ * one field per field: their lines' points lie planes apart, so field-major copies would be a 3-D
+ * permutation on one side (a batch of fields x n transposes, one a line) rather than one transpose,
+ * whose cost against the strided plans is not measured.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,8 +41,8 @@ struct dtrCufftPass {
   dtrLocalFftShape shape;
   BatchPlan* plans;
   int nplans;
-  int fieldMajor;      /* a real pass of several fields: through field-major copies */
-  size_t realScratch;  /* their bytes: the real side's, then the complex side's, before cuFFT's area */
+  int fieldMajor;      /* several fields in the packed layout: through field-major copies */
+  size_t realScratch;  /* their bytes: the real side's (a real pass's), then the complex side's, before cuFFT's area */
   size_t scratch;
   char* area;
 };
@@ -47,7 +56,8 @@ static dtrResult_t cufftError(cufftResult r, const char* what, const dtrLocalFft
                      s->real ? "real " : "", s->dbl ? "double" : "single", size, (long long)batch, (int)r);
 }
 
-/* A plan of `batch` transforms: of the shape's layout, one field of it where it has several (complex). */
+/* A plan of `batch` transforms of the shape's layout; where it has several fields, of one field of it
+ * (the strided layouts' plan a field). */
 static dtrResult_t makePlan(const dtrLocalFftShape* s, int64_t batch, cufftType type, cufftHandle* h, size_t* work) {
   long long n[2] = {s->n[0], s->n[1]};
   size_t bytes = 0;
@@ -94,11 +104,12 @@ dtrResult_t dtrCufftPassCreate(const dtrLocalFftShape* s, const int64_t* batches
     return dtrSetError(dtrOutOfMemory, "cannot allocate a cuFFT pass");
   }
   p->shape = *s;
-  /* A real pass of several fields: plans of one field's packed layout, every field's lines a batch. */
+  /* Several fields in the packed layout (a real pass has no other): plans of one field's packed layout,
+   * every field's lines a batch. */
   const int64_t fields = dtrLocalFftFields(s);
-  p->fieldMajor = s->real && fields > 1;
-  dtrLocalFftShape packed = *s;
-  if (p->fieldMajor) packed.fields = 0;
+  p->fieldMajor = fields > 1 && (s->real || (!s->in_dist && !s->out_dist));
+  dtrLocalFftShape planned = *s;
+  if (p->fieldMajor) planned.fields = 0;
   int64_t most = 0;
   for (int i = 0; i < nbatches; i++) {
     int seen = batches[i] <= 0;
@@ -110,10 +121,10 @@ dtrResult_t dtrCufftPassCreate(const dtrLocalFftShape* s, const int64_t* batches
     const int64_t transforms = p->fieldMajor ? fields * b->batch : b->batch;
     dtrResult_t res;
     if (s->real) {
-      res = makePlan(&packed, transforms, s->dbl ? CUFFT_D2Z : CUFFT_R2C, &b->forward, &b->work);
-      if (res == dtrSuccess) res = makePlan(&packed, transforms, s->dbl ? CUFFT_Z2D : CUFFT_C2R, &b->inverse, &b->work);
+      res = makePlan(&planned, transforms, s->dbl ? CUFFT_D2Z : CUFFT_R2C, &b->forward, &b->work);
+      if (res == dtrSuccess) res = makePlan(&planned, transforms, s->dbl ? CUFFT_Z2D : CUFFT_C2R, &b->inverse, &b->work);
     } else {
-      res = makePlan(s, transforms, s->dbl ? CUFFT_Z2Z : CUFFT_C2C, &b->forward, &b->work);
+      res = makePlan(&planned, transforms, s->dbl ? CUFFT_Z2Z : CUFFT_C2C, &b->forward, &b->work);
       b->inverse = b->forward;
     }
     if (res != dtrSuccess) {
@@ -123,7 +134,7 @@ dtrResult_t dtrCufftPassCreate(const dtrLocalFftShape* s, const int64_t* batches
   }
   if (p->fieldMajor) {
     const size_t real = s->dbl ? 8 : 4, count = (size_t)(fields * most);
-    p->realScratch = (count * (size_t)dtrLocalFftRealLength(s) * real + 255) / 256 * 256;
+    p->realScratch = s->real ? (count * (size_t)dtrLocalFftRealLength(s) * real + 255) / 256 * 256 : 0;
     p->scratch = p->realScratch + (count * (size_t)dtrLocalFftComplexLength(s) * 2 * real + 255) / 256 * 256;
   }
   *out = p;
@@ -155,33 +166,39 @@ static cufftResult exec(const dtrLocalFftShape* s, cufftHandle h, int direction,
   return s->dbl ? cufftExecZ2D(h, src, out) : cufftExecC2R(h, src, out);
 }
 
-/* rows x cols entries of `entry` bytes at src (a row `cols` apart) into dst, transposed (a row `rows`
- * apart): a chunk's points of interleaved fields into field-major copies (cols = fields), or back. */
-static dtrResult_t transposeChunk(const void* src, void* dst, int64_t rows, int64_t cols, size_t entry, cudaStream_t stream) {
-  const dtrTransposeArgs args = {src, cols, dst, rows, rows, cols, entry, 1, 0, 0};
-  CUDACHECK(dtrTransposeLaunch(dtrKernelAuto, &args, stream, NULL));
+/* A chunk's points of interleaved fields into field-major copies (split), or back: a transpose of a
+ * matrix of `fields` columns, by the library's kernel for few columns (kernels/fields.cu). */
+static dtrResult_t moveFields(int split, const void* src, void* dst, int64_t points, int64_t fields, size_t entry,
+                              cudaStream_t stream) {
+  CUDACHECK(dtrFieldsLaunch(split, src, dst, points, (int)fields, entry, stream));
   return dtrSuccess;
 }
 
-/* A real pass of several fields: its chunk into field-major copies, the plan over every field's lines,
- * and back into the points of interleaved fields. */
+/* A pass of several fields: its chunk into field-major copies, the plan over every field's lines, and
+ * back into the points of interleaved fields. The copies lie in the scratch, apart from in and out, so
+ * that in place (in == out) is safe. */
 static dtrResult_t runFieldMajor(dtrCufftPass* p, cufftHandle h, int direction, int64_t count, const void* in, void* out,
                                  cudaStream_t stream) {
   const dtrLocalFftShape* s = &p->shape;
   const int64_t fields = dtrLocalFftFields(s);
   const size_t real = s->dbl ? 8 : 4;
   const int64_t reals = count * dtrLocalFftRealLength(s), complexes = count * dtrLocalFftComplexLength(s);
-  char* const realCopy = p->area;
+  char* const realCopy = p->area; /* a real pass's only */
   char* const complexCopy = p->area + p->realScratch;
   cufftResult r;
-  if (direction == dtrFftForward) {
-    DTRCHECK(transposeChunk(in, realCopy, reals, fields, real, stream));
+  if (!s->real) {
+    /* One copy, transformed in place. */
+    DTRCHECK(moveFields(1, in, complexCopy, complexes, fields, 2 * real, stream));
+    r = exec(s, h, direction, complexCopy, complexCopy);
+    if (r == CUFFT_SUCCESS) return moveFields(0, complexCopy, out, complexes, fields, 2 * real, stream);
+  } else if (direction == dtrFftForward) {
+    DTRCHECK(moveFields(1, in, realCopy, reals, fields, real, stream));
     r = exec(s, h, direction, realCopy, complexCopy);
-    if (r == CUFFT_SUCCESS) return transposeChunk(complexCopy, out, fields, complexes, 2 * real, stream);
+    if (r == CUFFT_SUCCESS) return moveFields(0, complexCopy, out, complexes, fields, 2 * real, stream);
   } else {
-    DTRCHECK(transposeChunk(in, complexCopy, complexes, fields, 2 * real, stream));
+    DTRCHECK(moveFields(1, in, complexCopy, complexes, fields, 2 * real, stream));
     r = exec(s, h, direction, complexCopy, realCopy);
-    if (r == CUFFT_SUCCESS) return transposeChunk(realCopy, out, fields, reals, real, stream);
+    if (r == CUFFT_SUCCESS) return moveFields(0, realCopy, out, reals, fields, real, stream);
   }
   return cufftError(r, "the execution", s, fields * count);
 }
@@ -196,7 +213,7 @@ dtrResult_t dtrCufftPassRun(dtrCufftPass* p, int direction, int64_t count, const
   if (r != CUFFT_SUCCESS) return cufftError(r, "cufftSetStream", &p->shape, count);
   if (p->fieldMajor) return runFieldMajor(p, h, direction, count, in, out, stream);
   /* cuFFT takes non-const inputs (and C2R overwrites its input, the FFT's workspace). Several fields of
-   * a complex pass: the plan of one field from each field's first number on. */
+   * a complex pass in a strided layout: the plan of one field from each field's first number on. */
   const dtrLocalFftShape* s = &p->shape;
   const size_t complex = s->dbl ? 16 : 8;
   for (int64_t field = 0; field < dtrLocalFftFields(s) && r == CUFFT_SUCCESS; field++)

@@ -26,7 +26,36 @@ void dtrFftConfigInit(dtrFftConfig_t* config) {
   config->chunks = 0;
   config->norm = dtrFftNormNone;
   config->howmany = 1;
+  for (int d = 0; d < 3; d++) config->axes[d] = dtrFftPeriodic;
   for (int d = 0; d < 3; d++) config->padding[d] = 0.0;
+}
+
+/* Whether every axis of a config is real-to-real (an R2C plan of them is real throughout). */
+static int allRealToReal(const dtrFftConfig_t* cfg) {
+  return cfg->axes[0] != dtrFftPeriodic && cfg->axes[1] != dtrFftPeriodic && cfg->axes[2] != dtrFftPeriodic;
+}
+
+/* Local: the axes' kinds against the plan's kind and norm. */
+static dtrResult_t checkAxes(dtrFftKind_t kind, const dtrFftConfig_t* cfg) {
+  static const char axis[3] = {'x', 'y', 'z'};
+  int any = 0;
+  for (int d = 0; d < 3; d++) {
+    if ((int)cfg->axes[d] < 0 || cfg->axes[d] >= dtrNumFftAxes)
+      return dtrSetError(dtrInvalidArgument,
+                         "config.axes[%d] (%c) = %d: expected dtrFftPeriodic (0), dtrFftDct2 (1), dtrFftDct3 (2), "
+                         "dtrFftDst2 (3) or dtrFftDst3 (4)", d, axis[d], (int)cfg->axes[d]);
+    any |= cfg->axes[d] != dtrFftPeriodic;
+  }
+  if (!any) return dtrSuccess;
+  if (kind == dtrFftR2C && cfg->axes[0] != dtrFftPeriodic && !allRealToReal(cfg))
+    return dtrSetError(dtrInvalidArgument,
+                       "config.axes: an R2C plan with a real-to-real x axis needs every axis real-to-real (x is its "
+                       "real-to-complex axis otherwise): make x periodic (put the walls on y or z), or use a C2C plan");
+  if (cfg->norm == dtrFftNormOrtho)
+    return dtrSetError(dtrInvalidArgument,
+                       "config.norm = ortho with a real-to-real axis: 1/sqrt(N) would not make its DCT or DST "
+                       "orthonormal; use dtrFftNormNone or dtrFftNormInverse");
+  return dtrSuccess;
 }
 
 /* Local: the arguments of a plan; sets the complex type and the padded shape (the shape where nothing pads). */
@@ -46,6 +75,8 @@ static dtrResult_t checkArgs(dtrGrid_t grid, const int64_t shape[3], dtrFftKind_
     return dtrSetError(dtrInvalidArgument, "an R2C FFT takes the real side's type, fp32 or fp64, not %s",
                        (int)type >= 0 && type < dtrNumTypes ? dtrDataTypeName(type) : "an unknown type");
   *ctype = type == dtrFloat32 || type == dtrComplex64 ? dtrComplex64 : dtrComplex128;
+  DTRCHECK(checkAxes(kind, cfg));
+  if (kind == dtrFftR2C && allRealToReal(cfg)) *ctype = type;
   if (cfg->chunks < 0 || cfg->chunks > DTR_FFT_MAX_CHUNKS)
     return dtrSetError(dtrInvalidArgument, "config.chunks = %d: must be 0 (by the rule) or 1..%d", cfg->chunks,
                        DTR_FFT_MAX_CHUNKS);
@@ -126,9 +157,15 @@ static dtrResult_t makeExchanges(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
 static dtrResult_t makePasses(dtrFftPlan_t f) {
   const int E = f->npencils - 1;
   for (int i = 0; i <= E; i++) {
-    dtrLocalFftShape s = {1, {f->shape[f->path[i]], 0}, 0, f->ctype == dtrComplex128, 0, 0, 0, 0, f->howmany};
-    if (i == 0 && f->npencils == 2) s.dims = 2, s.n[0] = f->shape[1], s.n[1] = f->shape[0];
-    s.real = i == 0 && f->kind == dtrFftR2C;
+    const int dbl = f->ctype == dtrComplex128 || f->ctype == dtrFloat64;
+    dtrLocalFftShape s = {.dims = 1, .n = {f->shape[f->path[i]], 0}, .dbl = dbl, .fields = f->howmany};
+    s.kind[0] = f->axes[f->path[i]];
+    s.realData = f->realPlan;
+    if (i == 0 && f->npencils == 2) {
+      s.dims = 2, s.n[0] = f->shape[1], s.n[1] = f->shape[0];
+      s.kind[0] = f->axes[1], s.kind[1] = f->axes[0];
+    }
+    s.real = i == 0 && f->realPass;
     f->length[i] = dtrLocalFftComplexLength(&s);
     const dtrBox_t* b = &f->box[i];
     f->transforms[i] = (b->size[0] * b->size[1] * b->size[2]) / f->length[i];
@@ -144,8 +181,10 @@ static dtrResult_t makePasses(dtrFftPlan_t f) {
       /* Along y between the Y-pencil [x][z][y] and the Z-pencil [y][x][z]: line (x, z) of the one is
        * line x nz + z, whose points lie a (x, z) plane apart in the other. */
       const int64_t plane = f->box[2].size[0] * f->box[2].size[2];
-      const dtrLocalFftShape into = {1, {s.n[0], 0}, 0, s.dbl, 1, s.n[0], plane, 1, f->howmany};
-      const dtrLocalFftShape from = {1, {s.n[0], 0}, 0, s.dbl, plane, 1, 1, s.n[0], f->howmany};
+      const dtrLocalFftShape into = {.dims = 1, .n = {s.n[0], 0}, .dbl = s.dbl, .in_stride = 1, .in_dist = s.n[0], .out_stride = plane,
+                                     .out_dist = 1, .fields = f->howmany, .kind = {s.kind[0], 0}, .realData = s.realData};
+      const dtrLocalFftShape from = {.dims = 1, .n = {s.n[0], 0}, .dbl = s.dbl, .in_stride = plane, .in_dist = 1, .out_stride = 1,
+                                     .out_dist = s.n[0], .fields = f->howmany, .kind = {s.kind[0], 0}, .realData = s.realData};
       DTRCHECK(dtrLocalFftCreate(&into, f->gpu, batches, 1, &f->yInto));
       DTRCHECK(dtrLocalFftCreate(&from, f->gpu, batches, n, &f->yFrom));
       continue;
@@ -165,7 +204,7 @@ static dtrResult_t makeWorkspace(dtrFftPlan_t f) {
   /* The second array: pencils route through both; slabs only for C2R's last pass. */
   const size_t arrays = f->copies     ? dtrFftCopiesStagingBytes(f)
                         : f->messages ? f->half
-                                      : (f->npencils == 3 || f->kind == dtrFftR2C ? 2 : 1) * f->half;
+                                      : (f->npencils == 3 || f->realPass ? 2 : 1) * f->half;
   dtrLocalFft* const passes[7] = {f->pass[0], f->pass[1], f->pass[2], f->zFrom, f->zInto, f->yInto, f->yFrom};
   for (int i = 0; i < 7; i++) {
     const size_t w = passes[i] ? dtrLocalFftWorkBytes(passes[i]) : 0;
@@ -224,10 +263,14 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
   const dtrEnvParams* env = dtrEnvParamsGet();
   if (f->gpu) DTRCHECK(dtrAgree(g->comm, cudaSetDevice(f->device) == cudaSuccess ? dtrSuccess
                                                                                  : dtrSetError(dtrCudaError, "cannot use GPU %d", f->device)));
-  /* The route: the slab route where every rank can take it (its passes' work area is at most about a
-   * box), else the exchanges' own chunks. */
-  DTRCHECK(dtrFftCopiesChoose(f, f->box[0].bytes, env->fft_copies));
-  DTRCHECK(dtrFftMessagesChoose(f, f->box[0].bytes, env->fft_copies));
+  /* The route: the slab route where every rank can take it, else the exchanges' own chunks. Its passes'
+   * work area: cuFFT's, at most about a box, and with several fields the field-major copies of the
+   * first pass (cufft_pass.c), about a box for each side that is copied (both sides of R2C). The slab
+   * routes' passes along z are complex DFTs: a plan with a real-to-real axis takes the exchanges' chunks. */
+  const size_t copied = f->howmany > 1 ? (f->realPass ? 2 : 1) : 0;
+  const int routes = dtrFftHasRealToReal(f) ? 0 : env->fft_copies;
+  DTRCHECK(dtrFftCopiesChoose(f, f->box[0].bytes * (1 + copied), routes));
+  DTRCHECK(dtrFftMessagesChoose(f, f->box[0].bytes * (1 + copied), routes));
   /* The chunks: the config's, else the environment's, else the rule's; every input to them is agreed. */
   int ranks = 1;
   for (int i = 0; i + 1 < f->npencils; i++)
@@ -257,8 +300,8 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
   if (f->padded)
     INFO("FFT of %lld x %lld x %lld modes padded to the grid below", (long long)f->modes[0], (long long)f->modes[1],
          (long long)f->modes[2]);
-  INFO("FFT %s %lld x %lld x %lld %s x %lld on a %d x %d grid: %s exchanges%s, %d chunks, workspace %zu bytes",
-       f->kind == dtrFftR2C ? "R2C" : "C2C", (long long)f->shape[0], (long long)f->shape[1], (long long)f->shape[2],
+  INFO("FFT %s%s %lld x %lld x %lld %s x %lld on a %d x %d grid: %s exchanges%s, %d chunks, workspace %zu bytes",
+       f->kind == dtrFftR2C ? "R2C" : "C2C", f->realPlan ? " (real-to-real on every axis)" : dtrFftHasRealToReal(f) ? " (real-to-real axes)" : "", (long long)f->shape[0], (long long)f->shape[1], (long long)f->shape[2],
        dtrDataTypeName(f->type), (long long)f->howmany, g->pr, g->pc, dtrBackendName(f->forward[0]->backend),
        f->copies ? " (the slab route: copy engines)" : f->messages ? " (the slab route: NCCL messages)" : "", f->chunks,
        f->workBytes);
@@ -282,6 +325,9 @@ static dtrResult_t planCreate(dtrFftPlan_t* out, dtrGrid_t grid, const int64_t s
                                  {"type", (int64_t)type, dtrValueType},       {"config.chunks", cfg->chunks, dtrValueNumber},
                                  {"config.norm", (int64_t)cfg->norm, dtrValueNumber},
                                  {"config.howmany", cfg->howmany ? cfg->howmany : 1, dtrValueNumber},
+                                 {"config.axes[0] (x)", (int64_t)cfg->axes[0], dtrValueNumber},
+                                 {"config.axes[1] (y)", (int64_t)cfg->axes[1], dtrValueNumber},
+                                 {"config.axes[2] (z)", (int64_t)cfg->axes[2], dtrValueNumber},
                                  {"config.padding[0] (x)", padding[0], dtrValueReal},
                                  {"config.padding[1] (y)", padding[1], dtrValueReal},
                                  {"config.padding[2] (z)", padding[2], dtrValueReal}};
@@ -295,7 +341,10 @@ static dtrResult_t planCreate(dtrFftPlan_t* out, dtrGrid_t grid, const int64_t s
   memcpy(f->modes, shape, sizeof f->modes);
   memcpy(f->shape, padded, sizeof f->shape);
   memcpy(f->cshape, padded, sizeof f->cshape);
-  if (kind == dtrFftR2C) f->cshape[0] = padded[0] / 2 + 1;
+  memcpy(f->axes, cfg->axes, sizeof f->axes);
+  f->realPlan = kind == dtrFftR2C && allRealToReal(cfg);
+  f->realPass = kind == dtrFftR2C && !f->realPlan;
+  if (f->realPass) f->cshape[0] = padded[0] / 2 + 1;
   f->kind = kind;
   f->type = type;
   f->ctype = ctype;
@@ -344,7 +393,7 @@ static dtrResult_t checkExecute(dtrFftPlan_t f, const void* in, void* out, dtrFf
   const size_t inBytes = direction == dtrFftForward ? inputBytes : outputBytes;
   const size_t outBytes = direction == dtrFftForward ? outputBytes : inputBytes;
   if (in == (const void*)out && in && (inBytes || outBytes)) {
-    if (f->kind == dtrFftR2C)
+    if (f->realPass)
       return dtrSetError(dtrInvalidArgument, "in == out: an R2C plan runs out of place (its two sides differ in layout)");
     if (f->padded)
       return dtrSetError(dtrInvalidArgument, "in == out: a padded plan runs out of place (its two sides differ in size)");
@@ -413,7 +462,11 @@ dtrResult_t dtrFftLocalBox(dtrGrid_t grid, const int64_t shape[3], dtrFftKind_t 
   dtrDataType_t ctype = dtrComplex64;
   int64_t padded[3];
   DTRCHECK(checkArgs(grid, shape, kind, type, &cfg, &ctype, padded));
-  return dtrFftSideBox(grid, shape, padded, kind, type, cfg.howmany ? cfg.howmany : 1, side, rank, box);
+  const int64_t howmany = cfg.howmany ? cfg.howmany : 1;
+  /* R2C of every axis real-to-real (never padded): both sides are real pencils of the shape. */
+  if (kind == dtrFftR2C && allRealToReal(&cfg))
+    return dtrPencilBox(grid, shape, side == dtrFftInputSide ? dtrPencilX : dtrPencilZ, type, howmany, rank, box);
+  return dtrFftSideBox(grid, shape, padded, kind, type, howmany, side, rank, box);
 }
 
 dtrResult_t dtrFftGetWorkspaceSize(dtrFftPlan_t f, size_t* bytes) {

@@ -16,7 +16,10 @@ struct dtrFftPlan {
   int64_t shape[3];            /* of the input (real for R2C): the padded grid where the plan pads */
   int64_t cshape[3];           /* of the complex array the exchanges move: x halved for R2C */
   dtrFftKind_t kind;
-  dtrDataType_t type, ctype;   /* of the input side, and of the complex side */
+  dtrFftAxis_t axes[3];        /* per axis: periodic or a real-to-real kind */
+  int realPass;                /* the first pass is real-to-complex (R2C, x periodic) */
+  int realPlan;                /* R2C whose every axis is real-to-real: real data throughout */
+  dtrDataType_t type, ctype;   /* of the input side, and of the complex side (real in a real plan) */
   dtrFftNorm_t norm;
   int64_t howmany;             /* fields, interleaved at every point: the entries of every box and exchange */
   int npencils;                /* 2 on slabs (X, Z), 3 on pencils (X, Y, Z) */
@@ -100,6 +103,10 @@ dtrResult_t dtrFftRunEarly(struct dtrFftPlan* f, const void* in, void* out, dtrF
  * `early`: dtrFftRunEarly launched its first chunk. */
 dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction, cudaStream_t stream,
                       int early);
+
+/* Whether a plan has a real-to-real axis; the real numbers of an entry of its complex side (1 in a real plan). */
+int dtrFftHasRealToReal(const struct dtrFftPlan* f);
+int dtrFftNumbersPerEntry(const struct dtrFftPlan* f);
 
 /* x[i] *= factor for `reals` real numbers of the complex side: on the stream on GPUs, else now. */
 dtrResult_t dtrFftScale(const struct dtrFftPlan* f, char* x, size_t reals, double factor, cudaStream_t stream);

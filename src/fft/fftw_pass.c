@@ -46,10 +46,53 @@ void dtrFftwPassDestroy(dtrFftwPass* p) {
   free(p);
 }
 
+/* FFTW's real-to-real kind for an axis kind in a direction: the kind forward, the other of its pair inverse. */
+static fftw_r2r_kind r2rKindOf(int kind, int direction) {
+  const int inverse = direction != dtrFftForward;
+  switch (kind) {
+    case dtrFftDct2: return inverse ? FFTW_REDFT01 : FFTW_REDFT10;
+    case dtrFftDct3: return inverse ? FFTW_REDFT10 : FFTW_REDFT01;
+    case dtrFftDst2: return inverse ? FFTW_RODFT01 : FFTW_RODFT10;
+    default: return inverse ? FFTW_RODFT10 : FFTW_RODFT01;
+  }
+}
+
+/* A 1-D pass of a real-to-real kind, or over lines in whole planes: the guru64 plan of the transform
+ * along the axis, its loops over the transforms, the lines of a transform, the fields and (a real-to-real
+ * kind on complex data) the real and imaginary parts, every distance in the numbers it transforms. */
+static void* axisPlan(const dtrLocalFftShape* s, int64_t batch, int direction, void* in, void* out, unsigned flags) {
+  const int64_t n = s->n[0], lines = dtrLocalFftLines(s), fields = dtrLocalFftFields(s);
+  const int r2r = dtrLocalFftHasRealToReal(s);
+  const int64_t parts = r2r && !s->realData ? 2 : 1, point = fields * parts;
+  const int64_t is = s->in_stride ? s->in_stride : 1, os = s->out_stride ? s->out_stride : 1;
+  const int64_t id = s->in_dist ? s->in_dist : n * lines, od = s->out_dist ? s->out_dist : n * lines;
+  const int64_t il = s->in_line_dist ? s->in_line_dist : n, ol = s->out_line_dist ? s->out_line_dist : n;
+  fftw_iodim64 dims = {n, is * point, os * point}, loops[4];
+  int nloops = 0;
+  loops[nloops++] = (fftw_iodim64){batch, id * point, od * point};
+  if (lines > 1) loops[nloops++] = (fftw_iodim64){lines, il * point, ol * point};
+  if (fields > 1) loops[nloops++] = (fftw_iodim64){fields, parts, parts};
+  if (parts > 1) loops[nloops++] = (fftw_iodim64){2, 1, 1};
+  if (!r2r) {
+    const int sign = direction == dtrFftForward ? FFTW_FORWARD : FFTW_BACKWARD;
+    if (s->dbl) return fftw_plan_guru64_dft(1, &dims, nloops, loops, in, out, sign, flags);
+    return fftwf_plan_guru64_dft(1, (fftwf_iodim64*)&dims, nloops, (fftwf_iodim64*)loops, in, out, sign, flags);
+  }
+  const fftw_r2r_kind kind = r2rKindOf(s->kind[0], direction);
+  if (s->dbl) return fftw_plan_guru64_r2r(1, &dims, nloops, loops, in, out, &kind, flags);
+  return fftwf_plan_guru64_r2r(1, (fftwf_iodim64*)&dims, nloops, (fftwf_iodim64*)loops, in, out, &kind, flags);
+}
+
+/* Whether a pass is axisPlan's: a real-to-real kind, lines in whole planes, real data. */
+static int isAxisPass(const dtrLocalFftShape* s) {
+  return dtrLocalFftHasRealToReal(s) || dtrLocalFftLines(s) > 1 || s->realData;
+}
+
 /* The guru64 plan of `batch` transforms: dims (strides in each side's own entries), batch distances;
  * with several fields, a second loop over them (FFTW's howmany_rank 2): every stride and distance counts
  * points of `fields` numbers, and the fields lie one number apart. */
 static void* plan(const dtrLocalFftShape* s, int64_t batch, int direction, void* in, void* out, unsigned flags) {
+  if (isAxisPass(s)) return axisPlan(s, batch, direction, in, out, flags);
   const int64_t last = s->n[s->dims - 1], lastC = s->real ? last / 2 + 1 : last;
   const int realIn = s->real && direction == dtrFftForward, realOut = s->real && direction == dtrFftInverse;
   const int64_t lastIn = realIn ? last : lastC, lastOut = realOut ? last : lastC;
@@ -102,13 +145,14 @@ static dtrResult_t findPlan(dtrFftwPass* p, int64_t batch, int direction, int in
   const size_t realBytes = s->real ? (size_t)batch * (size_t)dtrLocalFftRealLength(s) * real : 0;
   size_t inBytes = s->real && direction == dtrFftForward ? realBytes : complexBytes;
   size_t outBytes = s->real && direction == dtrFftInverse ? realBytes : complexBytes;
-  if (s->in_dist || s->out_dist) {
+  if (s->in_dist || s->out_dist || isAxisPass(s)) {
     /* Strided sides reach from the first point of the first transform to the last of the last. */
-    const int64_t n = s->n[0];
-    const int64_t is = s->in_stride ? s->in_stride : 1, id = s->in_dist ? s->in_dist : n;
-    const int64_t os = s->out_stride ? s->out_stride : 1, od = s->out_dist ? s->out_dist : n;
-    inBytes = (size_t)((batch - 1) * id + (n - 1) * is + 1) * 2 * real;
-    outBytes = (size_t)((batch - 1) * od + (n - 1) * os + 1) * 2 * real;
+    const int64_t n = s->n[0], lines = dtrLocalFftLines(s), entry = s->realData ? 1 : 2;
+    const int64_t is = s->in_stride ? s->in_stride : 1, id = s->in_dist ? s->in_dist : n * lines;
+    const int64_t os = s->out_stride ? s->out_stride : 1, od = s->out_dist ? s->out_dist : n * lines;
+    const int64_t il = s->in_line_dist ? s->in_line_dist : n, ol = s->out_line_dist ? s->out_line_dist : n;
+    inBytes = (size_t)((batch - 1) * id + (lines - 1) * il + (n - 1) * is + 1) * entry * real;
+    outBytes = (size_t)((batch - 1) * od + (lines - 1) * ol + (n - 1) * os + 1) * entry * real;
   }
   /* Scratch arrays to plan on; unaligned plans on arrays one complex entry off FFTW's alignment. */
   const size_t shift = aligned ? 0 : (s->dbl ? 8 : 4);
@@ -123,7 +167,7 @@ static dtrResult_t findPlan(dtrFftwPass* p, int64_t batch, int direction, int in
     if (s->dims == 2) snprintf(size, sizeof size, "%lld x %lld", (long long)s->n[0], (long long)s->n[1]);
     else snprintf(size, sizeof size, "%lld", (long long)s->n[0]);
     return dtrSetError(dtrInvalidArgument, "FFTW cannot plan a %d-D %s transform of %s, batch %lld", s->dims,
-                       s->real ? "real" : "complex", size, (long long)batch);
+                       dtrLocalFftHasRealToReal(s) ? "real-to-real" : s->real ? "real" : "complex", size, (long long)batch);
   }
   p->plans[p->nplans++] = (HostPlan){batch, direction, inplace, aligned, made};
   *out = made;
@@ -138,7 +182,10 @@ dtrResult_t dtrFftwPassRun(dtrFftwPass* p, int direction, int64_t count, const v
   void* h = NULL;
   DTRCHECK(findPlan(p, count, direction, in == out, aligned, &h));
   const int realIn = s->real && direction == dtrFftForward, realOut = s->real && direction == dtrFftInverse;
-  if (s->dbl) {
+  if (dtrLocalFftHasRealToReal(s)) {
+    if (s->dbl) fftw_execute_r2r(h, src, out);
+    else fftwf_execute_r2r(h, src, out);
+  } else if (s->dbl) {
     if (realIn) fftw_execute_dft_r2c(h, src, out);
     else if (realOut) fftw_execute_dft_c2r(h, src, out);
     else fftw_execute_dft(h, src, out);

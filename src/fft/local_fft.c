@@ -1,9 +1,13 @@
 /* A local pass: the offsets of a chunk's transforms on each side (each transform one of every field),
- * and the implementation that runs them. */
+ * and the implementation that runs them. A 2-D pass with a real-to-real kind runs as two 1-D passes,
+ * along x and then along y (neither cuFFT nor FFTW mixes a DFT with a real-to-real kind in one plan);
+ * on GPUs a real-to-real kind, and a pass over lines in whole planes, run on the library's own gather
+ * and scatter kernels around cuFFT (axis_pass.h). */
 #include "local_fft.h"
 
 #include <stdlib.h>
 
+#include "axis_pass.h"
 #include "core/checks.h"
 #include "cufft_pass.h"
 #include "fftw_pass.h"
@@ -13,7 +17,31 @@ struct dtrLocalFft {
   int gpu;
   dtrCufftPass* cufft;
   dtrFftwPass* fftw;
+  dtrAxisPass* axis;
+  dtrLocalFft* part[2]; /* a 2-D pass with a real-to-real kind: along x (its rows), then along y */
 };
+
+/* The two 1-D passes of a 2-D one (n = {ny, nx}): the rows along x, as many batches of them as a
+ * plane has rows; the columns along y on the side after x's pass (complex for R2C), each plane one
+ * transform of its columns. */
+static dtrResult_t createParts(dtrLocalFft* f, const int64_t* batches, int nbatches) {
+  const dtrLocalFftShape* s = &f->shape;
+  const int64_t rows = s->n[0];
+  int64_t* rowBatches = malloc((size_t)(nbatches > 0 ? nbatches : 1) * sizeof *rowBatches);
+  if (!rowBatches) return dtrSetError(dtrOutOfMemory, "cannot allocate a local FFT pass");
+  for (int i = 0; i < nbatches; i++) rowBatches[i] = batches[i] * rows;
+  dtrLocalFftShape x = *s, y = *s;
+  x.dims = 1, x.n[0] = s->n[1], x.n[1] = 0, x.kind[0] = s->kind[1], x.kind[1] = 0;
+  const int64_t width = s->real ? s->n[1] / 2 + 1 : s->n[1];
+  y.dims = 1, y.n[0] = rows, y.n[1] = 0, y.real = 0, y.kind[1] = 0;
+  y.in_stride = y.out_stride = width;
+  y.in_dist = y.out_dist = width * rows;
+  y.lines = width, y.in_line_dist = y.out_line_dist = 1;
+  dtrResult_t res = dtrLocalFftCreate(&x, f->gpu, rowBatches, nbatches, &f->part[0]);
+  if (res == dtrSuccess) res = dtrLocalFftCreate(&y, f->gpu, batches, nbatches, &f->part[1]);
+  free(rowBatches);
+  return res;
+}
 
 dtrResult_t dtrLocalFftCreate(const dtrLocalFftShape* shape, int gpu, const int64_t* batches, int nbatches,
                               dtrLocalFft** out) {
@@ -22,35 +50,72 @@ dtrResult_t dtrLocalFftCreate(const dtrLocalFftShape* shape, int gpu, const int6
   if (!f) return dtrSetError(dtrOutOfMemory, "cannot allocate a local FFT pass");
   f->shape = *shape;
   f->gpu = gpu;
-  const dtrResult_t res = gpu ? dtrCufftPassCreate(shape, batches, nbatches, &f->cufft) : dtrFftwPassCreate(shape, &f->fftw);
+  const dtrLocalFftShape* s = shape;
+  const int own = s->dims == 1 && (dtrLocalFftHasRealToReal(s) || dtrLocalFftLines(s) > 1 || s->realData);
+  dtrResult_t res;
+  if (s->dims == 2 && dtrLocalFftHasRealToReal(s)) res = createParts(f, batches, nbatches);
+  else if (gpu && own) res = dtrAxisPassCreate(s, batches, nbatches, &f->axis);
+  else if (gpu) res = dtrCufftPassCreate(s, batches, nbatches, &f->cufft);
+  else res = dtrFftwPassCreate(s, &f->fftw);
   if (res != dtrSuccess) {
-    free(f);
+    dtrLocalFftDestroy(f);
     return res;
   }
   *out = f;
   return dtrSuccess;
 }
 
-size_t dtrLocalFftWorkBytes(const dtrLocalFft* f) { return f->gpu ? dtrCufftPassWorkBytes(f->cufft) : 0; }
+size_t dtrLocalFftWorkBytes(const dtrLocalFft* f) {
+  if (f->part[0]) {
+    const size_t x = dtrLocalFftWorkBytes(f->part[0]), y = dtrLocalFftWorkBytes(f->part[1]);
+    return x > y ? x : y;
+  }
+  if (f->axis) return dtrAxisPassWorkBytes(f->axis);
+  return f->gpu ? dtrCufftPassWorkBytes(f->cufft) : 0;
+}
 
 dtrResult_t dtrLocalFftSetWorkArea(dtrLocalFft* f, void* area) {
+  /* The two parts run one after the other on one stream: one area serves both. */
+  if (f->part[0]) {
+    DTRCHECK(dtrLocalFftSetWorkArea(f->part[0], area));
+    return dtrLocalFftSetWorkArea(f->part[1], area);
+  }
+  if (f->axis) return dtrAxisPassSetWorkArea(f->axis, area);
   return f->gpu ? dtrCufftPassSetWorkArea(f->cufft, area) : dtrSuccess;
+}
+
+/* A 2-D pass by its parts. Forward: x from in into out, then y in place there. Inverse: y first; where
+ * x's pass is C2R (real output), y runs in place on the input, which a real inverse pass may overwrite
+ * (as cuFFT's and FFTW's do); else from in into out, and x in place there. */
+static dtrResult_t runParts(dtrLocalFft* f, int direction, int64_t first, int64_t count, const void* in, void* out,
+                            cudaStream_t stream) {
+  const int64_t rows = f->shape.n[0];
+  if (direction == dtrFftForward) {
+    DTRCHECK(dtrLocalFftRun(f->part[0], direction, first * rows, count * rows, in, out, stream));
+    return dtrLocalFftRun(f->part[1], direction, first, count, out, out, stream);
+  }
+  void* const columns = f->shape.real ? (void*)in : out;
+  DTRCHECK(dtrLocalFftRun(f->part[1], direction, first, count, in, columns, stream));
+  return dtrLocalFftRun(f->part[0], direction, first * rows, count * rows, columns, out, stream);
 }
 
 dtrResult_t dtrLocalFftRun(dtrLocalFft* f, int direction, int64_t first, int64_t count, const void* in, void* out,
                            cudaStream_t stream) {
   if (count <= 0) return dtrSuccess;
+  if (f->part[0]) return runParts(f, direction, first, count, in, out, stream);
   const dtrLocalFftShape* s = &f->shape;
-  /* Every number below counts points, each holding one of every field. */
-  const size_t real = (s->dbl ? 8 : 4) * (size_t)dtrLocalFftFields(s), complex = 2 * real;
+  /* Every number below counts points, each holding one of every field: an entry of the complex side,
+   * or of real data where the plan's axes are all real-to-real. */
+  const size_t real = (s->dbl ? 8 : 4) * (size_t)dtrLocalFftFields(s), entry = s->realData ? real : 2 * real;
   /* The real side is the input of the forward real pass and the output of the inverse one. */
   const int realIn = s->real && direction == dtrFftForward, realOut = s->real && direction == dtrFftInverse;
-  size_t inBytes = realIn ? (size_t)dtrLocalFftRealLength(s) * real : (size_t)dtrLocalFftComplexLength(s) * complex;
-  size_t outBytes = realOut ? (size_t)dtrLocalFftRealLength(s) * real : (size_t)dtrLocalFftComplexLength(s) * complex;
-  if (s->in_dist) inBytes = (size_t)s->in_dist * complex;
-  if (s->out_dist) outBytes = (size_t)s->out_dist * complex;
+  size_t inBytes = realIn ? (size_t)dtrLocalFftRealLength(s) * real : (size_t)dtrLocalFftComplexLength(s) * entry;
+  size_t outBytes = realOut ? (size_t)dtrLocalFftRealLength(s) * real : (size_t)dtrLocalFftComplexLength(s) * entry;
+  if (s->in_dist) inBytes = (size_t)s->in_dist * entry;
+  if (s->out_dist) outBytes = (size_t)s->out_dist * entry;
   const char* src = (const char*)in + (size_t)first * inBytes;
   char* dst = (char*)out + (size_t)first * outBytes;
+  if (f->axis) return dtrAxisPassRun(f->axis, direction, count, src, dst, stream);
   if (f->gpu) return dtrCufftPassRun(f->cufft, direction, count, src, dst, stream);
   return dtrFftwPassRun(f->fftw, direction, count, src, dst);
 }
@@ -59,5 +124,8 @@ void dtrLocalFftDestroy(dtrLocalFft* f) {
   if (!f) return;
   if (f->cufft) dtrCufftPassDestroy(f->cufft);
   if (f->fftw) dtrFftwPassDestroy(f->fftw);
+  if (f->axis) dtrAxisPassDestroy(f->axis);
+  dtrLocalFftDestroy(f->part[0]);
+  dtrLocalFftDestroy(f->part[1]);
   free(f);
 }

@@ -40,6 +40,9 @@ dtrResult_t dtrFftCheckPadding(const dtrFftConfig_t* cfg, const int64_t shape[3]
                          axisName[d], p);
     if (!hasPadding(p)) continue;
     /* config.axes: a padded axis that is not periodic is refused here, by name. */
+    if (cfg->axes[d] != dtrFftPeriodic)
+      return dtrSetError(dtrInvalidArgument, "config.padding[%d] (%c) = %g on a real-to-real axis (config.axes[%d] = %d): "
+                         "padding applies to periodic axes only (dtrFftPeriodic)", d, axisName[d], p, d, (int)cfg->axes[d]);
     if (p < 1.0)
       return dtrSetError(dtrInvalidArgument, "config.padding[%d] (%c) = %g: expected 0 or 1 (none) or a factor >= 1 "
                          "(the padded grid has floor(n * padding) >= n points)", d, axisName[d], p);
@@ -83,6 +86,12 @@ dtrResult_t dtrFftSideBox(dtrGrid_t grid, const int64_t n[3], const int64_t m[3]
 
 dtrResult_t dtrFftPaddingPrepare(struct dtrFftPlan* f) {
   const dtrBox_t* z = &f->box[f->npencils - 1];
+  if (f->realPlan) {
+    /* Every axis real-to-real (never padded): the output side is the real Z-pencil of the input's shape. */
+    f->output = *z;
+    f->padded = 0;
+    return dtrSuccess;
+  }
   dtrPadAxis axes[3];
   padAxes(f->modes, f->shape, f->kind, axes);
   DTRCHECK(dtrFftSideBox(f->grid, f->modes, f->shape, f->kind, f->type, f->howmany, dtrFftOutputSide, -1, &f->output));
@@ -117,8 +126,13 @@ size_t dtrFftPaddingBytes(const struct dtrFftPlan* f) {
 /* The normalization's factor of a direction on the kept modes (Ortho is refused with padding). */
 static double factorOf(const struct dtrFftPlan* f, dtrFftDirection_t direction) {
   if (f->norm != dtrFftNormInverse) return 1.0;
-  const double n = (double)f->modes[0] * (double)f->modes[1] * (double)f->modes[2];
-  const double m = (double)f->shape[0] * (double)f->shape[1] * (double)f->shape[2];
+  /* A real-to-real axis (never padded) counts 2n in both, as the unpadded plan's N (pipeline.c). */
+  double n = 1, m = 1;
+  for (int d = 0; d < 3; d++) {
+    const double logical = f->axes[d] == dtrFftPeriodic ? 1.0 : 2.0;
+    n *= (double)f->modes[d] * logical;
+    m *= (double)f->shape[d] * logical;
+  }
   return direction == dtrFftInverse ? 1.0 / n : n / m;
 }
 

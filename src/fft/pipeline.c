@@ -31,11 +31,13 @@
 #include "launch.h"
 #include "plan.h"
 
-/* The factor the normalization asks of a direction: 1, 1/N or 1/sqrt(N). A padded plan's passes scale
- * nothing: its padding layer scales the kept modes (padding.c). */
+/* The factor the normalization asks of a direction: 1, 1/N or 1/sqrt(N), N counting a real-to-real
+ * axis of n points as 2n (FFTW's logical size: what its round trip multiplies by). A padded plan's
+ * passes scale nothing: its padding layer scales the kept modes (padding.c), with the same count. */
 static double scaleOf(const struct dtrFftPlan* f, dtrFftDirection_t direction) {
   if (f->padded) return 1.0;
-  const double n = (double)f->shape[0] * (double)f->shape[1] * (double)f->shape[2];
+  double n = 1;
+  for (int d = 0; d < 3; d++) n *= (double)f->shape[d] * (f->axes[d] == dtrFftPeriodic ? 1.0 : 2.0);
   if (f->norm == dtrFftNormOrtho) return 1.0 / sqrt(n);
   if (f->norm == dtrFftNormInverse && direction == dtrFftInverse) return 1.0 / n;
   return 1.0;
@@ -54,7 +56,7 @@ typedef struct {
 
 static void routeOf(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction, Route* r) {
   const int E = f->npencils - 1, inverse = direction == dtrFftInverse;
-  const int realLast = f->kind == dtrFftR2C && inverse;
+  const int realLast = f->realPass && inverse;
   char* const w1 = f->work;
   char* const w2 = f->work + f->half;
   memset(r, 0, sizeof *r);
@@ -91,10 +93,10 @@ static dtrResult_t passChunk(struct dtrFftPlan* f, const Route* r, int j, int C,
   else if (r->exchange[j]) c = j == 0 && !r->inverse ? dtrFftFirstPassChunk(f, r->exchange[j], C, k) : dtrFftChunkOf(f, r->exchange[j], p, C, k);
   DTRCHECK(dtrLocalFftRun(r->pass[j], direction, c.first, c.count, r->src[j], r->dst[j], stream));
   if (j == 0 && factor != 1.0 && c.count) {
-    /* Every field of the chunk's points: howmany complex numbers a point. */
-    const size_t complexBytes = dtrDataTypeSize(f->ctype) * (size_t)f->howmany;
-    DTRCHECK(dtrFftScale(f, r->dst[0] + (size_t)(c.first * f->length[p]) * complexBytes,
-                         (size_t)(c.count * f->length[p] * f->howmany) * 2, factor, stream));
+    /* Every field of the chunk's points: howmany entries of the complex side a point. */
+    const size_t entryBytes = dtrDataTypeSize(f->ctype) * (size_t)f->howmany;
+    DTRCHECK(dtrFftScale(f, r->dst[0] + (size_t)(c.first * f->length[p]) * entryBytes,
+                         (size_t)(c.count * f->length[p] * f->howmany) * (size_t)dtrFftNumbersPerEntry(f), factor, stream));
   }
   return dtrSuccess;
 }

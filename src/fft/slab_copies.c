@@ -72,8 +72,10 @@ dtrResult_t dtrFftCopiesPasses(struct dtrFftPlan* f) {
   const int64_t nx = f->cshape[0], ny = f->cshape[1], nz = f->cshape[2];
   const int64_t lines = f->box[1].size[0] * f->box[1].size[1]; /* this rank's (y, x) lines */
   const int dbl = f->ctype == dtrComplex128;
-  const dtrLocalFftShape from = {1, {nz, 0}, 0, dbl, ny * nx, 1, 1, nz, f->howmany};
-  const dtrLocalFftShape into = {1, {nz, 0}, 0, dbl, 1, nz, ny * nx, 1, f->howmany};
+  const dtrLocalFftShape from = {.dims = 1, .n = {nz, 0}, .dbl = dbl, .in_stride = ny * nx, .in_dist = 1, .out_stride = 1,
+                                 .out_dist = nz, .fields = f->howmany};
+  const dtrLocalFftShape into = {.dims = 1, .n = {nz, 0}, .dbl = dbl, .in_stride = 1, .in_dist = nz, .out_stride = ny * nx,
+                                 .out_dist = 1, .fields = f->howmany};
   int64_t batches[DTR_FFT_MAX_CHUNKS + 1];
   int n = 0;
   batches[n++] = lines;

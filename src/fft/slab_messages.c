@@ -103,8 +103,10 @@ dtrResult_t dtrFftMessagesPasses(struct dtrFftPlan* f) {
   const int64_t nz = f->cshape[2];
   const int64_t lines = f->box[1].size[0] * f->box[1].size[1];
   const int dbl = f->ctype == dtrComplex128;
-  const dtrLocalFftShape from = {1, {nz, 0}, 0, dbl, lines, 1, 1, nz, f->howmany};
-  const dtrLocalFftShape into = {1, {nz, 0}, 0, dbl, 1, nz, lines, 1, f->howmany};
+  const dtrLocalFftShape from = {.dims = 1, .n = {nz, 0}, .dbl = dbl, .in_stride = lines, .in_dist = 1, .out_stride = 1,
+                                 .out_dist = nz, .fields = f->howmany};
+  const dtrLocalFftShape into = {.dims = 1, .n = {nz, 0}, .dbl = dbl, .in_stride = 1, .in_dist = nz, .out_stride = lines,
+                                 .out_dist = 1, .fields = f->howmany};
   const int64_t batches[1] = {lines};
   DTRCHECK(dtrLocalFftCreate(&from, 1, batches, 1, &f->zFrom));
   return dtrLocalFftCreate(&into, 1, batches, 1, &f->zInto);

@@ -50,8 +50,17 @@ dtrFftChunk dtrFftChunkOf(const struct dtrFftPlan* f, dtrPlan_t exchange, int pe
  * of real entries cannot start a chunk past its first transform. */
 static int realPassWhole(const struct dtrFftPlan* f) {
   const int64_t realLength = f->npencils == 2 ? f->shape[0] * f->shape[1] : f->shape[0];
-  return f->gpu && f->kind == dtrFftR2C && realLength % 2;
+  return f->gpu && f->realPass && realLength % 2;
 }
+
+int dtrFftHasRealToReal(const struct dtrFftPlan* f) {
+  return f->axes[0] != dtrFftPeriodic || f->axes[1] != dtrFftPeriodic || f->axes[2] != dtrFftPeriodic;
+}
+
+int dtrFftNumbersPerEntry(const struct dtrFftPlan* f) { return f->realPlan ? 1 : 2; }
+
+/* Whether the complex side's numbers are doubles. */
+static int doubleNumbers(const struct dtrFftPlan* f) { return f->ctype == dtrComplex128 || f->ctype == dtrFloat64; }
 
 dtrFftChunk dtrFftFirstPassChunk(const struct dtrFftPlan* f, dtrPlan_t exchange, int chunks, int k) {
   if (!realPassWhole(f)) return dtrFftChunkOf(f, exchange, 0, chunks, k);
@@ -66,7 +75,7 @@ dtrFftChunk dtrFftLastPassChunk(const struct dtrFftPlan* f, dtrPlan_t exchange, 
 }
 
 dtrResult_t dtrFftScale(const struct dtrFftPlan* f, char* x, size_t reals, double factor, cudaStream_t stream) {
-  const int dbl = f->ctype == dtrComplex128;
+  const int dbl = doubleNumbers(f);
   if (f->gpu) {
     CUDACHECK(dtrScaleLaunch(x, reals, dbl, factor, stream));
     return dtrSuccess;
@@ -81,7 +90,7 @@ dtrResult_t dtrFftScale(const struct dtrFftPlan* f, char* x, size_t reals, doubl
 dtrResult_t dtrFftScaleInputPlanes(const struct dtrFftPlan* f, void* x, dtrFftChunk planes, double factor, cudaStream_t stream) {
   if (factor == 1.0 || !planes.count) return dtrSuccess;
   const size_t plane = (size_t)(f->shape[0] * f->shape[1]) * dtrDataTypeSize(f->type) * (size_t)f->howmany;
-  const size_t real = dtrDataTypeSize(f->ctype) / 2;
+  const size_t real = dtrDataTypeSize(f->ctype) / (size_t)dtrFftNumbersPerEntry(f);
   return dtrFftScale(f, (char*)x + (size_t)planes.first * plane, (size_t)planes.count * plane / real, factor, stream);
 }
 

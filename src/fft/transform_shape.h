@@ -19,7 +19,19 @@ typedef struct {
    * each field, so that strides and distances above count points and every transform is one of each
    * field. The FFT plan's howmany. */
   int64_t fields;
+  /* Per dimension (slowest first, as n): dtrFftAxis_t. A real-to-real kind transforms real numbers: on
+   * complex data, the real and the imaginary parts each. */
+  int kind[2];
+  int realData; /* real numbers on both sides (a plan whose axes are all real-to-real), never `real` */
+  /* A 1-D pass whose transforms are `lines` lines each (0 or 1: one): line l of transform t starts
+   * l * *_line_dist points after the transform's start (the pass along y over whole (y, x) planes). */
+  int64_t lines, in_line_dist, out_line_dist;
 } dtrLocalFftShape;
+
+static inline int dtrLocalFftHasRealToReal(const dtrLocalFftShape* s) {
+  return s->kind[0] != 0 || (s->dims == 2 && s->kind[1] != 0);
+}
+static inline int64_t dtrLocalFftLines(const dtrLocalFftShape* s) { return s->lines > 1 ? s->lines : 1; }
 
 static inline int64_t dtrLocalFftFields(const dtrLocalFftShape* s) { return s->fields > 1 ? s->fields : 1; }
 

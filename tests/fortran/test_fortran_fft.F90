@@ -235,7 +235,8 @@ contains
     type(dtr_fft_config) :: initialized, declared
     call dtr_fft_config_init(initialized)
     call expect(initialized%chunks == declared%chunks .and. initialized%norm == declared%norm .and. &
-                initialized%howmany == declared%howmany .and. all(initialized%padding == declared%padding), &
+                initialized%howmany == declared%howmany .and. all(initialized%padding == declared%padding) .and. &
+                all(initialized%axes == declared%axes) .and. all(declared%axes == DTR_FFT_PERIODIC), &
                 'dtr_fft_config defaults differ from dtrFftConfigInit')
     call expect(initialized%transpose%backend == declared%transpose%backend .and. &
                 initialized%transpose%kernel == declared%transpose%kernel .and. &

@@ -1,0 +1,713 @@
+/*
+ * taylor_green: a pseudo-spectral solver of the 3-D incompressible Navier-Stokes equations on the
+ * periodic box [0, 2 pi)^3, on the library's distributed FFT; the C counterpart of
+ * python/examples/taylor_green.py. The Taylor-Green vortex, the three velocity components transformed
+ * together (one real-to-complex plan of three fields: one exchange for all), classical RK4, the
+ * nonlinear term u x omega in physical space dealiased by the 2/3 rule, the pressure by projection.
+ *
+ *   mpirun -np 4 taylor_green --n 64 --steps 20 --grid 2x2 --check
+ *
+ * The velocity is real, fp64 or fp32 (--type; its transform c128 or c64). On the cpu backend the arrays
+ * are host memory and the pointwise work host loops; on the GPU backends device memory and kernels on
+ * the stream the FFT runs on; both call the same functions at every point (physics.h), and the reference
+ * below runs the very same step (solver.c) with FFTW on the whole array.
+ *
+ * --check (every rank's exit status 1 where a check fails):
+ *   1. the velocity after the steps, gathered on rank 0, against a single-process run of the same steps
+ *      on rank 0 (fp64, FFTW's 3-D transforms of the whole array in its own layout): max |u - u_ref| /
+ *      max |u_ref| within 1e-10 for fp64, 1e-5 for fp32;
+ *   2. the kinetic energy E = <|u|^2>/2 at t = steps dt against the decay the vortex starts with,
+ *      E0 exp(-6 nu t), as the Python example checks it, within 1e-3 (why: energyLawError below).
+ * The last line says whether every check passed. Time per step: the median over the steps after the
+ * first (a warm-up: plans' first executes, the p2p backend's first mapping of the arrays) of the slowest
+ * rank's time, printed and in the --json file.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+#include <disttranspose.h>
+#include <mpi.h>
+
+#ifdef NS_HAVE_FFTW
+#include <fftw3.h>
+#endif
+
+#include "pointwise.h"
+#include "solver.h"
+
+/* MPI's calls are left unchecked on purpose: its default handler (MPI_ERRORS_ARE_FATAL) aborts the job
+ * on any error before a result could be looked at. */
+
+/* The checks' bounds. fp64: 1e-10 as the Python example's; the rounding of a dozen transforms a step is
+ * ~1e-15 (measured up to 7e-16). fp32 against the fp64 reference: the storage's rounding (6e-8) through
+ * the same transforms, measured 1.3e-7 to 2.2e-7 (n = 5 to 32, 3 to 40 steps, slabs and pencils): the
+ * bound leaves room for larger grids and longer runs and still fails any layout or index error, which
+ * moves whole modes (errors of order 1). The energy law: energyLawError. */
+#define NS_BOUND_FP64 1e-10
+#define NS_BOUND_FP32 1e-5
+#define NS_ENERGY_BOUND 1e-3
+/* --check gathers the whole array on rank 0: its points must be counted by an int (MPI's counts). */
+#define NS_CHECK_MAX_N 1290
+
+typedef struct {
+  long long n;
+  int steps;
+  double dt, nu;
+  int pr, pc;           /* 0, 0: the library's choice */
+  int autogrid;         /* --grid auto: dtrGridAutotune on this FFT */
+  dtrBackend_t backend; /* of the exchanges; auto: the library's among the GPU backends */
+  int gpu;              /* device arrays and kernels (a GPU backend) */
+  int dbl;              /* fp64 velocity (else fp32) */
+  int check;
+  const char* json;
+} Options;
+
+static int rank, nranks;
+
+static void usage(void) {
+  if (rank) return;
+  printf("Usage: mpirun -np P taylor_green [--n N] [--steps S] [--dt DT] [--nu NU] [--grid PRxPC | auto]\n"
+         "                                 [--backend auto|cpu|nccl|p2p] [--type fp64|fp32] [--check] [--json FILE]\n"
+         "The Taylor-Green vortex on N^3 points (default 32): S RK4 steps (10) of DT (0.01), viscosity NU (0.1).\n"
+         "--type: the real velocity's (fp64 default; its transform c128), fp32 (c64); c128 and c64 name them too.\n"
+         "--grid: default the library's; auto: the grid the FFT ran fastest on (dtrGridAutotune).\n"
+         "--backend: default auto (the library's choice of GPU backend where every rank has a GPU, else cpu).\n"
+         "--check: against a single-process FFTW run of the same steps on rank 0, and E0 exp(-6 nu t).\n");
+}
+
+/* ---- options ------------------------------------------------------------------------------------- */
+
+static int parseWhole(const char* v, long long lo, long long hi, long long* out) {
+  char* end;
+  const long long x = strtoll(v, &end, 10);
+  if (end == v || *end || x < lo || x > hi) return -1;
+  *out = x;
+  return 0;
+}
+
+static int parseReal(const char* v, double lo, double* out) {
+  char* end;
+  const double x = strtod(v, &end);
+  if (end == v || *end || !isfinite(x) || x < lo) return -1;
+  *out = x;
+  return 0;
+}
+
+/* 0: run; 1: --help; -1: a bad option, described in msg. */
+static int parse(int argc, char** argv, Options* o, int anyGpus, char* msg, size_t len) {
+  *o = (Options){32, 10, 0.01, 0.1, 0, 0, 0, anyGpus ? dtrBackendAuto : dtrBackendCpu, anyGpus, 1, 0, NULL};
+  for (int i = 1; i < argc; i++) {
+    const char* a = argv[i];
+    const char* v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) return 1;
+    if (!strcmp(a, "--check")) {
+      o->check = 1;
+      continue;
+    }
+    if (strcmp(a, "--n") && strcmp(a, "--steps") && strcmp(a, "--dt") && strcmp(a, "--nu") && strcmp(a, "--grid") &&
+        strcmp(a, "--backend") && strcmp(a, "--type") && strcmp(a, "--json")) {
+      snprintf(msg, len, "unknown option '%s' (see --help)", a);
+      return -1;
+    }
+    if (!v) {
+      snprintf(msg, len, "%s needs a value (see --help)", a);
+      return -1;
+    }
+    i++;
+    long long w, g[2];
+    const char* why = NULL;
+    if (!strcmp(a, "--n")) {
+      /* At least 4: the vortex's modes (k = 1) and their first products (k = 2) within the 2/3 cut. */
+      if (parseWhole(v, 4, 1 << 20, &w)) why = "a whole number of points per axis, at least 4";
+      else o->n = w;
+    } else if (!strcmp(a, "--steps")) {
+      if (parseWhole(v, 1, 1000000, &w)) why = "a whole number of steps from 1 to 1000000";
+      else o->steps = (int)w;
+    } else if (!strcmp(a, "--dt")) {
+      if (parseReal(v, 0, &o->dt) || o->dt == 0) why = "a time step > 0";
+    } else if (!strcmp(a, "--nu")) {
+      if (parseReal(v, 0, &o->nu)) why = "a viscosity >= 0";
+    } else if (!strcmp(a, "--grid")) {
+      char* end;
+      o->autogrid = !strcmp(v, "auto");
+      o->pr = o->pc = 0;
+      if (!o->autogrid) {
+        g[0] = strtoll(v, &end, 10);
+        if (end == v || (*end != 'x' && *end != 'X') || parseWhole(end + 1, 1, 65536, &g[1]) || g[0] < 1 || g[0] > 65536)
+          why = "PRxPC (two whole numbers, as 2x2) or auto";
+        else o->pr = (int)g[0], o->pc = (int)g[1];
+      }
+    } else if (!strcmp(a, "--backend")) {
+      if (!strcmp(v, "auto")) o->backend = dtrBackendAuto, o->gpu = anyGpus;
+      else if (!strcmp(v, "cpu")) o->backend = dtrBackendCpu, o->gpu = 0;
+      else if (!strcmp(v, "nccl")) o->backend = dtrBackendNccl, o->gpu = 1;
+      else if (!strcmp(v, "p2p")) o->backend = dtrBackendP2p, o->gpu = 1;
+      else why = "one of auto, cpu, nccl, p2p";
+    } else if (!strcmp(a, "--type")) {
+      if (!strcmp(v, "fp64") || !strcmp(v, "c128")) o->dbl = 1;
+      else if (!strcmp(v, "fp32") || !strcmp(v, "c64")) o->dbl = 0;
+      else why = "fp64 or fp32 (the velocity's; c128 or c64, its transform's, name the same)";
+    } else {
+      o->json = v;
+    }
+    if (why) {
+      snprintf(msg, len, "%s '%s': expected %s", a, v, why);
+      return -1;
+    }
+  }
+  if (o->check && o->n > NS_CHECK_MAX_N) {
+    snprintf(msg, len, "--check gathers the whole array on rank 0, at most %d^3 points (MPI's counts); --n is %lld",
+             NS_CHECK_MAX_N, o->n);
+    return -1;
+  }
+  return 0;
+}
+
+/* Every rank must run with the same options (an MPMD launch could give them different ones): the
+ * options that shape the run, each compared by its smallest and largest value over the ranks. */
+static int optionsAgree(const Options* o, char* msg, size_t len) {
+  static const char* const names[] = {"--n", "--steps", "--dt", "--nu", "--grid", "--grid", "--grid", "--backend", "--type", "--check"};
+  enum { count = sizeof names / sizeof names[0] };
+  double v[2 * count];
+  const double mine[count] = {(double)o->n, o->steps, o->dt, o->nu, o->pr, o->pc, o->autogrid, o->backend, o->dbl, o->check};
+  for (int i = 0; i < count; i++) v[i] = mine[i], v[count + i] = -mine[i];
+  MPI_Allreduce(MPI_IN_PLACE, v, 2 * count, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  for (int i = 0; i < count; i++)
+    if (v[i] != -v[count + i]) {
+      snprintf(msg, len, "%s differs between the ranks; every rank must be given the same", names[i]);
+      return -1;
+    }
+  return 0;
+}
+
+/* Whether any rank's `bad` is set; the lowest such rank prints its message (one line for the job, and
+ * it is the same on every rank where the options agree). */
+static int agreeBad(int bad, const char* msg) {
+  int first = bad ? rank : nranks;
+  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == nranks) return 0;
+  if (rank == first) {
+    if (rank) fprintf(stderr, "taylor_green: rank %d: %s\n", rank, msg);
+    else fprintf(stderr, "taylor_green: %s\n", msg);
+  }
+  return 1;
+}
+
+/* ---- the distributed solver ---------------------------------------------------------------------- */
+
+static void toNsBox(const dtrBox_t* b, int64_t n, NsBox* out) {
+  for (int d = 0; d < 3; d++) out->start[d] = b->start[d], out->size[d] = b->size[d], out->order[d] = b->order[d];
+  out->n = n;
+}
+
+/* The library's FFT of three fields; a rank that has failed refuses, so that every rank's execute fails
+ * with its message rather than leaving the others waiting. */
+static int distributedTransform(NsSolver* s, const void* in, void* out, int inverse) {
+  dtrFftPlan_t plan = s->context;
+  const dtrResult_t r = s->failed ? dtrFftExecuteRefuse(plan, s->error)
+                                  : dtrFftExecute(plan, in, out, inverse ? dtrFftInverse : dtrFftForward, s->stream);
+  if (r == dtrSuccess) return 0;
+  nsSolverFail(s, "the %s FFT: %s: %s", inverse ? "inverse" : "forward", dtrGetErrorString(r), dtrGetLastError());
+  return -1;
+}
+
+/* A copy between the host and the solver's arrays, ordered on the solver's stream: that stream does not
+ * wait for the legacy default stream (cudaStreamNonBlocking), and cudaMemcpy from pageable memory may
+ * return before its copy has landed, so a plain cudaMemcpy could race the transform that follows. */
+static int copyArray(const NsSolver* s, void* dst, const void* src, size_t bytes, enum cudaMemcpyKind kind) {
+  if (!bytes) return 0;
+  if (s->gpu)
+    return cudaMemcpyAsync(dst, src, bytes, kind, s->stream) == cudaSuccess && cudaStreamSynchronize(s->stream) == cudaSuccess
+               ? 0
+               : -1;
+  memcpy(dst, src, bytes);
+  return 0;
+}
+
+/* 0.5 <|u|^2> over the whole grid, from every rank's physical box (host copy). */
+static double energy(const NsBox* phys, int dbl, const void* u) {
+  double sum = 0;
+  const int64_t values = nsBoxPoints(phys) * NS_FIELDS;
+  for (int64_t j = 0; j < values; j++) {
+    const double v = nsLoad(u, dbl, j);
+    sum += v * v;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return 0.5 * sum / ((double)phys->n * (double)phys->n * (double)phys->n);
+}
+
+/* ---- the single-process reference (rank 0) ------------------------------------------------------- */
+
+#ifdef NS_HAVE_FFTW
+typedef struct {
+  fftw_plan forward, inverse;
+  double* scratch; /* the inverse's input: FFTW's multi-dimensional complex-to-real overwrites its input */
+  size_t specBytes;
+  int64_t values;  /* reals of the physical array */
+  double scale;    /* 1 / n^3 */
+} Reference;
+
+static int referenceTransform(NsSolver* s, const void* in, void* out, int inverse) {
+  Reference* r = s->context;
+  if (s->failed) return -1;
+  if (!inverse) {
+    /* Out of place, FFTW's real-to-complex transforms leave the input as it was. */
+    fftw_execute_dft_r2c(r->forward, (double*)(uintptr_t)in, out);
+    return 0;
+  }
+  memcpy(r->scratch, in, r->specBytes);
+  fftw_execute_dft_c2r(r->inverse, (fftw_complex*)r->scratch, out);
+  double* u = out;
+  for (int64_t j = 0; j < r->values; j++) u[j] *= r->scale;
+  return 0;
+}
+
+/* The same steps on the whole array in one process, fp64, FFTW: into `out` ([z][y][x][3]). 0 on success;
+ * else msg says why. */
+static int referenceRun(const Options* o, double* out, char* msg, size_t len) {
+  const int64_t n = o->n;
+  NsSolver s;
+  memset(&s, 0, sizeof s);
+  s.phys = (NsBox){{0, 0, 0}, {n, n, n}, {0, 1, 2}, n};
+  s.spec = (NsBox){{0, 0, 0}, {n / 2 + 1, n, n}, {0, 1, 2}, n};
+  s.dbl = 1;
+  s.stage = (NsStage){o->nu, o->dt, nsTwoThirds, 0};
+  Reference r = {NULL, NULL, NULL, nsSideBytes(&s, 1), nsBoxPoints(&s.phys) * NS_FIELDS, 1.0 / ((double)n * (double)n * (double)n)};
+  s.transform = referenceTransform;
+  s.context = &r;
+  int status = -1;
+  if (nsSolverAllocate(&s) || !(r.scratch = aligned_alloc(64, (r.specBytes + 63) / 64 * 64))) {
+    snprintf(msg, len, "the reference on rank 0: %s", s.failed ? s.error : "cannot allocate its scratch array");
+    goto done;
+  }
+  /* The whole array in FFTW's row-major order, z slowest, x fastest, three fields a point. */
+  const int dims[3] = {(int)n, (int)n, (int)n};
+  r.forward = fftw_plan_many_dft_r2c(3, dims, NS_FIELDS, s.w, NULL, NS_FIELDS, 1, s.wh, NULL, NS_FIELDS, 1, FFTW_ESTIMATE);
+  r.inverse = fftw_plan_many_dft_c2r(3, dims, NS_FIELDS, (fftw_complex*)r.scratch, NULL, NS_FIELDS, 1, s.u, NULL, NS_FIELDS, 1,
+                                     FFTW_ESTIMATE);
+  if (!r.forward || !r.inverse) {
+    snprintf(msg, len, "the reference on rank 0: FFTW could not plan the %lld^3 transforms of three fields", o->n);
+    goto done;
+  }
+  nsHostInitial(&s.phys, 1, s.u);
+  if (s.transform(&s, s.u, s.uh, 0)) goto fail;
+  for (int step = 0; step < o->steps; step++)
+    if (nsSolverStep(&s)) goto fail;
+  if (nsSolverVelocity(&s) || s.failed) goto fail;
+  memcpy(out, s.u, nsSideBytes(&s, 0));
+  status = 0;
+  goto done;
+fail:
+  snprintf(msg, len, "the reference on rank 0: %s", s.error);
+done:
+  if (r.forward) fftw_destroy_plan(r.forward);
+  if (r.inverse) fftw_destroy_plan(r.inverse);
+  free(r.scratch);
+  nsSolverFree(&s);
+  return status;
+}
+#endif
+
+/*
+ * Check 1, collective: every rank's velocity gathered on rank 0 into the whole array, against the
+ * reference's. 0 and the relative error (max |u - u_ref| / max |u_ref|, NaN where either has a NaN) in
+ * *err on every rank, or -1 where it could not be computed (msg says why, on rank 0).
+ */
+static int compareWithReference(const Options* o, const NsBox* phys, const void* u, double* err, char* msg, size_t len) {
+  /* Where each rank's box lies: its start, size and memory order. */
+  int64_t mine[9], *boxes = NULL;
+  for (int d = 0; d < 3; d++) mine[d] = phys->start[d], mine[3 + d] = phys->size[d], mine[6 + d] = phys->order[d];
+  int* counts = NULL;
+  int* displs = NULL;
+  void* all = NULL;
+  double* ref = NULL;
+  const size_t elem = o->dbl ? sizeof(double) : sizeof(float);
+  const int64_t n = o->n, total = n * n * n;
+  int ok = 1;
+  if (rank == 0) {
+    boxes = malloc(sizeof(int64_t) * 9 * (size_t)nranks);
+    counts = malloc(sizeof(int) * (size_t)nranks);
+    displs = malloc(sizeof(int) * (size_t)nranks);
+    all = malloc((size_t)total * NS_FIELDS * elem);
+    ref = malloc((size_t)total * NS_FIELDS * sizeof(double));
+    ok = boxes && counts && displs && all && ref;
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  double result[2] = {0, NAN}; /* compared, error */
+  if (!ok) {
+    snprintf(msg, len, "rank 0 cannot hold the whole array (%lld^3 points) to compare", o->n);
+    goto done;
+  }
+  MPI_Gather(mine, 9, MPI_INT64_T, boxes, 9, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    for (int q = 0, at = 0; q < nranks; q++) {
+      counts[q] = (int)(boxes[9 * q + 3] * boxes[9 * q + 4] * boxes[9 * q + 5]);
+      displs[q] = at;
+      at += counts[q];
+    }
+  MPI_Datatype point;
+  MPI_Type_contiguous(NS_FIELDS, o->dbl ? MPI_DOUBLE : MPI_FLOAT, &point);
+  MPI_Type_commit(&point);
+  MPI_Gatherv(u, (int)nsBoxPoints(phys), point, all, counts, displs, point, 0, MPI_COMM_WORLD);
+  MPI_Type_free(&point);
+  if (rank == 0) {
+#ifdef NS_HAVE_FFTW
+    if (referenceRun(o, ref, msg, len) == 0) {
+      double diff = 0, top = 0;
+      for (int q = 0; q < nranks; q++) {
+        NsBox b;
+        for (int d = 0; d < 3; d++) b.start[d] = boxes[9 * q + d], b.size[d] = boxes[9 * q + 3 + d], b.order[d] = (int)boxes[9 * q + 6 + d];
+        b.n = n;
+        const int64_t points = nsBoxPoints(&b);
+        for (int64_t p = 0; p < points; p++) {
+          int64_t c[3];
+          nsBoxCoords(&b, p, c);
+          const int64_t at = c[0] + n * (c[1] + n * c[2]);
+          for (int f = 0; f < NS_FIELDS; f++) {
+            const double want = ref[NS_FIELDS * at + f], got = nsLoad(all, o->dbl, NS_FIELDS * (displs[q] + p) + f);
+            /* Written so that a NaN on either side sticks (fmax would drop it). */
+            if (!(fabs(got - want) <= diff)) diff = fabs(got - want);
+            if (!(fabs(want) <= top)) top = fabs(want);
+          }
+        }
+      }
+      result[0] = 1;
+      result[1] = top > 0 ? diff / top : diff;
+    }
+#else
+    snprintf(msg, len, "this build has no FFTW: the reference of --check needs it (install FFTW 3 and rebuild)");
+#endif
+  }
+done:
+  MPI_Bcast(result, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  free(boxes);
+  free(counts);
+  free(displs);
+  free(all);
+  free(ref);
+  *err = result[1];
+  return result[0] ? 0 : -1;
+}
+
+/*
+ * Check 2, the energy law. dE/dt = -2 nu Z (Z the enstrophy, <|omega|^2>/2): the nonlinear term moves
+ * energy between modes without changing it. The vortex starts on the modes |k|^2 = 3 alone, where Z = 3 E,
+ * so E = E0 exp(-6 nu t) for as long as Z/E stays 3. The nonlinear term fills higher modes with
+ * amplitudes of order t, Z/E grows as 3 + c t^2, and the energy falls below the law by a relative
+ * ~ (2/3) c nu t^3 ~ 0.2 nu t^3 (measured at nu = 0.1, n = 16 to 32, any grid: 2.5e-6 at t = 0.05,
+ * 2.0e-5 at t = 0.1, 1.5e-4 at t = 0.2, 1.06e-3 at t = 0.4). The bound, 1e-3 as in the Python example,
+ * therefore holds while nu t^3 < ~5e-3, the early decay the law describes, and is 400 times the
+ * departure of CI's runs (t = 0.05); it is far above rounding (inviscid runs keep E to 1e-13), so it
+ * catches a wrong viscous term or an unstable time step, not the nonlinear term's details, which the
+ * reference comparison covers.
+ */
+static double energyLawError(const Options* o, double e0, double e) {
+  const double t = o->steps * o->dt, decay = e0 * exp(-6.0 * o->nu * t);
+  return fabs(e - decay) / decay;
+}
+
+/* The law's expected departure at the run's end, ~0.2 nu t^3 (above). */
+static double energyLawDeparture(const Options* o) {
+  const double t = o->steps * o->dt;
+  return 0.2 * o->nu * t * t * t;
+}
+
+/* ---- timing -------------------------------------------------------------------------------------- */
+
+static int cmpDouble(const void* a, const void* b) {
+  const double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double* t, int count) {
+  qsort(t, (size_t)count, sizeof *t, cmpDouble);
+  return count % 2 ? t[count / 2] : 0.5 * (t[count / 2 - 1] + t[count / 2]);
+}
+
+/* ---- output -------------------------------------------------------------------------------------- */
+
+typedef struct {
+  int pr, pc, chunks;
+  const char* backend;
+  int warmup, timed;
+  double step, stepMin, stepMax; /* seconds */
+  double e0, e;
+  double refError, refBound, energyError;
+  int checked, compared, passed;
+} Results;
+
+static void jsonNumber(FILE* f, double v) {
+  if (isfinite(v) && v >= 0) fprintf(f, "%.6g", v);
+  else fprintf(f, "null");
+}
+
+static int writeJson(const Options* o, const Results* r) {
+  FILE* f = fopen(o->json, "w");
+  if (!f) return -1;
+  fprintf(f, "{\"example\": \"taylor_green\", \"n\": %lld, \"type\": \"%s\", \"kind\": \"R2C\", \"howmany\": %d,\n", o->n,
+          o->dbl ? "fp64" : "fp32", NS_FIELDS);
+  fprintf(f, " \"grid\": [%d, %d], \"autotuned\": %s, \"layout\": \"%s\", \"ranks\": %d, \"backend\": \"%s\", \"chunks\": %d,\n",
+          r->pr, r->pc, o->autogrid ? "true" : "false", r->pr == 1 ? "slabs" : "pencils", nranks, r->backend, r->chunks);
+  fprintf(f, " \"steps\": %d, \"dt\": %.17g, \"nu\": %.17g, \"warmup_steps\": %d, \"timed_steps\": %d,\n", o->steps, o->dt,
+          o->nu, r->warmup, r->timed);
+  fprintf(f, " \"step_us\": %.3f, \"step_us_min\": %.3f, \"step_us_max\": %.3f,\n", r->step * 1e6, r->stepMin * 1e6,
+          r->stepMax * 1e6);
+  fprintf(f, " \"energy0\": %.17g, \"energy\": %.17g, \"checked\": %s, \"reference_error\": ", r->e0, r->e,
+          r->checked ? "true" : "false");
+  jsonNumber(f, r->compared ? r->refError : NAN);
+  fprintf(f, ", \"reference_bound\": %.0e, \"energy_error\": ", r->refBound);
+  jsonNumber(f, r->checked ? r->energyError : NAN);
+  fprintf(f, ", \"energy_bound\": %.0e, \"passed\": %s}\n", NS_ENERGY_BOUND, r->passed ? "true" : "false");
+  return fclose(f) ? -1 : 0;
+}
+
+/* ---- main ---------------------------------------------------------------------------------------- */
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+
+  /* Where every rank sees a GPU, the GPU backends are the default. No driver counts as no GPU. */
+  int gpus = 0;
+  if (cudaGetDeviceCount(&gpus) != cudaSuccess) {
+    gpus = 0;
+    (void)cudaGetLastError(); /* clears the error of the query above: it only meant "no GPU here" */
+  }
+  int everyGpu = gpus > 0;
+  MPI_Allreduce(MPI_IN_PLACE, &everyGpu, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+
+  Options o;
+  char msg[1024] = "";
+  const int parsed = parse(argc, argv, &o, everyGpu, msg, sizeof msg);
+  int help = parsed == 1;
+  MPI_Allreduce(MPI_IN_PLACE, &help, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (help) {
+    usage();
+    MPI_Finalize();
+    return 0;
+  }
+  if (agreeBad(parsed < 0, msg) || agreeBad(optionsAgree(&o, msg, sizeof msg) != 0, msg)) {
+    MPI_Finalize();
+    return 2;
+  }
+  if (o.gpu && gpus == 0)
+    snprintf(msg, sizeof msg, "--backend %s needs a GPU on every rank; rank %d has none", dtrBackendName(o.backend), rank);
+  if (agreeBad(o.gpu && gpus == 0, msg)) {
+    MPI_Finalize();
+    return 2;
+  }
+
+  int status = 1;
+  dtrGrid_t grid = NULL;
+  dtrFftPlan_t plan = NULL;
+  NsSolver s;
+  memset(&s, 0, sizeof s);
+  void* host = NULL;
+  cudaEvent_t* events = NULL;
+  double* times = NULL;
+  Results res;
+  memset(&res, 0, sizeof res);
+
+  if (o.gpu) {
+    /* The program picks its GPU, the node-local rank's modulo the GPUs (ranks may share one: the p2p
+     * backend serves them); the library works on the current device and never changes it. */
+    MPI_Comm local;
+    int localRank = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+    MPI_Comm_rank(local, &localRank);
+    MPI_Comm_free(&local);
+    const cudaError_t e = cudaSetDevice(localRank % gpus);
+    if (e == cudaSuccess) {
+      const cudaError_t c = cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking);
+      if (c != cudaSuccess) snprintf(msg, sizeof msg, "cannot create a stream: %s", cudaGetErrorString(c));
+    } else {
+      snprintf(msg, sizeof msg, "cannot use GPU %d: %s", localRank % gpus, cudaGetErrorString(e));
+    }
+    if (agreeBad(msg[0] != 0, msg)) goto finish;
+  }
+
+  const int64_t shape[3] = {o.n, o.n, o.n};
+  const dtrDataType_t type = o.dbl ? dtrFloat64 : dtrFloat32;
+  if (o.autogrid) {
+    dtrAutotuneConfig_t tc;
+    dtrAutotuneConfigInit(&tc);
+    tc.transpose.backend = o.backend;
+    tc.fft_kind = dtrFftR2C;
+    tc.howmany = NS_FIELDS;
+    dtrBackend_t tuned = o.backend;
+    const dtrResult_t r = dtrGridAutotune(MPI_COMM_WORLD, shape, type, dtrAutotuneFft, &tc, &o.pr, &o.pc, &tuned);
+    if (r != dtrSuccess) {
+      if (rank == 0) fprintf(stderr, "taylor_green: --grid auto: %s: %s\n", dtrGetErrorString(r), dtrGetLastError());
+      goto finish;
+    }
+    if (o.backend == dtrBackendAuto) o.backend = tuned;
+  }
+  dtrResult_t r = dtrGridCreate(&grid, MPI_COMM_WORLD, o.pr, o.pc);
+  if (r != dtrSuccess) {
+    if (rank == 0 && (o.pr || o.pc)) fprintf(stderr, "taylor_green: --grid %dx%d: %s\n", o.pr, o.pc, dtrGetLastError());
+    else if (rank == 0) fprintf(stderr, "taylor_green: the grid: %s\n", dtrGetLastError());
+    status = r == dtrInvalidArgument ? 2 : 1;
+    goto finish;
+  }
+  if ((r = dtrGridGetDims(grid, &res.pr, &res.pc, NULL, NULL)) != dtrSuccess) goto libraryFailed;
+
+  /* One plan for the three components: one exchange for all of them, each transformed as alone. The
+   * inverse scales by 1/n^3, as numpy.fft's irfftn, so that the solver works on plain coefficients. */
+  dtrFftConfig_t cfg;
+  dtrFftConfigInit(&cfg);
+  cfg.transpose.backend = o.backend;
+  cfg.norm = dtrFftNormInverse;
+  cfg.howmany = NS_FIELDS;
+  if ((r = dtrFftPlanCreate(&plan, grid, shape, dtrFftR2C, type, &cfg)) != dtrSuccess) goto libraryFailed;
+  dtrBackend_t backend;
+  dtrBox_t physBox, specBox;
+  if ((r = dtrFftGetBackend(plan, &backend)) != dtrSuccess || (r = dtrFftGetChunks(plan, &res.chunks)) != dtrSuccess ||
+      (r = dtrFftGetBox(plan, dtrFftInputSide, &physBox)) != dtrSuccess ||
+      (r = dtrFftGetBox(plan, dtrFftOutputSide, &specBox)) != dtrSuccess)
+    goto libraryFailed;
+  res.backend = dtrBackendName(backend);
+
+  toNsBox(&physBox, o.n, &s.phys);
+  toNsBox(&specBox, o.n, &s.spec);
+  s.dbl = o.dbl;
+  s.gpu = o.gpu;
+  s.stage = (NsStage){o.nu, o.dt, nsTwoThirds, 0};
+  s.transform = distributedTransform;
+  s.context = plan;
+  const size_t physBytes = nsSideBytes(&s, 0);
+  host = malloc(physBytes ? physBytes : 1);
+  if (!host) nsSolverFail(&s, "cannot allocate %zu bytes of host memory", physBytes);
+  else nsSolverAllocate(&s);
+  if (agreeBad(s.failed, s.error)) goto finish;
+
+  /* The vortex at t = 0, made on the host, and its transform. */
+  nsHostInitial(&s.phys, o.dbl, host);
+  res.e0 = energy(&s.phys, o.dbl, host);
+  if (copyArray(&s, s.u, host, physBytes, cudaMemcpyHostToDevice)) nsSolverFail(&s, "cannot copy the initial field to the GPU");
+  if (s.transform(&s, s.u, s.uh, 0)) goto stepFailed;
+
+  /* The steps, each timed: by events on the stream on GPUs (no host synchronisation between steps), by
+   * the host clock on the cpu backend (whose executes return when done). */
+  times = calloc((size_t)o.steps, sizeof *times);
+  if (o.gpu) events = calloc((size_t)o.steps + 1, sizeof *events);
+  if (!times || (o.gpu && !events)) nsSolverFail(&s, "cannot allocate the timing's arrays");
+  for (int i = 0; o.gpu && !s.failed && i <= o.steps; i++)
+    if (cudaEventCreate(&events[i]) != cudaSuccess) nsSolverFail(&s, "cannot create a CUDA event");
+  if (o.gpu && !s.failed) {
+    const cudaError_t e = cudaStreamSynchronize(s.stream);
+    if (e != cudaSuccess) nsSolverFail(&s, "the initial transform on the GPU: %s", cudaGetErrorString(e));
+  }
+  if (agreeBad(s.failed, s.error)) goto finish;
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  if (o.gpu && cudaEventRecord(events[0], s.stream) != cudaSuccess) nsSolverFail(&s, "cannot record a CUDA event");
+  for (int step = 0; step < o.steps; step++) {
+    if (nsSolverStep(&s)) goto stepFailed;
+    if (o.gpu) {
+      if (cudaEventRecord(events[step + 1], s.stream) != cudaSuccess) nsSolverFail(&s, "cannot record a CUDA event");
+    } else {
+      const double t = MPI_Wtime();
+      times[step] = t - t0;
+      t0 = t;
+    }
+  }
+  if (nsSolverVelocity(&s)) goto stepFailed;
+  if (o.gpu) {
+    cudaError_t e = cudaStreamSynchronize(s.stream);
+    for (int i = 0; e == cudaSuccess && i < o.steps; i++) {
+      float ms = 0;
+      e = cudaEventElapsedTime(&ms, events[i], events[i + 1]);
+      times[i] = ms * 1e-3;
+    }
+    if (e != cudaSuccess) nsSolverFail(&s, "the steps on the GPU: %s", cudaGetErrorString(e));
+  }
+  if (copyArray(&s, host, s.u, physBytes, cudaMemcpyDeviceToHost)) nsSolverFail(&s, "cannot copy the velocity from the GPU");
+  if (agreeBad(s.failed, s.error)) goto finish;
+
+  /* The slowest rank's time of each step; the median over the steps after the warm-up. */
+  MPI_Allreduce(MPI_IN_PLACE, times, o.steps, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  res.warmup = o.steps > 1;
+  res.timed = o.steps - res.warmup;
+  res.stepMin = res.stepMax = times[res.warmup];
+  for (int i = res.warmup; i < o.steps; i++) res.stepMin = fmin(res.stepMin, times[i]), res.stepMax = fmax(res.stepMax, times[i]);
+  res.step = median(times + res.warmup, res.timed);
+  res.e = energy(&s.phys, o.dbl, host);
+
+  res.refBound = o.dbl ? NS_BOUND_FP64 : NS_BOUND_FP32;
+  res.passed = 1;
+  if (o.check) {
+    res.checked = 1;
+    res.compared = compareWithReference(&o, &s.phys, host, &res.refError, msg, sizeof msg) == 0;
+    res.energyError = energyLawError(&o, res.e0, res.e);
+    res.passed = res.compared && res.refError <= res.refBound && res.energyError <= NS_ENERGY_BOUND;
+  }
+  if (rank == 0) {
+    printf("# taylor_green: %lld^3, %s velocity (R2C, %d fields in one plan), %d ranks on a %d x %d grid (%s), %s backend, "
+           "%d chunk%s; nu %g, dt %g, %d RK4 steps\n",
+           o.n, o.dbl ? "fp64" : "fp32", NS_FIELDS, nranks, res.pr, res.pc,
+           o.autogrid ? (res.pr == 1 ? "slabs, chosen by dtrGridAutotune" : "pencils, chosen by dtrGridAutotune")
+                      : (res.pr == 1 ? "slabs" : "pencils"),
+           res.backend, res.chunks, res.chunks == 1 ? "" : "s", o.nu, o.dt, o.steps);
+    printf("# time per step: %.3f ms (median of %d step%s%s, slowest rank; %.3f to %.3f ms)\n", res.step * 1e3, res.timed,
+           res.timed == 1 ? "" : "s", res.warmup ? " after a warm-up step" : ", no warm-up", res.stepMin * 1e3, res.stepMax * 1e3);
+    printf("# energy: E(0) = %.12f, E(%g) = %.12f\n", res.e0, o.steps * o.dt, res.e);
+    if (o.check) {
+      if (res.compared)
+        printf("#   against one process's FFTW run of the same steps: max |u - u_ref| / max |u_ref| = %.2e (bound %.0e): %s\n",
+               res.refError, res.refBound, res.refError <= res.refBound ? "OK" : "FAILED");
+      else
+        printf("#   against one process's FFTW run of the same steps: not compared: %s: FAILED\n", msg);
+      printf("#   E against E0 exp(-6 nu t) at t = %g: relative %.2e (bound %.0e): %s\n", o.steps * o.dt, res.energyError,
+             NS_ENERGY_BOUND, res.energyError <= NS_ENERGY_BOUND ? "OK" : "FAILED");
+      if (!isfinite(res.e))
+        printf("#     (the velocity is not finite: dt is past the stability of RK4 here, whose limits are nu |k|^2 dt "
+               "and |u| dt n / (2 pi) of order one)\n");
+      else if (!(res.energyError <= NS_ENERGY_BOUND) && energyLawDeparture(&o) > 0.5 * NS_ENERGY_BOUND)
+        printf("#     (t = %g is past the early decay the law describes: the vortex departs from it by ~0.2 nu t^3 = "
+               "%.1e; fewer steps or a smaller dt check it)\n", o.steps * o.dt, energyLawDeparture(&o));
+    }
+    if (o.json && writeJson(&o, &res)) {
+      fprintf(stderr, "taylor_green: cannot write %s\n", o.json);
+      res.passed = 0;
+    }
+    if (o.check) printf("taylor_green: %s\n", res.passed ? "every check passed" : "a check FAILED");
+  }
+  MPI_Bcast(&res.passed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  status = res.passed ? 0 : 1;
+  goto finish;
+
+libraryFailed:
+  /* The library's collective calls fail on every rank alike, with the same message. */
+  if (rank == 0) fprintf(stderr, "taylor_green: %s: %s\n", dtrGetErrorString(r), dtrGetLastError());
+  status = r == dtrInvalidArgument ? 2 : 1;
+  goto finish;
+stepFailed:
+  /* A transform failed, on every rank alike: a rank's own failure made it refuse, naming the rank. */
+  if (rank == 0) fprintf(stderr, "taylor_green: %s\n", s.error);
+  status = 1;
+finish:
+  /* Teardown: a failure here still fails a run that had passed (a kernel's error surfacing late). */
+  {
+    int clean = !(o.gpu && s.stream && cudaStreamSynchronize(s.stream) != cudaSuccess);
+    for (int i = 0; events && i <= o.steps; i++)
+      if (events[i]) clean &= cudaEventDestroy(events[i]) == cudaSuccess;
+    clean &= nsSolverFree(&s) == 0;
+    if (plan) clean &= dtrFftPlanDestroy(plan) == dtrSuccess;
+    if (grid) clean &= dtrGridDestroy(grid) == dtrSuccess;
+    if (s.stream) clean &= cudaStreamDestroy(s.stream) == cudaSuccess;
+    if (!clean) {
+      fprintf(stderr, "taylor_green: rank %d: releasing the plan, the arrays or the stream failed\n", rank);
+      if (!status) status = 1;
+    }
+  }
+  free(events);
+  free(times);
+  free(host);
+  MPI_Finalize();
+  return status;
+}

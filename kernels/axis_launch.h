@@ -1,0 +1,63 @@
+/*
+ * The kernels of a real-to-real pass along one axis (src/fft/axis_pass.c), and of a DFT over lines that
+ * cuFFT's one batch dimension cannot describe: a chunk's lines gathered into packed scratch rows (one
+ * row a transform of one number of one field), cuFFT on the rows, and the rows scattered back, the
+ * transform's pre- and post-processing fused into the gather and the scatter.
+ *
+ * The data: `units` transforms of `lines` lines of `n` points; line l of unit u starts at
+ * u * unit + l * line points and its point j lies j * point points further, every distance in points
+ * of `fields` fields of `parts` numbers (2: the real and imaginary parts of complex data under a
+ * real-to-real kind; 1 otherwise). Rows are numbered s = ((u * lines + l) * fields + f) * parts + c.
+ */
+#ifndef DTR_AXIS_LAUNCH_H
+#define DTR_AXIS_LAUNCH_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  int64_t unit, line, point;
+} dtrAxisSide;
+
+typedef struct {
+  int64_t n, units, lines, fields;
+  int parts;
+  int dbl;
+  int complexNumbers; /* the numbers are complex (a DFT's rows), not real */
+} dtrAxisRows;
+
+/* How the gather orders (and signs) a line's points into its row. */
+typedef enum {
+  dtrAxisGatherCopy = 0,    /* row[j] = x[j] */
+  dtrAxisGatherEvenOdd = 1, /* the evens up, the odds down (Makhoul's order for a DCT-II by one DFT) */
+  dtrAxisGatherEvenOddAlternating = 2, /* the same of (-1)^j x[j] (a DST-II as a reversed DCT-II) */
+  dtrAxisGatherReversed = 3            /* row[j] = x[n - 1 - j] (a DST-III as a DCT-III) */
+} dtrAxisGather;
+
+/* How the scatter makes point p of a line from its row. */
+typedef enum {
+  dtrAxisScatterCopy = 0,      /* factor * row[p] */
+  dtrAxisScatterEvenOdd = 1,   /* back from Makhoul's order */
+  dtrAxisScatterEvenOddAlternating = 2, /* the same times (-1)^p */
+  dtrAxisScatterCosine = 3,    /* 2 Re(exp(-i pi k / 2n) V[k]), k = p, from the half spectrum V of a real row */
+  dtrAxisScatterSine = 4       /* the same with k = n - 1 - p */
+} dtrAxisScatter;
+
+cudaError_t dtrAxisGatherLaunch(const dtrAxisRows* r, dtrAxisSide side, const void* data, void* rows,
+                                dtrAxisGather how, cudaStream_t stream);
+cudaError_t dtrAxisScatterLaunch(const dtrAxisRows* r, dtrAxisSide side, const void* rows, void* data,
+                                 dtrAxisScatter how, double factor, cudaStream_t stream);
+/* A DCT-III's input rows X (real, n a row) into the half spectra V (n / 2 + 1 complex a row) whose
+ * inverse real DFT is Makhoul's order of the result: V[k] = exp(i pi k / 2n) (X[k] - i X[n - k]), X[n] = 0. */
+cudaError_t dtrAxisTwiddleLaunch(const dtrAxisRows* r, const void* rows, void* spectra, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,143 @@
+/*
+ * A 1-D pass on the GPU that cuFFT cannot run alone: a real-to-real kind (cuFFT has none), or a DFT over
+ * lines that lie in whole planes (two batch dimensions, where cuFFT's layout has one). The chunk's lines
+ * are gathered into packed rows in the pass's scratch, one row a transform of one number (the real or
+ * the imaginary part of one field, for a real-to-real kind), cuFFT runs on the rows, and the rows are
+ * scattered back (axis_launch.h).
+ *
+ * The real-to-real kinds by one real DFT of the same length (Makhoul): a DCT-II reorders x (the evens
+ * up, the odds down) into v, takes V = DFT(v) (R2C: half of it) and makes y[k] = 2 Re(exp(-i pi k / 2n)
+ * V[k]); a DCT-III, its transpose up to the factor 2n, runs it backwards: V[k] = exp(i pi k / 2n) (X[k]
+ * - i X[n - k]), v = inverse DFT (C2R), then Makhoul's order undone. A DST-II is a DCT-II of (-1)^j x
+ * read backwards, a DST-III a DCT-III of x backwards times (-1)^j. So each pass is three kernels and one
+ * cuFFT call on packed rows, the reordering and the twiddles fused into the gather and the scatter.
+ */
+#include "axis_pass.h"
+
+#include <stdlib.h>
+
+#include "axis_launch.h"
+#include "core/checks.h"
+#include "cufft_pass.h"
+
+struct dtrAxisPass {
+  dtrLocalFftShape shape;
+  int64_t n, parts;
+  int dft;              /* a DFT over lines in whole planes, not a real-to-real kind */
+  dtrCufftPass* rows;   /* the packed rows' transforms: R2C and C2R (real-to-real), or C2C (a DFT) */
+  size_t rowBytes;      /* the rows' scratch: real rows (n numbers), then their half spectra */
+  size_t scratch;
+  char* area;
+};
+
+/* Rows of one transform (unit): its lines times its fields times the numbers a field has at a point. */
+static int64_t rowsPerUnit(const dtrAxisPass* p) {
+  return dtrLocalFftLines(&p->shape) * dtrLocalFftFields(&p->shape) * p->parts;
+}
+
+void dtrAxisPassDestroy(dtrAxisPass* p) {
+  if (!p) return;
+  dtrCufftPassDestroy(p->rows);
+  free(p);
+}
+
+dtrResult_t dtrAxisPassCreate(const dtrLocalFftShape* s, const int64_t* batches, int nbatches, dtrAxisPass** out) {
+  *out = NULL;
+  if (s->dims != 1 || s->real)
+    return dtrSetError(dtrInternalError, "an axis pass takes 1-D passes of complex or real data, not %d-D%s", s->dims,
+                       s->real ? " real-to-complex" : "");
+  dtrAxisPass* p = calloc(1, sizeof *p);
+  int64_t* rowBatches = malloc((size_t)(nbatches > 0 ? nbatches : 1) * sizeof *rowBatches);
+  if (!p || !rowBatches) {
+    free(p);
+    free(rowBatches);
+    return dtrSetError(dtrOutOfMemory, "cannot allocate an axis pass");
+  }
+  p->shape = *s;
+  p->n = s->n[0];
+  p->dft = s->kind[0] == dtrFftPeriodic;
+  p->parts = p->dft || s->realData ? 1 : 2;
+  int64_t most = 0;
+  for (int i = 0; i < nbatches; i++) {
+    rowBatches[i] = batches[i] * rowsPerUnit(p);
+    if (batches[i] > most) most = batches[i];
+  }
+  /* The rows' plans: packed transforms of one number each; one point needs none (the scatter scales it). */
+  const dtrLocalFftShape rowShape = {.dims = 1, .n = {p->n, 0}, .real = !p->dft, .dbl = s->dbl};
+  dtrResult_t res = dtrSuccess;
+  if (p->dft || p->n > 1) res = dtrCufftPassCreate(&rowShape, rowBatches, nbatches, &p->rows);
+  free(rowBatches);
+  if (res != dtrSuccess) {
+    dtrAxisPassDestroy(p);
+    return res;
+  }
+  const size_t rows = (size_t)(most * rowsPerUnit(p)), number = s->dbl ? 8 : 4;
+  if (p->dft) {
+    p->scratch = (rows * (size_t)p->n * 2 * number + 255) / 256 * 256;
+  } else {
+    p->rowBytes = (rows * (size_t)p->n * number + 255) / 256 * 256;
+    p->scratch = p->rowBytes + (rows * (size_t)(p->n / 2 + 1) * 2 * number + 255) / 256 * 256;
+  }
+  *out = p;
+  return dtrSuccess;
+}
+
+size_t dtrAxisPassWorkBytes(const dtrAxisPass* p) { return p->scratch + (p->rows ? dtrCufftPassWorkBytes(p->rows) : 0); }
+
+dtrResult_t dtrAxisPassSetWorkArea(dtrAxisPass* p, void* area) {
+  p->area = area;
+  return p->rows ? dtrCufftPassSetWorkArea(p->rows, (char*)area + p->scratch) : dtrSuccess;
+}
+
+/* One side's layout in points: where a transform's lines and points lie (packed by default). */
+static dtrAxisSide sideOf(const dtrLocalFftShape* s, int input) {
+  const int64_t stride = input ? s->in_stride : s->out_stride, dist = input ? s->in_dist : s->out_dist;
+  const int64_t lineDist = input ? s->in_line_dist : s->out_line_dist;
+  const dtrAxisSide side = {dist ? dist : s->n[0] * dtrLocalFftLines(s), lineDist ? lineDist : s->n[0], stride ? stride : 1};
+  return side;
+}
+
+/* The kind the direction runs: a kind forward, the other of its pair inverse. */
+static int kindOf(int kind, int direction) {
+  if (direction == dtrFftForward) return kind;
+  switch (kind) {
+    case dtrFftDct2: return dtrFftDct3;
+    case dtrFftDct3: return dtrFftDct2;
+    case dtrFftDst2: return dtrFftDst3;
+    default: return dtrFftDst2;
+  }
+}
+
+dtrResult_t dtrAxisPassRun(dtrAxisPass* p, int direction, int64_t count, const void* in, void* out, cudaStream_t stream) {
+  const dtrLocalFftShape* s = &p->shape;
+  const dtrAxisRows rows = {p->n, count, dtrLocalFftLines(s), dtrLocalFftFields(s), (int)p->parts, s->dbl, p->dft};
+  const dtrAxisSide from = sideOf(s, 1), into = sideOf(s, 0);
+  char* const real = p->area;
+  char* const spectra = p->area + p->rowBytes;
+  const int64_t total = count * rowsPerUnit(p);
+  if (p->dft) {
+    CUDACHECK(dtrAxisGatherLaunch(&rows, from, in, spectra, dtrAxisGatherCopy, stream));
+    DTRCHECK(dtrCufftPassRun(p->rows, direction, total, spectra, spectra, stream));
+    CUDACHECK(dtrAxisScatterLaunch(&rows, into, spectra, out, dtrAxisScatterCopy, 1.0, stream));
+    return dtrSuccess;
+  }
+  const int kind = kindOf(s->kind[0], direction);
+  const int sine = kind == dtrFftDst2 || kind == dtrFftDst3;
+  if (p->n == 1) { /* y = 2x for a type II, y = x for a type III */
+    CUDACHECK(dtrAxisGatherLaunch(&rows, from, in, real, dtrAxisGatherCopy, stream));
+    const double factor = kind == dtrFftDct2 || kind == dtrFftDst2 ? 2.0 : 1.0;
+    CUDACHECK(dtrAxisScatterLaunch(&rows, into, real, out, dtrAxisScatterCopy, factor, stream));
+    return dtrSuccess;
+  }
+  if (kind == dtrFftDct2 || kind == dtrFftDst2) {
+    CUDACHECK(dtrAxisGatherLaunch(&rows, from, in, real, sine ? dtrAxisGatherEvenOddAlternating : dtrAxisGatherEvenOdd, stream));
+    DTRCHECK(dtrCufftPassRun(p->rows, dtrFftForward, total, real, spectra, stream));
+    CUDACHECK(dtrAxisScatterLaunch(&rows, into, spectra, out, sine ? dtrAxisScatterSine : dtrAxisScatterCosine, 1.0, stream));
+    return dtrSuccess;
+  }
+  CUDACHECK(dtrAxisGatherLaunch(&rows, from, in, real, sine ? dtrAxisGatherReversed : dtrAxisGatherCopy, stream));
+  CUDACHECK(dtrAxisTwiddleLaunch(&rows, real, spectra, stream));
+  DTRCHECK(dtrCufftPassRun(p->rows, dtrFftInverse, total, spectra, real, stream));
+  CUDACHECK(dtrAxisScatterLaunch(&rows, into, real, out, sine ? dtrAxisScatterEvenOddAlternating : dtrAxisScatterEvenOdd, 1.0, stream));
+  return dtrSuccess;
+}
