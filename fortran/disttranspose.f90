@@ -19,7 +19,8 @@
 ! last dimension, holds b(j, i) = a(i, j). A box is the Fortran array of its sizes in box%order:
 ! an FFT's input x(nx, ny_local, nz_local) (X-pencil), its output z(nz, nx_local, ny_local)
 ! (Z-pencil, nx/2 + 1 in place of nx for R2C, but for a real plan: config%axes real-to-real throughout);
-! with config%howmany fields, x(howmany, nx, ny_local, nz_local) and z(howmany, nz, nx_local, ny_local).
+! with config%howmany fields, x(howmany, nx, ny_local, nz_local) and z(howmany, nz, nx_local, ny_local);
+! with config%padding, x over the padded grid and z this rank's kept modes (dtr_fft_local_box).
 ! docs/fortran.md says more.
 module disttranspose
   use, intrinsic :: iso_c_binding, only: c_associated, c_char, c_double, c_f_pointer, c_int, c_int64_t, c_intptr_t, &
@@ -96,6 +97,9 @@ module disttranspose
     ! axis real-to-real: then both sides are real arrays x(nx, ...) of the input's type. The norm's N counts
     ! 2n along a real-to-real axis; DTR_FFT_NORM_ORTHO is refused with one.
     integer(c_int) :: axes(3) = DTR_FFT_PERIODIC
+    real(c_double) :: padding(3) = 0  ! per axis x, y, z: 0 or 1 none, else m = floor(n * padding) points on
+                                      ! the physical side, the n modes kept on the spectral side (3/2 rule);
+                                      ! periodic axes only (refused on a real-to-real one of axes)
   end type
 
   ! dtrAutotuneTiming_t: one candidate of the grid tuner's report (seconds 0 where it was skipped).
@@ -144,8 +148,8 @@ module disttranspose
   public :: dtr_grid_create, dtr_grid_destroy, dtr_grid_get_dims, dtr_pencil_box, dtr_plan_create_pencil
   public :: dtr_get_error_string, dtr_get_last_error, dtr_data_type_name, dtr_backend_name, dtr_kernel_name, &
             dtr_pencil_name, dtr_data_type_size
-  public :: dtr_fft_config_init, dtr_fft_plan_create, dtr_fft_execute, dtr_fft_get_box, dtr_fft_get_workspace_size, &
-            dtr_fft_get_chunks, dtr_fft_get_backend, dtr_fft_plan_destroy
+  public :: dtr_fft_config_init, dtr_fft_plan_create, dtr_fft_execute, dtr_fft_get_box, dtr_fft_local_box, &
+            dtr_fft_get_workspace_size, dtr_fft_get_chunks, dtr_fft_get_backend, dtr_fft_plan_destroy
   public :: dtr_halo_plan_create, dtr_halo_execute, dtr_halo_execute_adjoint, dtr_halo_get_box, dtr_halo_get_backend, &
             dtr_halo_get_device, dtr_halo_plan_destroy
   public :: dtr_autotune_config_init, dtr_grid_autotune
@@ -270,6 +274,13 @@ module disttranspose
       import :: c_int, c_ptr, dtr_box
       type(c_ptr), value :: plan
       integer(c_int), value :: side
+      type(dtr_box), intent(out) :: box
+    end function
+    integer(c_int) function c_fft_local_box(grid, shape, kind, type, config, side, rank, box) bind(c, name="dtrFftLocalBox")
+      import :: c_int, c_int64_t, c_ptr, dtr_box
+      type(c_ptr), value :: grid, config
+      integer(c_int64_t), intent(in) :: shape(3)
+      integer(c_int), value :: kind, type, side, rank
       type(dtr_box), intent(out) :: box
     end function
     integer(c_int) function c_fft_plan_destroy(plan) bind(c, name="dtrFftPlanDestroy")
@@ -610,6 +621,19 @@ contains
     integer(c_int), intent(in) :: side
     type(dtr_box), intent(out) :: box
     res = c_fft_get_box(plan%handle, side, box)
+  end function
+
+  ! Not collective: the box of `side` that a plan of these arguments gives grid rank `rank` (absent: the
+  ! caller), before the plan is made, to allocate its arrays (with config%padding, the output side's kept
+  ! modes follow the padded grid's boxes). The same as dtr_fft_get_box's.
+  integer(c_int) function dtr_fft_local_box(grid, shape, kind, type, side, box, config, rank) result(res)
+    type(dtr_grid), intent(in) :: grid
+    integer(c_int64_t), intent(in) :: shape(3)
+    integer(c_int), intent(in) :: kind, type, side
+    type(dtr_box), intent(out) :: box
+    type(dtr_fft_config), intent(in), optional, target :: config
+    integer(c_int), intent(in), optional :: rank
+    res = c_fft_local_box(grid%handle, shape, kind, type, fft_config_ptr(config), side, optional_int(rank, -1), box)
   end function
 
   integer(c_int) function dtr_fft_get_workspace_size(plan, bytes) result(res)

@@ -251,9 +251,11 @@ typedef enum {
 typedef enum { dtrFftForward = -1, dtrFftInverse = 1 } dtrFftDirection_t;
 
 typedef enum {
-  dtrFftNormNone = 0,    /* no direction scales: a round trip multiplies by N = nx ny nz (FFTW, cuFFT) */
-  dtrFftNormInverse = 1, /* the inverse scales by 1/N: a round trip gives the input back (NumPy's default) */
-  dtrFftNormOrtho = 2,   /* both directions scale by 1/sqrt(N) */
+  dtrFftNormNone = 0,    /* no direction scales: a round trip multiplies by N = nx ny nz (FFTW, cuFFT); padded:
+                            by M = mx my mz */
+  dtrFftNormInverse = 1, /* the inverse scales by 1/N: a round trip gives the input back (NumPy's default);
+                            padded: the inverse by 1/N, the forward by N/M (a round trip gives the modes back) */
+  dtrFftNormOrtho = 2,   /* both directions scale by 1/sqrt(N); refused with padding */
   dtrNumFftNorms
 } dtrFftNorm_t;
 
@@ -274,8 +276,9 @@ typedef enum {
 
 /* The two sides of a plan, named after the forward transform. */
 typedef enum {
-  dtrFftInputSide = 0,  /* the X-pencil of the real (R2C) or complex (C2C) array */
-  dtrFftOutputSide = 1, /* the Z-pencil of the complex transform, (nx/2 + 1) x ny x nz for R2C */
+  dtrFftInputSide = 0,  /* the X-pencil of the real (R2C) or complex (C2C) array; padded: of mx x my x mz */
+  dtrFftOutputSide = 1, /* the Z-pencil of the complex transform, (nx/2 + 1) x ny x nz for R2C; padded: this
+                           rank's kept modes of it (config.padding) */
   dtrNumFftSides
 } dtrFftSide_t;
 
@@ -299,6 +302,16 @@ typedef struct {
                             axis real-to-real (then both sides are real arrays of the input's shape and
                             type, and in == out is allowed). The norm's N counts 2n for a real-to-real
                             axis; dtrFftNormOrtho is refused with one (it would not make the DCT orthonormal) */
+  double padding[3];     /* dealiasing (the 3/2 rule: 1.5), per axis x, y, z: 0 or 1 (default 0) none, else a
+                            factor >= 1. The physical side is then the grid of m = floor(n * padding) points
+                            per axis (dtrFftInputSide: mx x my x mz), the spectral side keeps the modes of the
+                            n of shape (dtrFftOutputSide): the inverse puts them among zeros (numpy order: k <
+                            ceil(n/2) at index k, the others at k + m - n; R2C's x keeps 0..nx/2 at their index,
+                            the Nyquist nx/2 of an even nx halved where mx > nx) and transforms the m points; the
+                            forward transforms the m points and keeps those modes (R2C's Nyquist doubled back).
+                            Periodic axes only (refused on a real-to-real axis of config.axes, whose N counts
+                            2n in both grids). Not with dtrFftNormOrtho; out of place only. A rank's kept box follows its padded
+                            box (it may hold no mode along an axis): ask dtrFftGetBox or dtrFftLocalBox */
 } dtrFftConfig_t;
 
 void dtrFftConfigInit(dtrFftConfig_t* config);
@@ -327,6 +340,12 @@ dtrResult_t dtrFftExecuteRefuse(dtrFftPlan_t plan, const char* problem);
 
 /* Not collective: this rank's box of one side (entry_bytes: the real or complex element, times howmany). */
 dtrResult_t dtrFftGetBox(dtrFftPlan_t plan, dtrFftSide_t side, dtrBox_t* box);
+
+/* Not collective: the box of one side that a plan of these arguments (config NULL: the defaults) gives grid
+ * rank `rank` (-1: the caller), before the plan is made, to allocate its arrays (FFTW-MPI's local-size
+ * query); the same as dtrFftGetBox's. The arguments are checked as dtrFftPlanCreate checks them locally. */
+dtrResult_t dtrFftLocalBox(dtrGrid_t grid, const int64_t shape[3], dtrFftKind_t kind, dtrDataType_t type,
+                           const dtrFftConfig_t* config, dtrFftSide_t side, int rank, dtrBox_t* box);
 
 /* Bytes the plan holds besides the caller's buffers: its intermediate arrays, the exchanges'
  * workspace and the local FFT plans' work area (device memory on GPUs, host memory on the cpu backend). */

@@ -16,8 +16,14 @@
  *     the single-field plan's execute of that field alone (the same bound: FFTW plans each layout by
  *     measurement, and cuFFT runs the batched passes on strided or field-major layouts, so the bits
  *     may differ);
+ *   - padding (config.padding, the 3/2 rule) on the same grids: C2C and R2C, both norms that padding
+ *     takes, odd and even n and m, one axis or several, two fields: the forward of the formula over the
+ *     padded grid against the kept modes of its DFT, the inverse of the formula's kept modes against the
+ *     inverse DFT of them among zeros (numpy's irfftn for R2C), the round trip, the boxes and
+ *     dtrFftLocalBox (runPaddedCase);
  *   - bad input: the same error on every rank, from one rank's bad argument or a setting that differs
- *     (howmany too among them: negative, too large for memory, differing between ranks).
+ *     (howmany too among them: negative, too large for memory, differing between ranks; padding: bad
+ *     factors, too many points, with the orthonormal norm, in place, differing between ranks).
  * test_fft cpu|gpu [-v]   (-v: each case's name before it runs)
  */
 #include <math.h>
@@ -47,12 +53,13 @@ static double inputValue(uint64_t index, int part) {
   return (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
 }
 
-/* One 1-D DFT of n points, stride s, forward sign, in place through a scratch line. */
-static void dft1(double* a, int64_t n, int64_t s, double* line) {
+/* One 1-D DFT of n points, stride s, sign -1 (forward) or +1 (inverse, unscaled), in place through a
+ * scratch line. */
+static void dft1(double* a, int64_t n, int64_t s, double* line, int sign) {
   for (int64_t k = 0; k < n; k++) {
     double re = 0, im = 0;
     for (int64_t j = 0; j < n; j++) {
-      const double t = -2.0 * M_PI * (double)((j * k) % n) / (double)n, c = cos(t), sn = sin(t);
+      const double t = sign * 2.0 * M_PI * (double)((j * k) % n) / (double)n, c = cos(t), sn = sin(t);
       const double* v = a + 2 * j * s;
       re += v[0] * c - v[1] * sn;
       im += v[0] * sn + v[1] * c;
@@ -62,23 +69,28 @@ static void dft1(double* a, int64_t n, int64_t s, double* line) {
   for (int64_t k = 0; k < n; k++) a[2 * k * s] = line[2 * k], a[2 * k * s + 1] = line[2 * k + 1];
 }
 
+/* The 3-D DFT of a whole array ([z][y][x], interleaved complex doubles), in place. */
+static void dft3(double* a, const int64_t n[3], int sign) {
+  double* line = malloc((size_t)(n[0] + n[1] + n[2]) * 2 * sizeof *line);
+  for (int64_t z = 0; z < n[2]; z++)
+    for (int64_t y = 0; y < n[1]; y++) dft1(a + 2 * (z * n[1] + y) * n[0], n[0], 1, line, sign);
+  for (int64_t z = 0; z < n[2]; z++)
+    for (int64_t x = 0; x < n[0]; x++) dft1(a + 2 * (z * n[1] * n[0] + x), n[1], n[0], line, sign);
+  for (int64_t y = 0; y < n[1]; y++)
+    for (int64_t x = 0; x < n[0]; x++) dft1(a + 2 * (y * n[0] + x), n[2], n[0] * n[1], line, sign);
+  free(line);
+}
+
 /* The forward DFT of one field of the whole input ([z][y][x], interleaved complex doubles); real:
  * imaginary parts 0. */
 static double* reference(const int64_t n[3], int real, int64_t field) {
   const int64_t N = n[0] * n[1] * n[2];
   double* a = malloc((size_t)N * 2 * sizeof *a);
-  double* line = malloc((size_t)(n[0] + n[1] + n[2]) * 2 * sizeof *line);
   for (int64_t i = 0; i < N; i++) {
     const uint64_t index = fieldIndex((uint64_t)i, field);
     a[2 * i] = inputValue(index, 0), a[2 * i + 1] = real ? 0 : inputValue(index, 1);
   }
-  for (int64_t z = 0; z < n[2]; z++)
-    for (int64_t y = 0; y < n[1]; y++) dft1(a + 2 * (z * n[1] + y) * n[0], n[0], 1, line);
-  for (int64_t z = 0; z < n[2]; z++)
-    for (int64_t x = 0; x < n[0]; x++) dft1(a + 2 * (z * n[1] * n[0] + x), n[1], n[0], line);
-  for (int64_t y = 0; y < n[1]; y++)
-    for (int64_t x = 0; x < n[0]; x++) dft1(a + 2 * (y * n[0] + x), n[2], n[0] * n[1], line);
-  free(line);
+  dft3(a, n, -1);
   return a;
 }
 
@@ -165,6 +177,7 @@ typedef struct {
   int graph;
   int pooled;      /* GPU: the output from a stream-ordered pool, which CUDA IPC cannot share (as JAX's are) */
   int64_t howmany; /* config.howmany: 0 (the default, one field) or the fields */
+  double padding[3]; /* config.padding (runPaddedCase) */
 } Case;
 
 static int64_t fieldsOf(const Case* c) { return c->howmany > 1 ? c->howmany : 1; }
@@ -434,6 +447,277 @@ static void runCase(const Case* c) {
   free(hostBack);
 }
 
+/* ---- padding (the 3/2 rule) ------------------------------------------------------------------- */
+
+/* The padded grid: m = floor(n * padding) where padding is not 0 or 1. */
+static void paddedShape(const Case* c, int64_t m[3]) {
+  for (int d = 0; d < 3; d++)
+    m[d] = c->padding[d] == 0 || c->padding[d] == 1 ? c->shape[d] : (int64_t)floor((double)c->shape[d] * c->padding[d]);
+}
+
+/* Where kept mode k of n (numpy's order) sits among m: k < ceil(n/2) at k, the others m - n further on;
+ * along a halved x (R2C) every kept mode at its own index. */
+static int64_t paddedIndex(int64_t k, int64_t n, int64_t m, int halved) { return halved || k < (n + 1) / 2 ? k : k + m - n; }
+
+/* The R2C Nyquist plane kx = nx/2 is halved on the way in and doubled on the way out: even nx padded. */
+static int nyquistSplit(const Case* c, const int64_t m[3]) {
+  return c->kind == dtrFftR2C && c->shape[0] % 2 == 0 && m[0] > c->shape[0];
+}
+
+/* The complex extent of x on the spectral side: kept (n) or padded (m). */
+static int64_t halfX(const Case* c, int64_t nx) { return c->kind == dtrFftR2C ? nx / 2 + 1 : nx; }
+
+/* The inverse's reference of one field, [z][y][x] complex doubles over m: the kept modes (the formula at
+ * their kept index) put among zeros at their padded places, the Nyquist plane halved where split, then
+ * the unscaled inverse DFT of the whole padded grid times `factor`. For R2C this is numpy's irfftn of the
+ * padded half spectrum: the x planes that stand for two of the full spectrum (0 < kx < mx/2) weigh twice,
+ * the others once, and the result is the real part. */
+static double* paddedInverseReference(const Case* c, const int64_t m[3], int64_t field, double factor) {
+  const int real = c->kind == dtrFftR2C;
+  const int64_t* n = c->shape;
+  const int64_t kx0 = halfX(c, n[0]), M = m[0] * m[1] * m[2];
+  double* a = calloc((size_t)M * 2, sizeof *a);
+  for (int64_t kz = 0; kz < n[2]; kz++)
+    for (int64_t ky = 0; ky < n[1]; ky++)
+      for (int64_t kx = 0; kx < kx0; kx++) {
+        const uint64_t index = fieldIndex((uint64_t)(kx + kx0 * (ky + n[1] * kz)), field);
+        const int64_t px = paddedIndex(kx, n[0], m[0], real), py = paddedIndex(ky, n[1], m[1], 0),
+                      pz = paddedIndex(kz, n[2], m[2], 0);
+        double w = factor;
+        if (real && nyquistSplit(c, m) && kx == n[0] / 2) w *= 0.5;
+        if (real && px != 0 && !(m[0] % 2 == 0 && px == m[0] / 2)) w *= 2;
+        double* at = a + 2 * (px + m[0] * (py + m[1] * pz));
+        at[0] = w * inputValue(index, 0), at[1] = w * inputValue(index, 1);
+      }
+  dft3(a, m, 1);
+  if (real)
+    for (int64_t i = 0; i < M; i++) a[2 * i + 1] = 0;
+  return a;
+}
+
+/* The relative L2 error, over all ranks, of field `field` of `fields` in `got` (this rank's box of the
+ * kept modes) against the padded spectrum `ref` (over m) at their padded places, times factor (and 2 on
+ * a split Nyquist plane). */
+static double keptError(const void* got, const dtrBox_t* box, int64_t fields, int64_t field, const double* ref,
+                        const Case* c, const int64_t m[3], double factor) {
+  double d2 = 0, r2 = 0;
+  const int dbl = dblOf(c->type), real = c->kind == dtrFftR2C;
+  for (size_t u = 0; u < boxCount(box); u++) {
+    int64_t k[3];
+    boxCoords(box, u, k);
+    const int64_t px = paddedIndex(k[0], c->shape[0], m[0], real), py = paddedIndex(k[1], c->shape[1], m[1], 0),
+                  pz = paddedIndex(k[2], c->shape[2], m[2], 0);
+    const double* want = ref + 2 * (px + m[0] * (py + m[1] * pz));
+    const double w = factor * (nyquistSplit(c, m) && k[0] == c->shape[0] / 2 ? 2 : 1);
+    for (int part = 0; part < 2; part++) {
+      const size_t at = 2 * (u * (size_t)fields + (size_t)field) + (size_t)part;
+      const double v = dbl ? ((const double*)got)[at] : ((const float*)got)[at];
+      d2 += (v - want[part] * w) * (v - want[part] * w);
+      r2 += want[part] * w * want[part] * w;
+    }
+  }
+  d2 = sumAll(d2), r2 = sumAll(r2);
+  return r2 > 0 ? sqrt(d2 / r2) : sqrt(d2);
+}
+
+/* The same for this rank's X-pencil box over m (real or complex numbers of c->type) against `ref`. */
+static double physicalError(const void* got, const dtrBox_t* box, int64_t fields, int64_t field, const double* ref,
+                            const Case* c, const int64_t m[3]) {
+  double d2 = 0, r2 = 0;
+  const int parts = partsOf(c->type);
+  for (size_t u = 0; u < boxCount(box); u++) {
+    int64_t g[3];
+    boxCoords(box, u, g);
+    const double* want = ref + 2 * (g[0] + m[0] * (g[1] + m[1] * g[2]));
+    for (int part = 0; part < parts; part++) {
+      const double v = getv(got, c->type, (u * (size_t)fields + (size_t)field) * parts + part);
+      d2 += (v - want[part]) * (v - want[part]);
+      r2 += want[part] * want[part];
+    }
+  }
+  d2 = sumAll(d2), r2 = sumAll(r2);
+  return r2 > 0 ? sqrt(d2 / r2) : sqrt(d2);
+}
+
+/* The relative L2 error over all ranks of `reals` numbers of `got` against `want` times factor. */
+static double scaledError(const void* got, const void* want, size_t reals, dtrDataType_t type, double factor) {
+  double d2 = 0, r2 = 0;
+  for (size_t i = 0; i < reals; i++) {
+    const double v = getv(got, type, i), w = getv(want, type, i) * factor;
+    d2 += (v - w) * (v - w);
+    r2 += w * w;
+  }
+  d2 = sumAll(d2), r2 = sumAll(r2);
+  return r2 > 0 ? sqrt(d2 / r2) : sqrt(d2);
+}
+
+static int sameBox(const dtrBox_t* a, const dtrBox_t* b) {
+  return !memcmp(a->start, b->start, sizeof a->start) && !memcmp(a->size, b->size, sizeof a->size) &&
+         !memcmp(a->order, b->order, sizeof a->order) && a->entry_bytes == b->entry_bytes && a->bytes == b->bytes;
+}
+
+/* One execute of a padded plan from a poisoned output on; 1 where it failed on some rank. */
+static int paddedExecute(dtrFftPlan_t plan, const void* in, void* out, size_t outBytes, dtrFftDirection_t dir, int graph) {
+  poison(out, outBytes);
+  int failed = runExecute(plan, in, out, dir, graph, NULL, 0);
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, caseComm);
+  return failed;
+}
+
+/*
+ * A padded plan (config.padding) against the DFT of the whole padded grid: its boxes (the padded
+ * X-pencil, the kept modes of the padded Z-pencil, dtrFftLocalBox's alike, tiling both grids); the
+ * forward of the formula over m against the kept modes of its DFT; the inverse of the formula's kept
+ * modes against the inverse DFT of them among zeros (numpy's irfftn for R2C); inputs unchanged; the round
+ * trip modes -> inverse -> forward giving the modes back times M (norm none) or 1 (norm inverse). An R2C
+ * round trip starts from a forward's result (a real field's spectrum) and runs where every kept mode of
+ * the y and z axes has its twin kept (odd ny and nz, or unpadded): an even n's -n/2 mode has none, so
+ * the real field holds half of it on the kx = 0 plane.
+ */
+static void runPaddedCase(const Case* c) {
+  char name[200];
+  caseName(c, name, sizeof name);
+  snprintf(name + strlen(name), sizeof name - strlen(name), ", padding %g %g %g", c->padding[0], c->padding[1], c->padding[2]);
+  if (rank == 0 && verbose) {
+    printf("case %s\n", name);
+    fflush(stdout);
+  }
+  dtrGrid_t grid = NULL;
+  if (dtrGridCreate(&grid, caseComm, c->pr, c->pc) != dtrSuccess) {
+    EXPECT(0, "%s: grid: %s", name, dtrGetLastError());
+    return;
+  }
+  dtrFftConfig_t cfg;
+  dtrFftConfigInit(&cfg);
+  if (!gpu) cfg.transpose.backend = dtrBackendCpu;
+  if (gpu) cfg.transpose.timeout = 60;
+  cfg.chunks = c->chunks;
+  cfg.norm = c->norm;
+  cfg.howmany = c->howmany;
+  memcpy(cfg.padding, c->padding, sizeof cfg.padding);
+  const int64_t H = fieldsOf(c);
+  int64_t m[3];
+  paddedShape(c, m);
+  dtrFftPlan_t plan = NULL;
+  const dtrResult_t made = dtrFftPlanCreate(&plan, grid, c->shape, c->kind, c->type, &cfg);
+  if (made != dtrSuccess) {
+    dtrGridDestroy(grid);
+    EXPECT(0, "%s: plan: %s", name, dtrGetLastError());
+    return;
+  }
+  dtrBox_t ib, ob, want;
+  dtrFftGetBox(plan, dtrFftInputSide, &ib);
+  dtrFftGetBox(plan, dtrFftOutputSide, &ob);
+  /* The input side is the X-pencil of the padded grid. */
+  dtrPencilBox(grid, m, dtrPencilX, c->type, H, -1, &want);
+  EXPECT(sameBox(&ib, &want), "%s: the input box is not the padded grid's X-pencil", name);
+  /* The local-size query gives the plan's boxes, and every rank's tile both grids. */
+  for (int side = 0; side < 2; side++) {
+    dtrBox_t q;
+    const dtrResult_t r = dtrFftLocalBox(grid, c->shape, c->kind, c->type, &cfg, (dtrFftSide_t)side, -1, &q);
+    EXPECT(r == dtrSuccess && sameBox(&q, side ? &ob : &ib), "%s: dtrFftLocalBox's %s box differs from the plan's (%s)", name,
+           side ? "output" : "input", r == dtrSuccess ? "" : dtrGetLastError());
+    int64_t points = 0;
+    const int size = c->pr * c->pc;
+    for (int other = 0; other < size; other++)
+      if (dtrFftLocalBox(grid, c->shape, c->kind, c->type, &cfg, (dtrFftSide_t)side, other, &q) == dtrSuccess)
+        points += q.size[0] * q.size[1] * q.size[2];
+    const int64_t total = side ? halfX(c, c->shape[0]) * c->shape[1] * c->shape[2] : m[0] * m[1] * m[2];
+    EXPECT(points == total, "%s: the ranks' %s boxes hold %lld points, not %lld", name, side ? "output" : "input",
+           (long long)points, (long long)total);
+  }
+  dtrGridDestroy(grid);
+  const int64_t kx0 = halfX(c, c->shape[0]);
+  EXPECT(ob.order[0] == 2 && ob.start[0] + ob.size[0] <= kx0 && ob.start[1] + ob.size[1] <= c->shape[1] &&
+             ob.start[2] == 0 && ob.size[2] == c->shape[2],
+         "%s: the output box (%lld+%lld, %lld+%lld, %lld+%lld) is not a Z-pencil of the kept modes", name,
+         (long long)ob.start[0], (long long)ob.size[0], (long long)ob.start[1], (long long)ob.size[1], (long long)ob.start[2],
+         (long long)ob.size[2]);
+
+  /* The inputs from the formula: over the padded grid (real for R2C), and at the kept modes (complex). */
+  const dtrDataType_t ctype = dblOf(c->type) ? dtrComplex128 : dtrComplex64;
+  const int parts = partsOf(c->type);
+  void* hPhys = malloc(ib.bytes + 16);
+  void* hSpec = malloc(ob.bytes + 16);
+  for (size_t u = 0; u < boxCount(&ib); u++) {
+    int64_t g[3];
+    boxCoords(&ib, u, g);
+    const uint64_t index = (uint64_t)(g[0] + m[0] * (g[1] + m[1] * g[2]));
+    for (int64_t f = 0; f < H; f++)
+      for (int part = 0; part < parts; part++)
+        setv(hPhys, c->type, (u * (size_t)H + (size_t)f) * parts + part, inputValue(fieldIndex(index, f), part));
+  }
+  for (size_t u = 0; u < boxCount(&ob); u++) {
+    int64_t k[3];
+    boxCoords(&ob, u, k);
+    const uint64_t index = (uint64_t)(k[0] + kx0 * (k[1] + c->shape[1] * k[2]));
+    for (int64_t f = 0; f < H; f++)
+      for (int part = 0; part < 2; part++)
+        setv(hSpec, ctype, (u * (size_t)H + (size_t)f) * 2 + part, inputValue(fieldIndex(index, f), part));
+  }
+  void *phys = alloc(ib.bytes), *phys2 = alloc(ib.bytes), *spec = alloc(ob.bytes), *spec2 = alloc(ob.bytes);
+  void *hOut = malloc(ib.bytes + ob.bytes + 16), *hFwd = malloc(ob.bytes + 16), *hAgain = malloc(ib.bytes + ob.bytes + 16);
+  const double N = (double)c->shape[0] * (double)c->shape[1] * (double)c->shape[2], M = (double)m[0] * (double)m[1] * (double)m[2];
+  const double fwdFactor = c->norm == dtrFftNormInverse ? N / M : 1, invFactor = c->norm == dtrFftNormInverse ? 1 / N : 1;
+  const double tripFactor = c->norm == dtrFftNormNone ? M : 1;
+  const double tol = dblOf(c->type) ? 1e-12 : 1e-5;
+
+  /* The forward of the formula over the padded grid. */
+  toDevice(phys, hPhys, ib.bytes);
+  const int forwardFailed = paddedExecute(plan, phys, spec, ob.bytes, dtrFftForward, 0);
+  EXPECT(!forwardFailed, "%s: forward execute: %s", name, dtrGetLastError());
+  if (!forwardFailed) {
+    toHost(hFwd, spec, ob.bytes);
+    for (int64_t f = 0; f < H; f++) {
+      double* ref = reference(m, c->kind == dtrFftR2C, f);
+      const double err = keptError(hFwd, &ob, H, f, ref, c, m, fwdFactor);
+      free(ref);
+      EXPECT(err <= tol, "%s: forward error %.3g of field %lld (bound %.0e)", name, err, (long long)f, tol);
+    }
+    toHost(hAgain, phys, ib.bytes);
+    EXPECT(!memcmp(hAgain, hPhys, ib.bytes), "%s: the forward changed its input", name);
+  }
+  /* The inverse of the formula's kept modes. */
+  toDevice(spec2, hSpec, ob.bytes);
+  int failed = paddedExecute(plan, spec2, phys2, ib.bytes, dtrFftInverse, c->graph);
+  EXPECT(!failed, "%s: inverse execute: %s", name, dtrGetLastError());
+  if (!failed) {
+    toHost(hOut, phys2, ib.bytes);
+    for (int64_t f = 0; f < H; f++) {
+      double* ref = paddedInverseReference(c, m, f, invFactor);
+      const double err = physicalError(hOut, &ib, H, f, ref, c, m);
+      free(ref);
+      EXPECT(err <= tol, "%s: inverse error %.3g of field %lld (bound %.0e)", name, err, (long long)f, tol);
+    }
+    toHost(hAgain, spec2, ob.bytes);
+    EXPECT(!memcmp(hAgain, hSpec, ob.bytes), "%s: the inverse changed its input", name);
+  }
+  /* The round trip of kept modes: the formula's (C2C), a real field's spectrum (R2C). */
+  const int twins = (m[1] == c->shape[1] || c->shape[1] % 2) && (m[2] == c->shape[2] || c->shape[2] % 2);
+  if (!failed && !forwardFailed && (c->kind == dtrFftC2C || twins)) {
+    const void* modes = c->kind == dtrFftC2C ? hSpec : hFwd;
+    toDevice(spec2, modes, ob.bytes);
+    failed = paddedExecute(plan, spec2, phys2, ib.bytes, dtrFftInverse, 0);
+    if (!failed) failed = paddedExecute(plan, phys2, spec, ob.bytes, dtrFftForward, 0);
+    EXPECT(!failed, "%s: round trip: %s", name, dtrGetLastError());
+    if (!failed) {
+      toHost(hAgain, spec, ob.bytes);
+      const double err = scaledError(hAgain, modes, boxCount(&ob) * (size_t)H * 2, ctype, tripFactor);
+      EXPECT(err <= tol, "%s: round trip error %.3g (bound %.0e)", name, err, tol);
+    }
+  }
+  EXPECT(dtrFftPlanDestroy(plan) == dtrSuccess, "%s: destroy: %s", name, dtrGetLastError());
+  release(phys);
+  release(phys2);
+  release(spec);
+  release(spec2);
+  free(hPhys);
+  free(hSpec);
+  free(hOut);
+  free(hFwd);
+  free(hAgain);
+}
+
 /* ---- bad input --------------------------------------------------------------------------------- */
 
 /* Every rank gets `want`, whichever rank's argument was bad. */
@@ -442,6 +726,75 @@ static void expectEverywhere(dtrResult_t got, dtrResult_t want, const char* what
   MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   EXPECT(mine, "%s: got %s (%s), expected %s", what, dtrGetErrorString(got), dtrGetLastError(), dtrGetErrorString(want));
   EXPECT(all, "%s: another rank did not get %s", what, dtrGetErrorString(want));
+}
+
+/* ... and the message names `words`. */
+static void expectNamed(dtrResult_t got, dtrResult_t want, const char* words, const char* what) {
+  expectEverywhere(got, want, what);
+  EXPECT(got != want || strstr(dtrGetLastError(), words), "%s: the message does not name %s: %s", what, words, dtrGetLastError());
+}
+
+/* config.padding: bad factors, too many points, with the orthonormal norm, differing between ranks; and
+ * a padded plan's execute in place. */
+static void badPadding(dtrGrid_t grid, const dtrFftConfig_t* cfg) {
+  const int64_t shape[3] = {12, 10, 9};
+  dtrFftPlan_t plan = NULL;
+  static const double bad[] = {0.5, -1.5, 1e300};
+  for (int i = 0; i < 3; i++) {
+    dtrFftConfig_t c = *cfg;
+    c.padding[i] = bad[i];
+    char what[64];
+    snprintf(what, sizeof what, "padding[%d] = %g", i, bad[i]);
+    expectNamed(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &c), dtrInvalidArgument, "config.padding", what);
+  }
+  dtrFftConfig_t c = *cfg;
+  c.padding[1] = NAN;
+  expectNamed(dtrFftPlanCreate(&plan, grid, shape, dtrFftR2C, dtrFloat32, &c), dtrInvalidArgument, "config.padding[1]", "padding NaN");
+  c = *cfg;
+  c.padding[2] = INFINITY;
+  expectNamed(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &c), dtrInvalidArgument, "config.padding[2]",
+              "padding inf");
+  /* Each axis alone fits, the padded grid's bytes do not. */
+  c = *cfg;
+  c.padding[0] = c.padding[1] = 1e17;
+  expectNamed(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &c), dtrInvalidArgument, "overflows",
+              "padded grid overflowing");
+  c = *cfg;
+  c.padding[0] = 1.5;
+  c.norm = dtrFftNormOrtho;
+  expectNamed(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &c), dtrInvalidArgument, "dtrFftNormOrtho",
+              "padding with the orthonormal norm");
+  c = *cfg;
+  if (rank == nranks - 1) c.padding[2] = 0.9;
+  expectNamed(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &c), dtrInvalidArgument, "config.padding[2]",
+              "padding 0.9 on one rank");
+  if (nranks > 1) {
+    c = *cfg;
+    c.padding[0] = rank == 0 ? 1.5 : 1.6;
+    expectNamed(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &c), dtrMismatch,
+                "config.padding[0] (x) differs between ranks: 1.5 on rank 0, 1.6 on rank", "padding differing between ranks");
+  }
+  /* Padded, a C2C plan's two sides differ: in place is refused, and nothing is written. */
+  c = *cfg;
+  c.padding[0] = c.padding[1] = c.padding[2] = 1.5;
+  EXPECT(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex128, &c) == dtrSuccess, "padded plan: %s", dtrGetLastError());
+  if (!plan) return;
+  dtrBox_t ib, ob;
+  dtrFftGetBox(plan, dtrFftInputSide, &ib);
+  dtrFftGetBox(plan, dtrFftOutputSide, &ob);
+  const size_t bytes = ib.bytes > ob.bytes ? ib.bytes : ob.bytes;
+  void* buf = alloc(bytes);
+  poison(buf, bytes);
+  expectNamed(dtrFftExecute(plan, buf, buf, dtrFftForward, stream), dtrInvalidArgument, "padded plan", "padded in place");
+  expectNamed(dtrFftExecute(plan, buf, buf, dtrFftInverse, stream), dtrInvalidArgument, "padded plan", "padded in place, inverse");
+  unsigned char* h = malloc(bytes + 16);
+  toHost(h, buf, bytes);
+  int clean = 1;
+  for (size_t i = 0; i < bytes; i++) clean &= h[i] == 0xff;
+  EXPECT(clean, "a refused padded execute wrote into its buffer");
+  free(h);
+  release(buf);
+  EXPECT(dtrFftPlanDestroy(plan) == dtrSuccess, "destroy: %s", dtrGetLastError());
 }
 
 static void badInput(void) {
@@ -505,6 +858,7 @@ static void badInput(void) {
     expectEverywhere(dtrFftPlanCreate(&plan, grid, other, dtrFftC2C, dtrComplex64, &cfg), dtrMismatch,
                      "nz differing between ranks");
   }
+  badPadding(grid, &cfg);
   EXPECT(dtrFftPlanCreate(&plan, grid, shape, dtrFftR2C, dtrFloat64, &cfg) == dtrSuccess, "R2C plan: %s", dtrGetLastError());
   if (plan) {
     dtrBox_t ib, ob;
@@ -586,7 +940,7 @@ int main(int argc, char** argv) {
     for (int s = 0; s < nshapes; s++)
       for (int t = 0; t < 4; t++, n++) {
         Case c = {{shapes[s][0], shapes[s][1], shapes[s][2]}, grids[g][0], grids[g][1], kinds[t], types[t],
-                  (dtrFftNorm_t)(n % 3), chunkCounts[(n / 3 + s) % 4], kinds[t] == dtrFftC2C && n % 5 == 1, 0, 0, 0};
+                  (dtrFftNorm_t)(n % 3), chunkCounts[(n / 3 + s) % 4], kinds[t] == dtrFftC2C && n % 5 == 1, 0, 0, 0, {0, 0, 0}};
         c.graph = gpu && n % 7 == 3;
         c.pooled = gpu && !c.inplace && n % 4 == 2;
         c.howmany = n % 6 == 5; /* now and then one field asked for by name */
@@ -602,11 +956,28 @@ int main(int argc, char** argv) {
         for (int64_t howmany = 2; howmany <= 3; howmany++, n++) {
           const int inplace = kinds[t] == dtrFftC2C && (s + t + (int)howmany) % 2 == 0;
           Case c = {{fieldShapes[s][0], fieldShapes[s][1], fieldShapes[s][2]}, grids[g][0], grids[g][1], kinds[t], types[t],
-                    (dtrFftNorm_t)(n % 3), chunkCounts[(n / 3 + s) % 4], inplace, 0, 0, howmany};
+                    (dtrFftNorm_t)(n % 3), chunkCounts[(n / 3 + s) % 4], inplace, 0, 0, howmany, {0, 0, 0}};
           c.graph = gpu && n % 7 == 3;
           c.pooled = gpu && !c.inplace && n % 4 == 2;
           runCase(&c);
         }
+  /* Padding (the 3/2 rule) on every grid: odd and even n and m, one axis or a few, an axis whose factor
+   * leaves m = n (2 x 1.2), a 2-D transform, ranks whose padded range lies in the gap (ny 2 x 3 on 4
+   * ranks); both norms that padding takes, chunk counts, two fields now and then. */
+  static const struct {
+    int64_t shape[3];
+    double padding[3];
+  } padded[] = {{{6, 5, 4}, {1.5, 1.5, 1.5}}, {{8, 8, 8}, {1.5, 1.5, 1.5}}, {{6, 5, 4}, {0, 1.5, 1}},
+                {{5, 7, 3}, {2, 0, 1.5}},     {{7, 3, 5}, {1.5, 1.5, 1.5}}, {{4, 6, 1}, {1.5, 1.5, 0}},
+                {{2, 4, 3}, {1.2, 1.5, 1}},   {{4, 2, 4}, {1, 3, 1.5}}};
+  for (int g = 0; g < ngrids; g++)
+    for (int s = 0; s < (int)(sizeof padded / sizeof padded[0]); s++)
+      for (int t = 0; t < 4; t++, n++) {
+        Case c = {{padded[s].shape[0], padded[s].shape[1], padded[s].shape[2]}, grids[g][0], grids[g][1], kinds[t], types[t],
+                  (dtrFftNorm_t)(n % 2), chunkCounts[(n / 2 + s) % 4], 0, gpu && n % 5 == 1, 0, n % 3 == 2 ? 2 : 0,
+                  {padded[s].padding[0], padded[s].padding[1], padded[s].padding[2]}};
+        runPaddedCase(&c);
+      }
   /* Each half of the world a grid of its own (slabs and, where a half has two ranks or more, pencils),
    * the halves' FFTs running at the same time. */
   if (nranks > 1) {
@@ -614,7 +985,7 @@ int main(int argc, char** argv) {
     int half = 0;
     MPI_Comm_size(caseComm, &half);
     for (int t = 0; t < 4; t++, n++) {
-      Case c = {{9, 7, 6}, 1, half, kinds[t], types[t], (dtrFftNorm_t)(t % 3), 1 + t, t == 1, 0, 0, t};
+      Case c = {{9, 7, 6}, 1, half, kinds[t], types[t], (dtrFftNorm_t)(t % 3), 1 + t, t == 1, 0, 0, t, {0, 0, 0}};
       if (t >= 2 && half > 1) c.pr = half, c.pc = 1;
       runCase(&c);
     }

@@ -294,7 +294,73 @@ static void badInput(void) {
     expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrMismatch,
                      "axes differing between ranks");
   }
+  /* Padding is for periodic axes only: refused by name, on every rank, on a real-to-real one. */
+  bad = cfg;
+  bad.axes[2] = dtrFftDst2, bad.padding[2] = 1.5;
+  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex128, &bad), dtrInvalidArgument,
+                   "padding on a DST axis");
+  EXPECT(strstr(dtrGetLastError(), "config.padding[2] (z)") && strstr(dtrGetLastError(), "real-to-real"),
+         "padding on a DST axis: the message names the axis: %s", dtrGetLastError());
+  bad = cfg;
+  bad.axes[1] = dtrFftDct2, bad.padding[0] = 1.5, bad.padding[1] = 1.5;
+  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftR2C, dtrFloat64, &bad), dtrInvalidArgument,
+                   "R2C padding on a DCT axis y");
+  EXPECT(strstr(dtrGetLastError(), "config.padding[1] (y)") != NULL, "padding on a DCT axis y: %s", dtrGetLastError());
+  /* Padding a periodic axis beside a real-to-real one: the kept modes' round trip (inverse, then forward)
+   * is the identity with dtrFftNormInverse, the real-to-real axis counting 2n in both N and M. */
+  for (int t = 0; t < 2; t++) {
+    bad = cfg;
+    bad.axes[2] = dtrFftDct2, bad.padding[0] = 1.5, bad.padding[1] = t ? 0 : 1.5, bad.norm = dtrFftNormInverse;
+    const dtrFftKind_t kind = t ? dtrFftR2C : dtrFftC2C;
+    const char* what = t ? "R2C padded x with a DCT z" : "C2C padded x, y with a DCT z";
+    EXPECT(dtrFftPlanCreate(&plan, grid, shape, kind, t ? dtrFloat64 : dtrComplex128, &bad) == dtrSuccess, "%s: %s", what,
+           dtrGetLastError());
+    if (!plan) continue;
+    dtrBox_t ib, ob;
+    dtrFftGetBox(plan, dtrFftInputSide, &ib);
+    dtrFftGetBox(plan, dtrFftOutputSide, &ob);
+    const size_t count = ob.bytes / sizeof(double);
+    double* modes = malloc(ob.bytes + 16);
+    double* back = malloc(ob.bytes + 16);
+    for (size_t i = 0; i < count; i++) modes[i] = sin(0.37 * (double)i + rank);
+    /* R2C's kept modes hold Hermitian planes: make the input real by a forward of a real field first. */
+    void* din = alloc(ib.bytes + 16);
+    void* dout = alloc(ob.bytes + 16);
+    if (t) {
+      double* field = malloc(ib.bytes + 16);
+      for (size_t i = 0; i < ib.bytes / sizeof(double); i++) field[i] = cos(0.11 * (double)i + rank);
+      toDevice(din, field, ib.bytes);
+      expectEverywhere(dtrFftExecute(plan, din, dout, dtrFftForward, stream), dtrSuccess, what);
+      if (gpu) cudaStreamSynchronize(stream);
+      toHost(modes, dout, ob.bytes);
+      free(field);
+    } else {
+      toDevice(dout, modes, ob.bytes);
+    }
+    /* R2C: the forward of the padded field keeps modes that a further round trip must return unchanged. */
+    expectEverywhere(dtrFftExecute(plan, dout, din, dtrFftInverse, stream), dtrSuccess, what);
+    expectEverywhere(dtrFftExecute(plan, din, dout, dtrFftForward, stream), dtrSuccess, what);
+    if (gpu) cudaStreamSynchronize(stream);
+    toHost(back, dout, ob.bytes);
+    double err = 0, ref = 0;
+    for (size_t i = 0; i < count; i++) {
+      err = fmax(err, fabs(back[i] - modes[i]));
+      ref = fmax(ref, fabs(modes[i]));
+    }
+    double all = 0;
+    MPI_Allreduce(&err, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double refAll = 0;
+    MPI_Allreduce(&ref, &refAll, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT(all <= 1e-10 * (refAll > 1 ? refAll : 1), "%s: round trip of the kept modes off by %g (of %g)", what, all, refAll);
+    release(din);
+    release(dout);
+    free(modes);
+    free(back);
+    dtrFftPlanDestroy(plan);
+    plan = NULL;
+  }
   /* A real plan runs in place; an R2C plan with a periodic x does not. */
+  bad = cfg;
   for (int d = 0; d < 3; d++) bad.axes[d] = dtrFftDst3;
   bad.norm = dtrFftNormNone;
   EXPECT(dtrFftPlanCreate(&plan, grid, shape, dtrFftR2C, dtrFloat64, &bad) == dtrSuccess, "real plan: %s", dtrGetLastError());

@@ -381,8 +381,52 @@ static void testHaloRemote(void) {
   EXPECT(checked > 1000, "only %ld send pieces checked", checked);
 }
 
+/* Kept modes of padded axes against their definition, for every split of the padded axis: each rank's
+ * kept range is the kept modes of its padded range, the ranges tile the kept modes in order, and the
+ * pieces map each of them to its padded index and nothing else. */
+static void testPadAxes(void) {
+  for (int64_t n = 1; n <= 20; n++)
+    for (int64_t m = n; m <= 32; m++)
+      for (int halved = 0; halved < 2; halved++) {
+        const dtrPadAxis a = halved ? dtrPadAxisHalved(n, m) : dtrPadAxisComplex(n, m);
+        const int64_t kept = halved ? n / 2 + 1 : n, padded = halved ? m / 2 + 1 : m;
+        EXPECT(a.kept == kept && a.padded == padded, "n=%lld m=%lld halved=%d: axis %lld of %lld", (long long)n,
+               (long long)m, halved, (long long)a.kept, (long long)a.padded);
+        /* The definition: kept mode k (numpy order) at padded index k below ceil(n/2), else k + m - n. */
+        int64_t* at = malloc((size_t)padded * sizeof *at);
+        for (int64_t i = 0; i < padded; i++) at[i] = -1;
+        for (int64_t k = 0; k < kept; k++) at[halved || k < (n + 1) / 2 ? k : k + m - n] = k;
+        for (int parts = 1; parts <= 5; parts++) {
+          int64_t next = 0;
+          for (int part = 0; part < parts; part++) {
+            const dtrRange r = dtrSplit(padded, parts, part), k = dtrPadKeptRange(a, r);
+            EXPECT(k.start == next, "n=%lld m=%lld halved=%d part %d/%d: kept from %lld, expected %lld", (long long)n,
+                   (long long)m, halved, part, parts, (long long)k.start, (long long)next);
+            next += k.count;
+            const dtrPadPieces p = dtrPadPiecesOf(a, r);
+            int64_t covered = 0;
+            for (int q = 0; q < p.pieces; q++) {
+              covered += p.count[q];
+              for (int64_t j = 0; j < p.count[q]; j++) {
+                const int64_t i = r.start + p.padded[q] + j;
+                EXPECT(i < r.start + r.count && at[i] == k.start + p.kept[q] + j,
+                       "n=%lld m=%lld halved=%d part %d/%d: piece %d maps kept %lld to padded %lld", (long long)n,
+                       (long long)m, halved, part, parts, q, (long long)(k.start + p.kept[q] + j), (long long)i);
+              }
+            }
+            EXPECT(covered == k.count, "n=%lld m=%lld halved=%d part %d/%d: pieces cover %lld of %lld kept", (long long)n,
+                   (long long)m, halved, part, parts, (long long)covered, (long long)k.count);
+          }
+          EXPECT(next == kept, "n=%lld m=%lld halved=%d over %d parts: %lld kept of %lld", (long long)n, (long long)m,
+                 halved, parts, (long long)next, (long long)kept);
+        }
+        free(at);
+      }
+}
+
 int main(void) {
   testSplit();
+  testPadAxes();
   testHaloRemote();
   testExchangeLayout();
   testBatchedEmulation();

@@ -20,17 +20,17 @@ def torch_ops():
     return _torch
 
 
-def fft(ad, name, x, grid, shape, norm, out, backend, chunks, howmany, kinds):
+def fft(ad, name, x, grid, shape, norm, out, backend, chunks, howmany, kinds, padding):
     """The framework's operation for an FFT call (disttranspose.fft), or NotImplemented for the FFT's own
     path. Traced by torch.compile: nothing here may leave its graph."""
     if ad.name == "jax":
         from . import _jax
         if _jax.module() is None:  # no custom calls: eager arrays on the FFT's own path, tracers refused there
             return NotImplemented
-        return _jax.fft(name, x, grid, shape, norm, out, backend, chunks, howmany, kinds)
+        return _jax.fft(name, x, grid, shape, norm, out, backend, chunks, howmany, kinds, padding)
     ops = torch_ops()
     if ops is not None and ((x.requires_grad and ops.grad_enabled()) or ops.compiling()):
-        return ops.fft(name, x, grid, shape, norm, out, backend, chunks, howmany, kinds)
+        return ops.fft(name, x, grid, shape, norm, out, backend, chunks, howmany, kinds, padding)
     return NotImplemented
 
 

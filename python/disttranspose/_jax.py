@@ -151,7 +151,7 @@ def execute(plan, a, out, stream):
     return execute_p.bind(a, op=op) if tracer else plan._jax_call(a)
 
 
-def fft(name, x, grid, shape, norm, out, backend, chunks, howmany, kinds):
+def fft(name, x, grid, shape, norm, out, backend, chunks, howmany, kinds, padding):
     """disttranspose.fft's call `name` on a JAX array or tracer: agreed (and its plan made) at trace time,
     or at each eager call; then the plan's direction as a custom call, and norm "forward"'s factor. An
     eager call runs the same jitted computation a trace would build: the same bits."""
@@ -164,7 +164,7 @@ def fft(name, x, grid, shape, norm, out, backend, chunks, howmany, kinds):
         device = -1 if host else grid._device
     else:
         device = _device_of(x)
-    op, factor = _ops.fft_operation(name, grid, shape, norm, out, backend, chunks, howmany, kinds, _arrays._Jax,
+    op, factor = _ops.fft_operation(name, grid, shape, norm, out, backend, chunks, howmany, kinds, padding, _arrays._Jax,
                                     x.dtype, x.shape, device)
     plan = _ops.get(op)
     op_of(plan)

@@ -45,7 +45,7 @@ class Box(ctypes.Structure):
 class FftConfig(ctypes.Structure):
     """dtrFftConfig_t."""
     _fields_ = [("transpose", Config), ("chunks", ctypes.c_int), ("norm", ctypes.c_int), ("howmany", ctypes.c_int64),
-                ("axes", ctypes.c_int * 3)]
+                ("axes", ctypes.c_int * 3), ("padding", ctypes.c_double * 3)]
 
 
 class AutotuneTiming(ctypes.Structure):
@@ -89,6 +89,7 @@ _PROTOTYPES = {
     "dtrFftPlanCreate": (_i, [ctypes.POINTER(_p), _p, ctypes.POINTER(_i64), _i, _i, ctypes.POINTER(FftConfig)]),
     "dtrFftExecute": (_i, [_p, _p, _p, _i, _p]),
     "dtrFftGetBox": (_i, [_p, _i, ctypes.POINTER(Box)]),
+    "dtrFftLocalBox": (_i, [_p, ctypes.POINTER(_i64), _i, _i, ctypes.POINTER(FftConfig), _i, _i, ctypes.POINTER(Box)]),
     "dtrFftGetWorkspaceSize": (_i, [_p, ctypes.POINTER(ctypes.c_size_t)]),
     "dtrFftGetChunks": (_i, [_p, ctypes.POINTER(_i)]),
     "dtrFftGetBackend": (_i, [_p, ctypes.POINTER(_i)]),

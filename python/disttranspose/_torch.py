@@ -47,23 +47,23 @@ def _call(a, op):
     return torch.ops.disttranspose.run(a, op)
 
 
-def _fft_op(name, grid_number, shape, norm, has_out, backend, chunks, howmany, kinds, dtype, x_shape, device):
+def _fft_op(name, grid_number, shape, norm, has_out, backend, chunks, howmany, kinds, padding, dtype, x_shape, device):
     """Collective (at trace time under torch.compile, else at each call): the FFT operation of the call
     and its result's factor (fft._framework_op)."""
     index = -1 if device.type == "cpu" else device.index
     return _ops.fft_operation(name, _ops.grid_of(grid_number), shape, norm, True if has_out else None, backend, chunks,
-                              howmany, kinds, _arrays._Torch, dtype, x_shape, index)
+                              howmany, kinds, padding, _arrays._Torch, dtype, x_shape, index)
 
 
 _fft_op = torch._dynamo.assume_constant_result(_fft_op)
 
 
-def fft(name, x, grid, shape, norm, out, backend, chunks, howmany, kinds):
+def fft(name, x, grid, shape, norm, out, backend, chunks, howmany, kinds, padding):
     """disttranspose.fft's call `name` on a tensor that autograd or torch.compile follows."""
     # A trace's sizes may be symbolic (a recompiled trace makes them dynamic) and cannot be constants of
     # the trace: there the op's fake implementation checks the shape (agreed as well).
     x_shape = None if compiling() else tuple(x.shape)
-    op, factor = _fft_op(name, grid._number, shape, norm, out is not None, backend, chunks, howmany, kinds, x.dtype,
+    op, factor = _fft_op(name, grid._number, shape, norm, out is not None, backend, chunks, howmany, kinds, padding, x.dtype,
                          x_shape, x.device)
     y = _call(x, op)
     return y if factor == 1.0 else y * factor

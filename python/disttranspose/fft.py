@@ -12,6 +12,14 @@ the fields ([z][y][x][f]: every point holds one number of each, as the library i
 halves x: its result is this rank's Z-pencil of the (nx // 2 + 1, ny, nz) complex array, which irfftn
 takes back. `norm` means what it means to numpy.fft.
 
+padding= (dealiasing, the 3/2 rule: 1.5; a number for every axis or one per axis x, y, z, each 0 or 1
+for none or a factor >= 1): the X-pencil side is then the padded grid of m = floor(n * padding) points
+per axis, the Z-pencil side this rank's kept modes of `shape` (the library's dtrFftConfig_t.padding).
+local_box(grid, shape, side, dtype, howmany=, padding=) gives either side's box. Norms, with N the
+modes' points and M the padded grid's: "backward" scales the inverse by 1/N and the forward by N/M (a
+round trip gives the modes back, the padded field is numpy's unpadded inverse sampled on the finer
+grid), "forward" the forward by 1/M; "ortho" is refused.
+
 Walls (kinds=, docs/fft.md#cosine-and-sine-transforms-walls): every function takes one kind per axis,
 in the library's order (x, y, z), not NumPy's: an X-pencil is indexed [z][y][x], so kinds[0] acts along
 its last axis. "fft" is the DFT (periodic, the default); "dct2", "dct3", "dst2" and "dst3" are FFTW's
@@ -46,6 +54,7 @@ _framework_op, and differentiated by its adjoint (_FftOp._adjoint_weights says h
 """
 
 import ctypes
+import math
 import zlib
 
 import numpy
@@ -53,15 +62,17 @@ from mpi4py import MPI
 
 from . import _arrays, _collective, _frameworks, _lib, _ops
 from .errors import RESULT_INVALID_ARGUMENT, RESULT_MISMATCH, Error
+from .grid import Box
 from .plan import _config
 
-__all__ = ["fftn", "ifftn", "rfftn", "irfftn", "fft2", "ifft2", "rfft2", "irfft2"]
+__all__ = ["fftn", "ifftn", "rfftn", "irfftn", "fft2", "ifft2", "rfft2", "irfft2", "local_box"]
 
 # What the frameworks' compiled programs call to run an FFT operation (_ops.py): dtrFftExecute itself.
 _EXECUTOR = ctypes.cast(_lib.lib.dtrFftExecute, ctypes.c_void_p).value
 
 
-def fftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1, kinds=None):
+def fftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1, kinds=None,
+         padding=None):
     """Collective over the grid: the forward FFT of the complex (complex64 or complex128) array of
     `shape` whose X-pencil this rank holds (x), as this rank's Z-pencil of the result, in `out` where
     given (not for JAX arrays, which are immutable). backend: "auto" (the cpu backend for host memory,
@@ -71,31 +82,40 @@ def fftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0,
     where it is above 1, x and the result have a trailing axis of howmany, field f being [..., f].
     kinds: None (the DFT along every axis) or three kinds, per axis in the library's order (x, y, z;
     kinds[0] acts along an X-pencil's last axis): "fft" (periodic), "dct2", "dct3", "dst2" or "dst3"
-    (or the library's dtrFftAxis_t values 0 to 4), each acting on the real and imaginary parts alike."""
-    return _transform("fftn", x, grid, shape, norm, out, backend, chunks, howmany, kinds)
+    (or the library's dtrFftAxis_t values 0 to 4), each acting on the real and imaginary parts alike.
+    padding: None, or a number or (x, y, z) of factors (0 or 1: none), on periodic axes only: x is then
+    the X-pencil of the padded grid (m = floor(n * padding) points per axis) and the result the modes of
+    `shape` its FFT keeps (docs/fft.md#padding-32-rule); local_box gives both sides' boxes."""
+    return _transform("fftn", x, grid, shape, norm, out, backend, chunks, howmany, kinds, padding)
 
 
-def ifftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1, kinds=None):
+def ifftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1, kinds=None,
+          padding=None):
     """Collective over the grid: the inverse of fftn, from this rank's Z-pencil to its X-pencil. kinds:
-    those of the fftn it inverts (x, y, z): a "dct2" axis runs the DCT-III back, and so on."""
-    return _transform("ifftn", x, grid, shape, norm, out, backend, chunks, howmany, kinds)
+    those of the fftn it inverts (x, y, z): a "dct2" axis runs the DCT-III back, and so on. padding: from
+    its kept modes to its X-pencil of the padded grid, the modes put among zeros."""
+    return _transform("ifftn", x, grid, shape, norm, out, backend, chunks, howmany, kinds, padding)
 
 
-def rfftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1, kinds=None):
+def rfftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1, kinds=None,
+          padding=None):
     """Collective over the grid: the forward FFT of the real (float32 or float64) array of `shape` whose
     X-pencil this rank holds, as its Z-pencil of the (nx // 2 + 1, ny, nz) complex result. kinds (x, y,
     z, as fftn's): x periodic and any kinds on y and z (acting on the complex side); or real-to-real kinds
     on every axis, and then the result is this rank's Z-pencil of the real (nx, ny, nz) transform, of x's
-    type. A real-to-real x with a periodic y or z is refused."""
-    return _transform("rfftn", x, grid, shape, norm, out, backend, chunks, howmany, kinds)
+    type. A real-to-real x with a periodic y or z is refused. padding (periodic axes only): of the padded
+    grid, keeping the modes of the (nx // 2 + 1, ny, nz) spectrum of `shape`."""
+    return _transform("rfftn", x, grid, shape, norm, out, backend, chunks, howmany, kinds, padding)
 
 
-def irfftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1, kinds=None):
+def irfftn(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1, kinds=None,
+           padding=None):
     """Collective over the grid: the inverse of rfftn, from this rank's Z-pencil of the (nx // 2 + 1, ny,
     nz) complex array to its X-pencil of the real array of `shape` (whose nx says whether it is odd).
     kinds: those of the rfftn it inverts; with real-to-real kinds on every axis, x is the real Z-pencil
-    that rfftn gave."""
-    return _transform("irfftn", x, grid, shape, norm, out, backend, chunks, howmany, kinds)
+    that rfftn gave. padding: of the padded grid, the Nyquist mode nx // 2 of an even nx halved where x
+    pads."""
+    return _transform("irfftn", x, grid, shape, norm, out, backend, chunks, howmany, kinds, padding)
 
 
 def fft2(x, grid, shape, *, norm="backward", out=None, backend="auto", chunks=0, howmany=1, kinds=None):
@@ -142,7 +162,7 @@ def _planar(name, x, grid, shape, norm, out, backend, chunks, howmany, kinds):
         shape3 = shape
     x3 = _with_unit_axis(x, axes, 2 if inverse else 0)
     out3 = None if out is None else _with_unit_axis(out, axes, 0 if inverse else 2)
-    y = _transform(name, x3, grid, shape3, norm, out3, backend, chunks, howmany, kinds)
+    y = _transform(name, x3, grid, shape3, norm, out3, backend, chunks, howmany, kinds, None)
     return out if out is not None else _without_unit_axis(y, 0 if inverse else 2)
 
 
@@ -158,9 +178,72 @@ def _without_unit_axis(a, at):
     return a.reshape(s[:at] + s[at + 1:]) if len(s) > at and s[at] == 1 else a
 
 
-def _transform(name, x, grid, shape, norm, out, backend, chunks, howmany, kinds):
+def local_box(grid, shape, side, dtype, *, howmany=1, kinds=None, padding=None):
+    """Not collective: this rank's box (grid.Box) of one side of the FFT of `shape` whose X-pencil side
+    holds elements of `dtype` (complex: fftn's and ifftn's, real: rfftn's and irfftn's), side "x" (the
+    X-pencil) or "z" (the Z-pencil of the transform, its kept modes with padding), as the library's plan
+    would give it (dtrFftLocalBox): the arrays' shapes before the first call, which padding needs."""
+    if side not in ("x", "z"):
+        raise ValueError(f"side = {side!r}: expected 'x' or 'z'")
+    name = dtype if isinstance(dtype, str) else numpy.dtype(dtype).name
+    real = name in _COMPLEX
+    if not real and name not in _REAL:
+        raise ValueError(f"dtype = {name}: expected float32, float64, complex64 or complex128")
+    howmany = _collective.integer("howmany", howmany, 1)
+    axes = _axes(kinds, False, int(real), "backward")
+    return _library_box(grid, _shape3(shape), int(real), name, howmany, _padding3(padding), None, side, axes)
+
+
+def _shape3(shape):
+    sh = tuple(_collective.integer(f"shape[{i}]", s, 1) for i, s in enumerate(shape))
+    if len(sh) != 3:
+        raise ValueError(f"shape = {shape!r}: expected (nx, ny, nz)")
+    return sh
+
+
+def _padding3(padding):
+    """padding as three floats (0.0: none), from None, a number or a sequence of three."""
+    if padding is None:
+        return (0.0, 0.0, 0.0)
+    if isinstance(padding, str):
+        raise TypeError(f"padding = {padding!r}: expected a number or (x, y, z) numbers")
+    try:
+        factors = (float(padding),) * 3
+    except TypeError:
+        try:
+            factors = tuple(float(p) for p in padding)
+        except (TypeError, ValueError):
+            raise TypeError(f"padding = {padding!r}: expected a number or (x, y, z) numbers") from None
+        if len(factors) != 3:
+            raise ValueError(f"padding = {padding!r}: expected a number or (x, y, z) numbers")
+    return factors
+
+
+def _padded(n, p):
+    """The padded grid's points along an axis of n (the library's rule: floor(n * padding), none for 0 or 1)."""
+    return n if p in (0.0, 1.0) else max(n, int(math.floor(n * p)))
+
+
+def _library_box(grid, shape, kind, xtype, howmany, padding, cnorm, side, axes=(0, 0, 0)):
+    """This rank's box of one side as the library's plan gives it (dtrFftLocalBox; its checks raise Error)."""
+    cfg = _lib.FftConfig()
+    _lib.lib.dtrFftConfigInit(ctypes.byref(cfg))
+    cfg.howmany = howmany
+    cfg.axes[:] = axes
+    cfg.padding = (ctypes.c_double * 3)(*padding)
+    if cnorm in _lib.FFT_NORMS:
+        cfg.norm = _lib.FFT_NORMS.index(cnorm)
+    raw = _lib.Box()
+    _lib.check(_lib.lib.dtrFftLocalBox(grid._live(), (ctypes.c_int64 * 3)(*shape), kind, _arrays.DTYPES.index(xtype),
+                                       ctypes.byref(cfg), 0 if side == "x" else 1, -1, ctypes.byref(raw)))
+    return Box(raw, side, howmany)
+
+
+def _transform(name, x, grid, shape, norm, out, backend, chunks, howmany, kinds, padding):
     if type(kinds) is list:  # a key of the calls' caches, as a tuple (its entries are checked by _Call)
         kinds = tuple(kinds)
+    if type(padding) is list:  # likewise
+        padding = tuple(padding)
     # First, and traceable by torch.compile: the frameworks' operations (a type that is not known yet
     # is not a framework's: its first call takes the path below, which learns its type).
     ad = _arrays._BY_TYPE.get(type(x))
@@ -170,7 +253,7 @@ def _transform(name, x, grid, shape, norm, out, backend, chunks, howmany, kinds)
         except TypeError:  # not an array: refused below, on every rank
             pass
     if ad is not None and ad.name in _frameworks.NAMES:
-        result = _frameworks.fft(ad, name, x, grid, shape, norm, out, backend, chunks, howmany, kinds)
+        result = _frameworks.fft(ad, name, x, grid, shape, norm, out, backend, chunks, howmany, kinds, padding)
         if result is not NotImplemented:
             return result
     state = grid._plans.get(_STATE) or _State.of(grid)
@@ -179,7 +262,7 @@ def _transform(name, x, grid, shape, norm, out, backend, chunks, howmany, kinds)
     try:
         ad = _arrays._BY_TYPE.get(type(x)) or _arrays.adapter(x)
         try:
-            call = state.calls[(name, shape, norm, backend, chunks, howmany, kinds, ad, x.dtype)]
+            call = state.calls[(name, shape, norm, backend, chunks, howmany, kinds, padding, ad, x.dtype)]
             hot = call.hot
         except (KeyError, TypeError, AttributeError):  # not seen yet, an unhashable argument (a list), no dtype
             hot = None
@@ -191,7 +274,7 @@ def _transform(name, x, grid, shape, norm, out, backend, chunks, howmany, kinds)
                 optr = _pointer_of_new(ad, out)
         else:
             call, plan, send, device, xptr, out, optr, x = _prepare(state, name, x, grid, shape, norm, out, backend,
-                                                                    chunks, howmany, kinds, ad, call)
+                                                                    chunks, howmany, kinds, padding, ad, call)
         stream = ad.stream(x, None, device) or None
     except Exception as e:  # whatever one rank alone raises must stop every rank, not leave them waiting
         problem, send = str(e) or type(e).__name__, _State.PROBLEM
@@ -218,7 +301,7 @@ def _agree(state, problem, call, device, send, plan):
     return plan
 
 
-def _framework_op(name, grid, shape, norm, out, backend, chunks, howmany, kinds, ad, dtype, x_shape, device):
+def _framework_op(name, grid, shape, norm, out, backend, chunks, howmany, kinds, padding, ad, dtype, x_shape, device):
     """Collective over the grid, at trace time (jax.jit, torch.compile) or at a framework's eager call:
     the checks of a call on an array described by its type, shape (None: left to the operation's
     trace) and device (None: sharded over several devices), agreed as every call's are, the plan made
@@ -228,7 +311,7 @@ def _framework_op(name, grid, shape, norm, out, backend, chunks, howmany, kinds,
     # The hot path of eager calls: the same call on an array like the last one's needs the agreement
     # only (its checks stand).
     try:
-        hot = state.framework_hot.get((name, shape, norm, out, backend, chunks, howmany, kinds, ad, dtype, x_shape,
+        hot = state.framework_hot.get((name, shape, norm, out, backend, chunks, howmany, kinds, padding, ad, dtype, x_shape,
                                        device))
     except TypeError:  # an unhashable argument: the full path
         hot = None
@@ -249,13 +332,13 @@ def _framework_op(name, grid, shape, norm, out, backend, chunks, howmany, kinds,
     try:
         if ad.name not in _LIBRARIES:
             raise TypeError(f"x is a {ad.name} array; the FFT takes NumPy, CuPy, PyTorch or JAX arrays")
-        key = (name, shape, norm, backend, chunks, howmany, kinds, ad, dtype)
+        key = (name, shape, norm, backend, chunks, howmany, kinds, padding, ad, dtype)
         try:
             call = state.calls.get(key)
         except TypeError:  # an unhashable argument (a list): worked out at every call
             key = None
         if call is None:
-            call = _Call(grid, name, shape, norm, backend, chunks, howmany, kinds, ad, dtype)
+            call = _Call(grid, name, shape, norm, backend, chunks, howmany, kinds, padding, ad, dtype)
             if key is not None:
                 state.calls[key] = call
         if out is not None:
@@ -274,7 +357,7 @@ def _framework_op(name, grid, shape, norm, out, backend, chunks, howmany, kinds,
     op = plan.op(call.direction, call)._op
     if key is not None and x_shape is not None:
         _, _, send = call.agreed(device)
-        state.framework_hot[(name, shape, norm, out, backend, chunks, howmany, kinds, ad, dtype, x_shape, device)] = \
+        state.framework_hot[(name, shape, norm, out, backend, chunks, howmany, kinds, padding, ad, dtype, x_shape, device)] = \
             (plan, send, op, call.factor, key)
     return op, call.factor
 
@@ -292,7 +375,7 @@ def _check_framework(call, ad, shape, dtype, device):
         raise ValueError(f"x has elements of {ad.name_of(dtype)}; {call.name} takes {ad.name_of(call.x_dtype)} here")
 
 
-def _prepare(state, name, x, grid, shape, norm, out, backend, chunks, howmany, kinds, ad, call):
+def _prepare(state, name, x, grid, shape, norm, out, backend, chunks, howmany, kinds, padding, ad, call):
     """This rank's part of a call off the hot path: the call worked out (once), its arrays checked (out
     allocated where None), its plan looked up, what it gives to the agreement (_State.value), and the x
     it read (an aligned copy of a misaligned one, held until the execute is queued). Raises for a
@@ -303,9 +386,9 @@ def _prepare(state, name, x, grid, shape, norm, out, backend, chunks, howmany, k
         from ._jax import unavailable
         raise ValueError(f"x is a traced JAX array: {unavailable()}")
     if call is None:
-        call = _Call(grid, name, shape, norm, backend, chunks, howmany, kinds, ad, x.dtype)
+        call = _Call(grid, name, shape, norm, backend, chunks, howmany, kinds, padding, ad, x.dtype)
         try:
-            state.calls[(name, shape, norm, backend, chunks, howmany, kinds, ad, x.dtype)] = call
+            state.calls[(name, shape, norm, backend, chunks, howmany, kinds, padding, ad, x.dtype)] = call
         except TypeError:  # an unhashable argument: worked out at every call
             pass
     given = out
@@ -339,15 +422,13 @@ def _disagreed(state, problem, call, device, send):
 
 
 class _Call:
-    """One kind of call (its function, shape, norm, backend, chunks, fields, kinds, and the input's library and
+    """One kind of call (its function, shape, norm, backend, chunks, fields, kinds, padding, and the input's library and
     element type) worked out once: the boxes and types of its arrays, its plan's settings, and the last
     arrays that passed its checks (`hot`), so that a call on the same arrays skips them."""
 
-    def __init__(self, grid, name, shape, norm, backend, chunks, howmany, kinds, ad, dtype):
+    def __init__(self, grid, name, shape, norm, backend, chunks, howmany, kinds, padding, ad, dtype):
         kind, direction, real_in, planar = _CALLS[name]
-        sh = tuple(_collective.integer(f"shape[{i}]", s, 1) for i, s in enumerate(shape))
-        if len(sh) != 3:
-            raise ValueError(f"shape = {shape!r}: expected (nx, ny, nz)")
+        sh = _shape3(shape)
         if norm is None:
             norm = "backward"
         if norm not in _NORMS:
@@ -386,10 +467,26 @@ class _Call:
                                                              if name == complex_fn else "")))
         xtype = _REAL[ctype] if halves else ctype  # the X-pencil side's
         cshape = (sh[0] // 2 + 1, sh[1], sh[2]) if halves else sh
+        # numpy.fft's norms on the library's: "forward" (1/N on the forward) has none of its own, so its
+        # plans scale nothing and a forward's result takes one pass (its inverse none).
+        self.cnorm = {"backward": "inverse", "ortho": "ortho", "forward": "none"}[norm]
+        # Padding: the padded grid's points (m) on the X side, the kept modes on the Z side, whose boxes
+        # the library works out (and checks the factors). Periodic axes only: named here, in this
+        # binding's words, as the kinds' checks above are (the library refuses it too, as config.padding).
+        self.padding = _padding3(padding)
+        for d in range(3):
+            if self.axes[d] and self.padding[d] not in (0.0, 1.0):
+                raise ValueError(f"padding = {padding!r} on {'xyz'[d]}, whose kind is {self.kinds[d]!r}: padding "
+                                 "applies to periodic ('fft') axes only")
         # Several fields: a trailing axis of howmany (the library's interleaved fields) on both sides.
-        z_box = grid.box(cshape, "z", ctype, self.howmany)
-        x_box = grid.box(sh, "x", xtype, self.howmany)
+        if self.padding != (0.0, 0.0, 0.0):
+            z_box = _library_box(grid, sh, kind, xtype, self.howmany, self.padding, self.cnorm, "z", self.axes)
+            x_box = _library_box(grid, sh, kind, xtype, self.howmany, self.padding, self.cnorm, "x", self.axes)
+        else:
+            z_box = grid.box(cshape, "z", ctype, self.howmany)
+            x_box = grid.box(sh, "x", xtype, self.howmany)
         x_side, z_side = x_box.shape, z_box.shape
+        self.padded = tuple(_padded(n, p) for n, p in zip(sh, self.padding))  # the factors checked above
         # Both sides' boxes: an adjoint weighs planes of either (_FftOp._adjoint_weights).
         self.boxes = {_lib.FFT_INPUT_SIDE: x_box, _lib.FFT_OUTPUT_SIDE: z_box}
         self.halves = halves
@@ -403,14 +500,14 @@ class _Call:
         self.x_pencil, self.out_pencil = ("X", "Z") if forward else ("Z", "X")
         self.name, self.kind, self.direction, self.shape, self.norm = name, kind, direction, sh, norm
         self.plan_type = _arrays.DTYPES.index(xtype)
-        # numpy.fft's norms on the library's: "forward" (1/N on the forward) has none of its own, so its
-        # plans scale nothing and a forward's result takes one pass (its inverse none).
-        self.cnorm = {"backward": "inverse", "ortho": "ortho", "forward": "none"}[norm]
-        # N, as the library counts it: 2n along a real-to-real axis (FFTW's logical size).
-        self.logical = 1
-        for n, a in zip(sh, self.axes):
+        # N, as the library counts it: 2n along a real-to-real axis (FFTW's logical size); M, the padded
+        # grid's, the same (a real-to-real axis is never padded). "forward": 1/M (N unpadded), so that a
+        # round trip gives the modes back.
+        self.logical = self.padded_logical = 1
+        for n, m, a in zip(sh, self.padded, self.axes):
             self.logical *= 2 * n if a else n
-        self.factor = 1.0 / self.logical if norm == "forward" and forward else 1.0
+            self.padded_logical *= 2 * m if a else m
+        self.factor = 1.0 / self.padded_logical if norm == "forward" and forward else 1.0
         self.backend = backend.lower()
         self.x_dtype, self.out_dtype = ad.dtype(self.x_type), ad.dtype(self.out_type)
         self.pointers = _arrays.PointerCache()
@@ -431,8 +528,10 @@ class _Call:
         if found is None:
             backend = "cpu" if host and self.backend == "auto" else self.backend
             settings = (("the call", self.name), ("shape", self.shape), ("type", self.x_type), ("norm", self.norm),
-                        ("chunks", self.chunks), ("howmany", self.howmany), ("kinds", self.kinds), ("backend", backend))
-            key = (self.kind, self.shape, self.plan_type, self.cnorm, self.chunks, self.howmany, self.axes, backend)
+                        ("chunks", self.chunks), ("howmany", self.howmany), ("kinds", self.kinds),
+                        ("padding", self.padding), ("backend", backend))
+            key = (self.kind, self.shape, self.plan_type, self.cnorm, self.chunks, self.howmany, self.axes, self.padding,
+                   backend)
             found = self._agreed[host] = (settings, key, _State.value(2 * zlib.crc32(repr(settings).encode())))
         return found
 
@@ -497,6 +596,11 @@ class _FftOp:
         that stand for two of the full spectrum (0 < kx < nx/2) and 1 on kx = 0 and nx/2 (even nx),
         so the adjoint is (s_f / s_i) * inverse(D^-1 g).
       C2R inverse  h -> s_i Re(G pad(D h)): its adjoint is t -> s_i D (F t)[half] = (s_i / s_f) D forward(t).
+    Padded (the 3/2 rule), F and G are the padded grid's, pad also puts the kept modes among zeros (its
+    adjoint the truncation), s_f and s_i the padded plan's (N / M and 1 / N for norm inverse), and D is 2 on
+    the x planes of the padded grid's half spectrum that stand for two (0 < kx < mx/2): the same weights,
+    except on an even nx's Nyquist plane kx = nx/2 where x pads, which the plan halves on the way in and
+    doubles on the way out: there the forward's adjoint weighs 2 (2 / (D 1/2)), the inverse's 1/2.
     A real-to-real axis (kinds) is a real matrix, its adjoint its transpose, which is its partner kind's
     matrix with one entry weighed. With E doubling the first entry of a vector for a DCT (the last for a
     DST), the type-II matrix M2 (dct2, dst2) and the type-III M3 of the same n: M2^T = M3 E and M3^T =
@@ -558,8 +662,8 @@ class _FftOp:
     def _adjoint_weights(self):
         if self._weights is None:
             call = self._call
-            n = call.logical
-            s_f, s_i = {"none": (1.0, 1.0), "inverse": (1.0, 1.0 / n), "ortho": (n ** -0.5, n ** -0.5)}[call.cnorm]
+            n, m = call.logical, call.padded_logical
+            s_f, s_i = {"none": (1.0, 1.0), "inverse": (n / m, 1.0 / n), "ortho": (n ** -0.5, n ** -0.5)}[call.cnorm]
             forward = self._direction == _lib.FFT_FORWARD
             scale = s_f / s_i if forward else s_i / s_f
             # The sides of the adjoint's input and output: a forward's adjoint runs Z -> X.
@@ -570,10 +674,12 @@ class _FftOp:
             if real.kind == "c":
                 real = numpy.dtype(_REAL[real.name])
             if call.halves:  # R2C's planes along x on the Z side: D^-1 before a forward's adjoint, D after an inverse's
-                nx = call.shape[0]
+                nx, mx = call.shape[0], call.padded[0]
                 kx = self._along(_lib.FFT_OUTPUT_SIDE, 0)
-                once = (kx == 0) | ((nx % 2 == 0) & (kx == nx // 2))  # planes of one of the full spectrum
-                factors[_lib.FFT_OUTPUT_SIDE].append((0, numpy.where(once, 1.0, 0.5 if forward else 2.0)))
+                once = (kx == 0) | ((mx % 2 == 0) & (kx == mx // 2))  # planes of one of the full spectrum
+                split = (nx % 2 == 0) & (mx > nx) & (kx == nx // 2)  # the Nyquist plane the padded plan splits
+                factors[_lib.FFT_OUTPUT_SIDE].append(
+                    (0, numpy.where(split, 2.0 if forward else 0.5, numpy.where(once, 1.0, 0.5 if forward else 2.0))))
             for d, a in enumerate(call.axes):
                 if not a:
                     continue
@@ -689,6 +795,7 @@ class _State:
         cfg.howmany = call.howmany
         cfg.norm = _lib.FFT_NORMS.index(call.cnorm)
         cfg.axes[:] = call.axes
+        cfg.padding = (ctypes.c_double * 3)(*call.padding)
         handle = ctypes.c_void_p()
         _lib.check(_lib.lib.dtrFftPlanCreate(ctypes.byref(handle), self.grid._live(), (ctypes.c_int64 * 3)(*call.shape),
                                              call.kind, call.plan_type, ctypes.byref(cfg)))
@@ -738,13 +845,15 @@ def _check(call, ad, x, out, name):
     return d.ptr, out, o.ptr, device, x
 
 
-def _plan_of(grid, name, x, shape, *, norm="backward", backend="auto", chunks=0, howmany=1, kinds=None):
+def _plan_of(grid, name, x, shape, *, norm="backward", backend="auto", chunks=0, howmany=1, kinds=None,
+             padding=None):
     """Not collective: the plan (handle, device, backend, chunks) that an earlier call `name` with these
     arguments ran for x (the benchmarks time its dtrFftExecute from C)."""
     state = grid._plans[_STATE]
     ad = _arrays.adapter(x)
     kinds = tuple(kinds) if type(kinds) is list else kinds
-    call = state.calls[(name, shape, norm, backend, chunks, howmany, kinds, ad, x.dtype)]
+    padding = tuple(padding) if type(padding) is list else padding
+    call = state.calls[(name, shape, norm, backend, chunks, howmany, kinds, padding, ad, x.dtype)]
     return state.plans[call.agreed(ad.describe(x, _arrays.PointerCache()).device)[1]]
 
 

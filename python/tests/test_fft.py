@@ -2,9 +2,11 @@
 of the whole array: every grid the rank count allows (slabs, pencils; boxes empty where an axis has
 fewer planes than ranks), odd shapes, complex64 and complex128, rfftn and irfftn with even and odd nx,
 every norm, chunk counts, results into out, round trips, the plans kept with the grid; several fields
-of one plan (howmany, a trailing axis) against numpy.fft of each and the single-field calls; per-axis
-real-to-real kinds (kinds=: DCT-II/III, DST-II/III) in C2C, R2C and real plans and the 2-D calls against
-the definitions' sums as dense matrices, axis by axis; and bad input, also on one rank only or a
+of one plan (howmany, a trailing axis) against numpy.fft of each and the single-field calls; padding
+(the 3/2 rule) against numpy's FFT of the whole padded grid; per-axis real-to-real kinds (kinds=:
+DCT-II/III, DST-II/III) in C2C, R2C and real plans and the 2-D calls against the definitions' sums as
+dense matrices, axis by axis; both together (padded periodic axes beside real-to-real ones); and bad
+input, also on one rank only or a
 setting that differs between ranks, refused on every rank."""
 
 import numpy as np
@@ -395,6 +397,202 @@ def test_bad_input():
             if anywhere(wrong.shape != bx.shape):
                 refused(lambda: dt.fft.fftn(wrong, grid, shape), "X-pencil")
         assert everywhere(dt.fft.fftn(x, grid, shape).shape == bz.shape)
+
+
+# Padding (the 3/2 rule): odd and even n and m, one axis or a few, ranks whose padded range lies in the
+# gap (ny 2 x 3 on 4 ranks).
+PADDED_CASES = [((6, 5, 4), 1.5), ((8, 8, 8), 1.5), ((6, 5, 4), (1, 1.5, 0)), ((5, 7, 3), (2, 0, 1.5)),
+                ((4, 2, 4), (1, 3, 1.5))]
+
+
+def padded_shape(shape, padding):
+    p = tuple(padding) if isinstance(padding, (tuple, list)) else (padding,) * 3
+    return tuple(n if f in (0, 1) else int(np.floor(n * f)) for n, f in zip(shape, p))
+
+
+def kept_at(n, m, halved):
+    """Where the kept modes of an axis of n sit among m (numpy's order: k < ceil(n/2) at k, the others
+    m - n further on); those of a halved x (R2C) at their own index."""
+    k = np.arange(n // 2 + 1 if halved else n)
+    return k if halved else np.where(k < (n + 1) // 2, k, k + m - n)
+
+
+def _nyquist_weights(shape, m, real, factor):
+    """Along the kept x: `factor` on an even nx's Nyquist mode where x pads (R2C), else 1; None for none."""
+    if not (real and shape[0] % 2 == 0 and m[0] > shape[0]):
+        return None
+    w = np.ones(shape[0] // 2 + 1)
+    w[shape[0] // 2] = factor
+    return w
+
+
+def pad_modes(modes, shape, m, real, xp=np):
+    """The kept modes ([z][y][x]) among zeros on the padded grid (its half spectrum for R2C)."""
+    at = np.ix_(kept_at(shape[2], m[2], False), kept_at(shape[1], m[1], False), kept_at(shape[0], m[0], real))
+    w = _nyquist_weights(shape, m, real, 0.5)
+    if w is not None:
+        modes = modes * w
+    padded = xp.zeros((m[2], m[1], m[0] // 2 + 1 if real else m[0]), modes.dtype)
+    if xp is np:
+        padded[at] = modes
+        return padded
+    return padded.at[at].set(modes)
+
+
+def truncate(spectrum, shape, m, real):
+    """The kept modes of a padded grid's spectrum ([z][y][x])."""
+    at = np.ix_(kept_at(shape[2], m[2], False), kept_at(shape[1], m[1], False), kept_at(shape[0], m[0], real))
+    kept = spectrum[at]
+    w = _nyquist_weights(shape, m, real, 2.0)
+    return kept if w is None else kept * w
+
+
+def padded_reference(name, shape, padding, norm, xp=np):
+    """A padded call on whole arrays [z][y][x] with xp's fft: the forward of the padded grid truncated, the
+    inverse of the kept modes among zeros; N the modes' points, M the padded grid's (norm "backward": the
+    inverse 1/N, the forward N/M; "forward": the forward 1/M)."""
+    m = padded_shape(shape, padding)
+    real = name in ("rfftn", "irfftn")
+    n_, m_ = float(np.prod(shape)), float(np.prod(m))
+    if name in ("fftn", "rfftn"):
+        scale = n_ / m_ if norm == "backward" else 1 / m_
+        f = xp.fft.rfftn if real else xp.fft.fftn
+        return lambda a: truncate(f(a, axes=(0, 1, 2)), shape, m, real) * scale
+    scale = 1 / n_ if norm == "backward" else 1.0
+    if real:
+        return lambda a: xp.fft.irfftn(pad_modes(a, shape, m, True, xp), s=m[::-1], axes=(0, 1, 2), norm="forward") * scale
+    return lambda a: xp.fft.ifftn(pad_modes(a, shape, m, False, xp), axes=(0, 1, 2), norm="forward") * scale
+
+
+@pytest.mark.parametrize("real", [False, True], ids=["c2c", "r2c"])
+def test_padded_against_numpy(lib, real):
+    """Padding (the 3/2 rule) on every grid, both norms padding takes: the forward of the padded grid's
+    whole array against numpy's FFT of it truncated to the kept modes, the inverse of the kept modes
+    against numpy's inverse FFT of them among zeros (irfftn: the Nyquist mode of an even nx halved where x
+    pads); the arrays' shapes dt.fft.local_box's (the input side the padded grid's X-pencil); the inputs
+    untouched; two fields of one plan against the single-field calls."""
+    dtype, ctype = ("float64" if real else "complex128"), "complex128"
+    forward, inverse = (dt.fft.rfftn, dt.fft.irfftn) if real else (dt.fft.fftn, dt.fft.ifftn)
+    worst, n, boxes = Worst(), 0, True
+    for pr, pc in grids():
+        with dt.Grid(COMM, pr, pc) as grid:
+            for i, (shape, padding) in enumerate(PADDED_CASES):
+                norm = ("backward", "forward")[(i + pr) % 2]
+                m = padded_shape(shape, padding)
+                bx = dt.fft.local_box(grid, shape, "x", dtype, padding=padding)
+                bz = dt.fft.local_box(grid, shape, "z", dtype, padding=padding)
+                boxes &= bx.shape == grid.box(m, "x", dtype).shape
+                u, modes = whole(m, dtype), whole(half(shape) if real else shape, ctype)
+                want_f = padded_reference("rfftn" if real else "fftn", shape, padding, norm)(u)
+                want_i = padded_reference("irfftn" if real else "ifftn", shape, padding, norm)(modes)
+                x, z = lib.put(local(u, bx)), lib.put(local(modes, bz))
+                y = forward(x, grid, shape, norm=norm, padding=padding, chunks=CHUNKS[n % len(CHUNKS)])
+                worst.add(lib.get(y), local(want_f, bz), want_f, ctype)
+                worst.add(lib.get(x), local(u, bx), u)
+                v = inverse(z, grid, shape, norm=norm, padding=padding)
+                worst.add(lib.get(v), local(want_i, bx), want_i, dtype)
+                worst.add(lib.get(z), local(modes, bz), modes)
+                if i == 0:  # two fields, a trailing axis
+                    two = np.stack([local(u, bx), 2 * local(u, bx)], axis=-1)
+                    y2 = lib.get(forward(lib.put(two), grid, shape, norm=norm, padding=padding, howmany=2))
+                    worst.add(y2[..., 1], 2 * lib.get(y), want_f, ctype)
+                    worst.add(y2[..., 0], lib.get(y), want_f, ctype)
+                n += 1
+    ok, value = worst.below(1e-12)
+    assert ok and everywhere(boxes), f"{n} cases: error {value:.3g}, boxes {boxes}"
+
+
+def test_padded_plans_kept_apart(lib):
+    """A padded call and an unpadded one of the same shape are two plans of the grid, and a round trip
+    through the padded one gives the modes back (norm "backward")."""
+    from disttranspose.fft import _plan_of
+    shape, dtype = (6, 5, 4), "complex128"
+    with dt.Grid(COMM) as grid:
+        bz = dt.fft.local_box(grid, shape, "z", dtype, padding=1.5)
+        modes = whole(shape, dtype)
+        z = lib.put(local(modes, bz))
+        u = dt.fft.ifftn(z, grid, shape, padding=1.5)
+        assert everywhere(tuple(u.shape) == dt.fft.local_box(grid, shape, "x", dtype, padding=1.5).shape)
+        back = lib.get(dt.fft.fftn(u, grid, shape, padding=1.5))
+        x = lib.put(local(whole(shape, dtype), grid.box(shape, "x", dtype)))
+        plain = dt.fft.fftn(x, grid, shape)
+        apart = _plan_of(grid, "fftn", u, shape, padding=1.5) is not _plan_of(grid, "fftn", x, shape)
+        worst = Worst()
+        worst.add(back, local(modes, bz), modes, dtype)
+        ok, value = worst.below(1e-12)
+        assert ok and everywhere(tuple(plain.shape) == grid.box(shape, "z", dtype).shape and apart), f"error {value:.3g}"
+
+
+def test_padding_refused():
+    """Bad padding raises Error on every rank before anything runs, naming it: factors below 1, NaN, a
+    wrong count, with norm "ortho", arrays of the unpadded grid, one rank's alone, factors that differ."""
+    shape = (6, 5, 4)
+    with dt.Grid(COMM) as grid:
+        bx = dt.fft.local_box(grid, shape, "x", "complex128", padding=1.5)
+        x = np.zeros(bx.shape, np.complex128)
+
+        def refused(fn, words, code=RESULT_INVALID_ARGUMENT):
+            raises_everywhere(fn, code, words)
+
+        refused(lambda: dt.fft.fftn(x, grid, shape, padding=0.5), "config.padding[0]")
+        refused(lambda: dt.fft.fftn(x, grid, shape, padding=(1.5, 1.5, float("nan"))), "config.padding[2]")
+        refused(lambda: dt.fft.fftn(x, grid, shape, padding=(1.5, 1.5)), "padding = (1.5, 1.5)")
+        refused(lambda: dt.fft.fftn(x, grid, shape, padding="1.5"), "padding = '1.5'")
+        refused(lambda: dt.fft.fftn(x, grid, shape, norm="ortho", padding=1.5), "dtrFftNormOrtho")
+        unpadded = np.zeros(grid.box(shape, "x", "complex128").shape, np.complex128)
+        if anywhere(unpadded.shape != x.shape):
+            refused(lambda: dt.fft.fftn(unpadded, grid, shape, padding=1.5), "X-pencil")
+        refused(lambda: dt.fft.fftn(x, grid, shape, padding=0.9 if R == LAST else 1.5), "config.padding[0]")
+        if COMM.Get_size() > 1:  # the same padded grid (floor(6 x 1.6) = 9), another factor: a setting that differs
+            refused(lambda: dt.fft.fftn(x, grid, shape, padding=(1.6, 1.5, 1.5) if R == LAST else 1.5),
+                    "padding differs between ranks", RESULT_MISMATCH)
+        with pytest.raises(dt.Error, match="config.padding"):
+            dt.fft.local_box(grid, shape, "z", "complex128", padding=-2)
+        assert everywhere(dt.fft.fftn(x, grid, shape, padding=1.5).shape == dt.fft.local_box(grid, shape, "z", "complex128",
+                                                                                              padding=1.5).shape)
+
+
+def test_padding_with_kinds(lib):
+    """Padding beside real-to-real kinds: padding on a real-to-real axis is refused on every rank, by this
+    binding's words and by the library's (local_box); padded periodic axes beside a DCT or DST axis give
+    the modes back through a round trip (ifftn then fftn, rfftn then irfftn then rfftn) in both norms,
+    the real-to-real axis counting 2n in both N and M; and kinds, padding and both are plans apart."""
+    from disttranspose.fft import _plan_of
+    shape = (6, 5, 4)
+    with dt.Grid(COMM) as grid:
+        x = np.zeros(dt.fft.local_box(grid, shape, "x", "complex128", padding=1.5).shape, np.complex128)
+        raises_everywhere(lambda: dt.fft.fftn(x, grid, shape, padding=1.5, kinds=("fft", "fft", "dct2")),
+                          RESULT_INVALID_ARGUMENT, "padding = 1.5 on z, whose kind is 'dct2'")
+        with pytest.raises(dt.Error, match=r"config.padding\[1\] \(y\).*real-to-real"):
+            dt.fft.local_box(grid, shape, "z", "complex128", kinds=("fft", "dst2", "fft"), padding=(1.5, 1.5, 0))
+        worst = Worst()
+        for i, norm in enumerate(("backward", "forward")):
+            kinds, padding = (("fft", "fft", "dct2"), (1.5, 2, 0)) if i == 0 else (("fft", "dst3", "fft"), (1.5, 0, 1.5))
+            bz = dt.fft.local_box(grid, shape, "z", "complex128", kinds=kinds, padding=padding)
+            bx = dt.fft.local_box(grid, shape, "x", "complex128", kinds=kinds, padding=padding)
+            modes = whole(shape, "complex128")
+            z = lib.put(local(modes, bz))
+            u = dt.fft.ifftn(z, grid, shape, norm=norm, kinds=kinds, padding=padding)
+            assert everywhere(tuple(u.shape) == bx.shape)
+            back = lib.get(dt.fft.fftn(u, grid, shape, norm=norm, kinds=kinds, padding=padding))
+            worst.add(back, local(modes, bz), modes, "complex128")
+            # R2C: x periodic and padded, a real-to-real z; a real field's kept modes come back
+            rz = dt.fft.local_box(grid, shape, "z", "float64", kinds=("fft", "fft", "dst2"), padding=(1.5, 0, 0))
+            rx = dt.fft.local_box(grid, shape, "x", "float64", kinds=("fft", "fft", "dst2"), padding=(1.5, 0, 0))
+            field = whole(padded_shape(shape, (1.5, 0, 0)), "float64")
+            k = lib.get(dt.fft.rfftn(lib.put(local(field, rx)), grid, shape, norm=norm, kinds=("fft", "fft", "dst2"),
+                                     padding=(1.5, 0, 0)))
+            assert everywhere(tuple(k.shape) == rz.shape)
+            v = dt.fft.irfftn(lib.put(k), grid, shape, norm=norm, kinds=("fft", "fft", "dst2"), padding=(1.5, 0, 0))
+            k2 = lib.get(dt.fft.rfftn(v, grid, shape, norm=norm, kinds=("fft", "fft", "dst2"), padding=(1.5, 0, 0)))
+            worst.add(k2, k, k if k.size else np.ones(1), "complex128")
+        ok, value = worst.below(1e-12)
+        x2 = lib.put(np.zeros(dt.fft.local_box(grid, shape, "x", "complex128", padding=(1.5, 1.5, 0)).shape, np.complex128))
+        dt.fft.fftn(x2, grid, shape, padding=(1.5, 1.5, 0))
+        dt.fft.fftn(x2, grid, shape, padding=(1.5, 1.5, 0), kinds=("fft", "fft", "dct2"))
+        apart = _plan_of(grid, "fftn", x2, shape, padding=(1.5, 1.5, 0)) is not \
+            _plan_of(grid, "fftn", x2, shape, padding=(1.5, 1.5, 0), kinds=("fft", "fft", "dct2"))
+        assert ok and everywhere(apart), f"error {value:.3g}, plans apart {apart}"
 
 
 def test_bad_input_on_one_rank():

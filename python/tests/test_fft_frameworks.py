@@ -4,9 +4,10 @@ numpy.fft of the whole array (every transform, every norm, odd shapes, every gri
 jax.vjp, jax.grad, jax.jvp and jax.linear_transpose against jax.numpy.fft of the whole array; vmap;
 torch.autograd.gradcheck of each transform as a function of the whole array (float64, complex128);
 torch.compile(fullgraph=True) forward and backward against eager; several fields of one plan (howmany)
-against the single-field calls, results and gradients; plans with real-to-real kinds (kinds=), results
-and gradients against the definitions' sums and their explicit transpose, gradcheck; a wrong tracer or
-tensor refused at trace time on every rank."""
+against the single-field calls, results and gradients; padded calls (the 3/2 rule): JAX's values and
+gradients against jax.numpy.fft of the whole padded grid, PyTorch's gradcheck; plans with real-to-real
+kinds (kinds=), results and gradients against the definitions' sums and their explicit transpose,
+gradcheck; a wrong tracer or tensor refused at trace time on every rank."""
 
 
 import contextlib
@@ -15,7 +16,7 @@ import numpy as np
 import pytest
 from conftest import COMM, FrameworkWhere, custom_calls_missing, everywhere, framework_platforms, gathered, \
     jax_platform, largest, raises_everywhere, same_bits
-from test_fft import by_kinds, half, host_fft_built, local, whole
+from test_fft import by_kinds, half, host_fft_built, local, padded_reference, padded_shape, whole
 
 import disttranspose as dt
 from disttranspose.errors import RESULT_INVALID_ARGUMENT
@@ -407,6 +408,55 @@ def test_jax_kinds_vmap(jax_where):
 
 # ---- PyTorch -------------------------------------------------------------------------------------
 
+# Padding: even and odd n and m, every axis or a few (the R2C Nyquist plane split where nx is even and x pads).
+PADDED = [((6, 5, 4), 1.5), ((5, 4, 3), (2, 1.5, 0)), ((4, 3, 2), (1.5, 1, 2))]
+
+
+def padded_sides(name, shape, padding, grid):
+    """A padded call's input and output: (box, element type, the whole array's shape [x, y, z]) per side."""
+    real = name in ("rfftn", "irfftn")
+    xtype = "float64" if real else "complex128"
+    m = padded_shape(shape, padding)
+    x_side = (dt.fft.local_box(grid, shape, "x", xtype, padding=padding), xtype, m)
+    z_side = (dt.fft.local_box(grid, shape, "z", xtype, padding=padding), "complex128", half(shape) if real else shape)
+    return (x_side, z_side) if KINDS[name][2] else (z_side, x_side)
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+def test_jax_padded_gradients(jax_where, name):
+    """Padded calls (the 3/2 rule): values, vjp (eager and jitted) and jvp against jax.numpy.fft of the
+    whole padded grid, its modes put among zeros or truncated (test_fft.padded_reference): the adjoints'
+    weights of the padded plans, the R2C Nyquist plane's among them."""
+    import jax
+    import jax.numpy as jnp
+    worst, n = Worst(), 0
+    with jax_where.default():
+        for pr, pc in grids():
+            with dt.Grid(COMM, pr, pc) as grid:
+                for i, (shape, padding) in enumerate(PADDED):
+                    norm = ("backward", "forward")[(i + pr) % 2]
+                    (bin_, tin, sin), (bout, tout, sout) = padded_sides(name, shape, padding, grid)
+                    X, W, T = whole_of(sin, tin, 50 + i), whole_of(sout, tout, 60 + i), whole_of(sin, tin, 70 + i)
+                    ref = padded_reference(name, shape, padding, norm, jnp)
+                    with jax.default_device(jax.devices("cpu")[0]):
+                        y_want, pull = jax.vjp(ref, jnp.asarray(X))
+                        y_want, g_want = np.asarray(y_want), np.asarray(pull(jnp.asarray(W))[0])
+                        t_want = np.asarray(jax.jvp(ref, (jnp.asarray(X),), (jnp.asarray(T),))[1])
+                    fn = getattr(dt.fft, name)
+
+                    def f(a):
+                        return fn(a, grid, shape, norm=norm, padding=padding, backend=jax_where.backend)
+                    x, w, t = (jax_where.put(local(a, b)) for a, b in ((X, bin_), (W, bout), (T, bin_)))
+                    y, pull = jax.vjp(f, x)
+                    worst.add(y, local(y_want, bout), y_want)
+                    worst.add(pull(w)[0], local(g_want, bin_), g_want)
+                    worst.add(jax.jit(lambda c: jax.vjp(f, x)[1](c)[0])(w), local(g_want, bin_), g_want)
+                    worst.add(jax.jvp(f, (x,), (t,))[1], local(t_want, bout), t_want)
+                    n += 1
+    ok, value = worst.below(1e-12)
+    assert ok, f"{n} cases: error {value:.3g}"
+
+
 @pytest.fixture(params=framework_platforms("torch"))
 def torch_where(request):
     pytest.importorskip("torch")
@@ -438,6 +488,34 @@ def test_torch_gradcheck(torch_where, name):
                 def whole_fn(a):
                     return _Gather.apply(f(_Scatter.apply(a, start, bin_.shape)))
                 rng = np.random.default_rng(5 + i)
+                total = sum(sizes)
+                a = rng.standard_normal(total) + (1j * rng.standard_normal(total) if "complex" in tin else 0)
+                x = torch.from_numpy(a.astype(tin)).to(torch_where.device).requires_grad_(True)
+                ok &= torch.autograd.gradcheck(whole_fn, (x,), eps=1e-6, atol=1e-8, raise_exception=False)
+                n += 1
+    assert everywhere(ok), f"{n} cases"
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+def test_torch_padded_gradcheck(torch_where, name):
+    """Padded calls as functions of the whole array: gradcheck's numerical Jacobian against the analytical
+    one of the padded plans' adjoints (float64, complex128)."""
+    import torch
+    from test_torch import _Gather, _Scatter
+    ok, n = True, 0
+    for pr, pc in grids():
+        with dt.Grid(COMM, pr, pc) as grid:
+            for i, (shape, padding) in enumerate(PADDED[1:]):
+                norm = ("backward", "forward")[(i + pr) % 2]
+                (bin_, tin, _), _ = padded_sides(name, shape, padding, grid)
+                fn = getattr(dt.fft, name)
+                sizes = COMM.allgather(int(np.prod(bin_.shape)))
+                start = sum(sizes[:R])
+
+                def whole_fn(a):
+                    return _Gather.apply(fn(_Scatter.apply(a, start, bin_.shape), grid, shape, norm=norm, padding=padding,
+                                            backend=torch_where.backend))
+                rng = np.random.default_rng(15 + i)
                 total = sum(sizes)
                 a = rng.standard_normal(total) + (1j * rng.standard_normal(total) if "complex" in tin else 0)
                 x = torch.from_numpy(a.astype(tin)).to(torch_where.device).requires_grad_(True)

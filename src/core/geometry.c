@@ -342,3 +342,27 @@ int dtrPencilTransposeGeometry(const int64_t shape[3], int pr, int pc, int a, in
   *g = m;
   return 0;
 }
+
+dtrPadPieces dtrPadPiecesOf(dtrPadAxis a, dtrRange r) {
+  dtrPadPieces p = {0, {0, 0}, {0, 0}, {0, 0}};
+  const int64_t end = r.start + r.count, top = a.low + (a.padded - a.kept);
+  if (top == a.low) { /* no gap: one piece */
+    if (r.count) p.pieces = 1, p.count[0] = r.count;
+    return p;
+  }
+  /* Below the gap: padded [start, low) is kept [start, low). */
+  if (r.start < a.low && r.count) {
+    const int64_t last = end < a.low ? end : a.low;
+    p.kept[0] = 0, p.padded[0] = 0, p.count[0] = last - r.start;
+    p.pieces = 1;
+  }
+  /* Above it: padded [top, end) is kept [top - gap, end - gap), after the piece below. */
+  if (end > top && r.count) {
+    const int64_t first = r.start > top ? r.start : top;
+    p.kept[p.pieces] = p.pieces ? p.count[0] : 0;
+    p.padded[p.pieces] = first - r.start;
+    p.count[p.pieces] = end - first;
+    p.pieces++;
+  }
+  return p;
+}

@@ -211,6 +211,54 @@ typedef enum { dtrGridColumn = 0 /* the ranks of one b */, dtrGridRow = 1 /* the
 int dtrPencilTransposeGeometry(const int64_t shape[3], int pr, int pc, int a, int b, int from, int to,
                                size_t entry_bytes, dtrGeometry* g, dtrGridGroup* group);
 
+/* ---- Kept modes of a padded spectrum (the 3/2 rule) ------------------------------------------ */
+
+/*
+ * Along one axis of a spectrum padded for dealiasing: `kept` modes within `padded` (>= kept) padded
+ * ones. The first `low` kept modes sit at their own index, the other kept - low at the top, shifted by
+ * the gap g = padded - kept; the g padded modes between them are zero. The padded axis is what the
+ * pencils split, so a rank's range of it holds a contiguous range of kept modes (maybe none), in at
+ * most two pieces, one below the gap and one above.
+ */
+typedef struct {
+  int64_t kept, padded, low;
+} dtrPadAxis;
+
+/* A complex axis of n modes padded to m, in NumPy's order: k < ceil(n / 2) low, the rest (the negative
+ * frequencies, and for an even n the Nyquist mode as NumPy's order puts it, at -n / 2) high. An axis
+ * that real-to-complex halves, of n real points padded to m: n / 2 + 1 of m / 2 + 1 modes, all low. */
+static inline dtrPadAxis dtrPadAxisComplex(int64_t n, int64_t m) {
+  const dtrPadAxis a = {n, m, (n + 1) / 2};
+  return a;
+}
+static inline dtrPadAxis dtrPadAxisHalved(int64_t n, int64_t m) {
+  const dtrPadAxis a = {n / 2 + 1, m / 2 + 1, n / 2 + 1};
+  return a;
+}
+
+/* Kept modes among padded indices [0, i). */
+static inline int64_t dtrPadKeptBelow(dtrPadAxis a, int64_t i) {
+  const int64_t gap = a.padded - a.kept;
+  if (i <= a.low) return i;
+  if (i <= a.low + gap) return a.low;
+  return i - gap;
+}
+
+/* The kept modes of the padded range r, as a range of kept indices. */
+static inline dtrRange dtrPadKeptRange(dtrPadAxis a, dtrRange r) {
+  const int64_t first = dtrPadKeptBelow(a, r.start);
+  const dtrRange k = {first, dtrPadKeptBelow(a, r.start + r.count) - first};
+  return k;
+}
+
+/* The pieces of the padded range r that hold kept modes: piece p is count[p] modes, at kept[p] from the
+ * start of r's kept range and at padded[p] from the start of r. */
+typedef struct {
+  int pieces;
+  int64_t kept[2], padded[2], count[2];
+} dtrPadPieces;
+dtrPadPieces dtrPadPiecesOf(dtrPadAxis a, dtrRange r);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,6 +2,8 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 static const char* const typeNames[dtrNumTypes] = {"int8", "fp16", "bf16", "fp32", "fp64", "c64", "c128"};
@@ -77,7 +79,21 @@ const char* dtrPencilName(dtrPencil_t p) {
   return (p >= 0 && p < dtrNumPencils) ? names[p] : "invalid";
 }
 
+int64_t dtrValueOfReal(double x) {
+  int64_t v;
+  memcpy(&v, &x, sizeof v);
+  return v;
+}
+
 const char* dtrValueText(dtrValueKind kind, int64_t v, char* buf, size_t len) {
+  if (kind == dtrValueReal) {
+    double x;
+    memcpy(&x, &v, sizeof x);
+    /* The shortest of 15 or 17 digits that reads back as the same double: 1.6, not 1.6000000000000001. */
+    snprintf(buf, len, "%.15g", x);
+    if (strtod(buf, NULL) != x) snprintf(buf, len, "%.17g", x);
+    return buf;
+  }
   const int in = v >= 0 && v < 64;
   const char* name = NULL;
   if (kind == dtrValueType && in && v < dtrNumTypes) name = typeNames[v];

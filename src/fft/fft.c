@@ -4,6 +4,7 @@
  * plan is built from pencil plans (through their public calls), local passes (local_fft.h) and one
  * workspace; the execute's pipeline is pipeline.c's.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,7 @@ void dtrFftConfigInit(dtrFftConfig_t* config) {
   config->norm = dtrFftNormNone;
   config->howmany = 1;
   for (int d = 0; d < 3; d++) config->axes[d] = dtrFftPeriodic;
+  for (int d = 0; d < 3; d++) config->padding[d] = 0.0;
 }
 
 /* Whether every axis of a config is real-to-real (an R2C plan of them is real throughout). */
@@ -56,10 +58,9 @@ static dtrResult_t checkAxes(dtrFftKind_t kind, const dtrFftConfig_t* cfg) {
   return dtrSuccess;
 }
 
-/* Local: the arguments of a plan; sets the complex type. */
-static dtrResult_t checkArgs(dtrFftPlan_t* out, dtrGrid_t grid, const int64_t shape[3], dtrFftKind_t kind,
-                             dtrDataType_t type, const dtrFftConfig_t* cfg, dtrDataType_t* ctype) {
-  if (!out) return dtrSetError(dtrInvalidArgument, "plan is NULL");
+/* Local: the arguments of a plan; sets the complex type and the padded shape (the shape where nothing pads). */
+static dtrResult_t checkArgs(dtrGrid_t grid, const int64_t shape[3], dtrFftKind_t kind, dtrDataType_t type,
+                             const dtrFftConfig_t* cfg, dtrDataType_t* ctype, int64_t padded[3]) {
   if (!shape) return dtrSetError(dtrInvalidArgument, "shape is NULL");
   static const char axis[3] = {'x', 'y', 'z'};
   for (int d = 0; d < 3; d++)
@@ -85,12 +86,18 @@ static dtrResult_t checkArgs(dtrFftPlan_t* out, dtrGrid_t grid, const int64_t sh
   if (cfg->howmany < 0)
     return dtrSetError(dtrInvalidArgument, "config.howmany = %lld: must be 0 or 1 (one field) or the fields per point",
                        (long long)cfg->howmany);
+  DTRCHECK(dtrFftCheckPadding(cfg, shape, padded));
   if (cfg->transpose.workspace != dtrWorkspaceOwn || cfg->transpose.inplace != 0)
     return dtrSetError(dtrInvalidArgument,
                        "config.transpose.workspace and .inplace are the FFT's own business: leave them at their defaults");
   DTRCHECK(dtrCheckConfig(&cfg->transpose));
   size_t e = 0;
-  return dtrCheckPencilArgs(grid, shape, dtrPencilX, dtrPencilY, *ctype, cfg->howmany ? cfg->howmany : 1, &e);
+  const dtrResult_t res = dtrCheckPencilArgs(grid, padded, dtrPencilX, dtrPencilY, *ctype, cfg->howmany ? cfg->howmany : 1, &e);
+  if (res == dtrSuccess || !memcmp(padded, shape, sizeof padded[0] * 3)) return res;
+  char why[512];
+  snprintf(why, sizeof why, "%s", dtrGetLastError());
+  return dtrSetError(res, "config.padding: the padded grid %lld x %lld x %lld: %s", (long long)padded[0], (long long)padded[1],
+                     (long long)padded[2], why);
 }
 
 static void freePlan(dtrFftPlan_t f) {
@@ -203,7 +210,8 @@ static dtrResult_t makeWorkspace(dtrFftPlan_t f) {
     const size_t w = passes[i] ? dtrLocalFftWorkBytes(passes[i]) : 0;
     if (w > f->area) f->area = w;
   }
-  f->workBytes = arrays + f->area;
+  const size_t padBytes = dtrFftPaddingBytes(f);
+  f->workBytes = arrays + padBytes + f->area;
   /* On the host, measured before malloc: an allocation beyond memory may succeed there and fail at
    * first touch, or abort under a sanitizer. (cudaMalloc answers for itself.) */
   if (!f->gpu) DTRCHECK(dtrMemoryCheck(f->grid->comm, MPI_COMM_NULL, -1, f->workBytes, "the FFT's workspace"));
@@ -219,8 +227,9 @@ static dtrResult_t makeWorkspace(dtrFftPlan_t f) {
   } else if (!(f->work = malloc(f->workBytes))) {
     return dtrSetError(dtrOutOfMemory, "cannot allocate the FFT's workspace of %zu bytes", f->workBytes);
   }
+  if (padBytes) f->padArray = f->work + arrays;
   for (int i = 0; i < 7 && f->area; i++)
-    if (passes[i]) DTRCHECK(dtrLocalFftSetWorkArea(passes[i], f->work + arrays));
+    if (passes[i]) DTRCHECK(dtrLocalFftSetWorkArea(passes[i], f->work + arrays + padBytes));
   return dtrSuccess;
 }
 
@@ -244,6 +253,7 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
   f->path[2] = dtrPencilZ;
   for (int i = 0; i < f->npencils; i++) DTRCHECK(dtrPencilBox(g, f->cshape, f->path[i], f->ctype, f->howmany, -1, &f->box[i]));
   DTRCHECK(dtrPencilBox(g, f->shape, dtrPencilX, f->type, f->howmany, -1, &f->input));
+  DTRCHECK(dtrFftPaddingPrepare(f));
   /* Correct on any grid, but on 1 x P the single plane of a 2-D transform sits on one rank. */
   if (f->shape[2] == 1 && g->pc > 1 && g->a == 0 && g->b == 0)
     WARN("FFT of nz = 1 (a 2-D transform) on a %d x %d grid: its one plane is on one rank; a %d x 1 grid splits its rows",
@@ -287,6 +297,9 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
   if (f->messages) DTRCHECK(dtrAgree(g->comm, dtrFftMessagesPasses(f)));
   DTRCHECK(dtrAgree(g->comm, makeWorkspace(f)));
   if (f->gpu) DTRCHECK(dtrAgree(g->comm, makeStreams(f)));
+  if (f->padded)
+    INFO("FFT of %lld x %lld x %lld modes padded to the grid below", (long long)f->modes[0], (long long)f->modes[1],
+         (long long)f->modes[2]);
   INFO("FFT %s%s %lld x %lld x %lld %s x %lld on a %d x %d grid: %s exchanges%s, %d chunks, workspace %zu bytes",
        f->kind == dtrFftR2C ? "R2C" : "C2C", f->realPlan ? " (real-to-real on every axis)" : dtrFftHasRealToReal(f) ? " (real-to-real axes)" : "", (long long)f->shape[0], (long long)f->shape[1], (long long)f->shape[2],
        dtrDataTypeName(f->type), (long long)f->howmany, g->pr, g->pc, dtrBackendName(f->forward[0]->backend),
@@ -301,8 +314,12 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
 static dtrResult_t planCreate(dtrFftPlan_t* out, dtrGrid_t grid, const int64_t shape[3], dtrFftKind_t kind,
                               dtrDataType_t type, const dtrFftConfig_t* cfg) {
   dtrDataType_t ctype = dtrComplex64;
-  dtrResult_t res = checkArgs(out, grid, shape, kind, type, cfg, &ctype);
+  int64_t padded[3];
+  dtrResult_t res = out ? checkArgs(grid, shape, kind, type, cfg, &ctype, padded) : dtrSetError(dtrInvalidArgument, "plan is NULL");
   DTRCHECK(dtrAgree(grid->comm, res));
+  /* A padding factor as the plan takes it: 0 and 1 alike mean none. */
+  int64_t padding[3];
+  for (int d = 0; d < 3; d++) padding[d] = dtrValueOfReal(cfg->padding[d] == 0.0 ? 1.0 : cfg->padding[d]);
   const dtrAgreedValue args[] = {{"shape[0] (nx)", shape[0], dtrValueNumber}, {"shape[1] (ny)", shape[1], dtrValueNumber},
                                  {"shape[2] (nz)", shape[2], dtrValueNumber}, {"kind", (int64_t)kind, dtrValueNumber},
                                  {"type", (int64_t)type, dtrValueType},       {"config.chunks", cfg->chunks, dtrValueNumber},
@@ -310,19 +327,24 @@ static dtrResult_t planCreate(dtrFftPlan_t* out, dtrGrid_t grid, const int64_t s
                                  {"config.howmany", cfg->howmany ? cfg->howmany : 1, dtrValueNumber},
                                  {"config.axes[0] (x)", (int64_t)cfg->axes[0], dtrValueNumber},
                                  {"config.axes[1] (y)", (int64_t)cfg->axes[1], dtrValueNumber},
-                                 {"config.axes[2] (z)", (int64_t)cfg->axes[2], dtrValueNumber}};
-  DTRCHECK(dtrAgreeCall(grid->comm, args, 11, &cfg->transpose));
+                                 {"config.axes[2] (z)", (int64_t)cfg->axes[2], dtrValueNumber},
+                                 {"config.padding[0] (x)", padding[0], dtrValueReal},
+                                 {"config.padding[1] (y)", padding[1], dtrValueReal},
+                                 {"config.padding[2] (z)", padding[2], dtrValueReal}};
+  DTRCHECK(dtrAgreeCall(grid->comm, args, (int)(sizeof args / sizeof args[0]), &cfg->transpose));
   dtrFftPlan_t f = calloc(1, sizeof *f);
   DTRCHECK(dtrAgree(grid->comm, f ? dtrSuccess : dtrSetError(dtrOutOfMemory, "cannot allocate an FFT plan")));
   f->device = -1;
   f->grid = grid;
   dtrGridRetain(grid);
-  memcpy(f->shape, shape, sizeof f->shape);
-  memcpy(f->cshape, shape, sizeof f->cshape);
+  /* The plan of the padded grid; the padding layer keeps the modes of the caller's. */
+  memcpy(f->modes, shape, sizeof f->modes);
+  memcpy(f->shape, padded, sizeof f->shape);
+  memcpy(f->cshape, padded, sizeof f->cshape);
   memcpy(f->axes, cfg->axes, sizeof f->axes);
   f->realPlan = kind == dtrFftR2C && allRealToReal(cfg);
   f->realPass = kind == dtrFftR2C && !f->realPlan;
-  if (f->realPass) f->cshape[0] = shape[0] / 2 + 1;
+  if (f->realPass) f->cshape[0] = padded[0] / 2 + 1;
   f->kind = kind;
   f->type = type;
   f->ctype = ctype;
@@ -367,12 +389,14 @@ static dtrResult_t checkBuffer(dtrFftPlan_t f, const void* p, size_t bytes, cons
 static dtrResult_t checkExecute(dtrFftPlan_t f, const void* in, void* out, dtrFftDirection_t direction) {
   if (direction != dtrFftForward && direction != dtrFftInverse)
     return dtrSetError(dtrInvalidArgument, "direction = %d: expected dtrFftForward (-1) or dtrFftInverse (1)", (int)direction);
-  const size_t inputBytes = f->input.bytes, outputBytes = f->box[f->npencils - 1].bytes;
+  const size_t inputBytes = f->input.bytes, outputBytes = f->output.bytes;
   const size_t inBytes = direction == dtrFftForward ? inputBytes : outputBytes;
   const size_t outBytes = direction == dtrFftForward ? outputBytes : inputBytes;
   if (in == (const void*)out && in && (inBytes || outBytes)) {
     if (f->realPass)
       return dtrSetError(dtrInvalidArgument, "in == out: an R2C plan runs out of place (its two sides differ in layout)");
+    if (f->padded)
+      return dtrSetError(dtrInvalidArgument, "in == out: a padded plan runs out of place (its two sides differ in size)");
     const size_t larger = inBytes > outBytes ? inBytes : outBytes;
     return checkBuffer(f, in, larger, "in (== out)");
   }
@@ -398,10 +422,12 @@ static dtrResult_t execute(dtrFftPlan_t f, dtrResult_t refused, const void* in, 
   const dtrAgreedValue dir[] = {{"direction", (int64_t)direction, dtrValueNumber}};
   dtrResult_t checked = refused != dtrSuccess ? refused : checkExecute(f, in, out, direction);
   int early = 0;
-  if (checked == dtrSuccess) checked = dtrFftRunEarly(f, in, out, direction, stream, &early);
+  if (checked == dtrSuccess)
+    checked = f->padded ? dtrFftPaddedEarly(f, in, out, direction, stream, &early) : dtrFftRunEarly(f, in, out, direction, stream, &early);
   dtrResult_t res = dtrAgree(f->grid->comm, checked);
   if (res == dtrSuccess) res = dtrAgreeValues(f->grid->comm, dir, 1);
-  if (res == dtrSuccess) res = dtrFftRun(f, in, out, direction, stream, early);
+  if (res == dtrSuccess)
+    res = f->padded ? dtrFftPaddedRun(f, in, out, direction, stream, early) : dtrFftRun(f, in, out, direction, stream, early);
   dtrDeadlineLeave(saved);
   if (res == dtrTimeout) f->broken = 1;
   return dtrDeviceRestore(guard, res);
@@ -421,8 +447,26 @@ dtrResult_t dtrFftGetBox(dtrFftPlan_t f, dtrFftSide_t side, dtrBox_t* box) {
   if (!f || !box) return dtrSetError(dtrInvalidArgument, "%s is NULL", f ? "box" : "plan");
   if ((int)side < 0 || side >= dtrNumFftSides)
     return dtrSetError(dtrInvalidArgument, "side = %d: expected dtrFftInputSide (0) or dtrFftOutputSide (1)", (int)side);
-  *box = side == dtrFftInputSide ? f->input : f->box[f->npencils - 1];
+  *box = side == dtrFftInputSide ? f->input : f->output;
   return dtrSuccess;
+}
+
+dtrResult_t dtrFftLocalBox(dtrGrid_t grid, const int64_t shape[3], dtrFftKind_t kind, dtrDataType_t type,
+                           const dtrFftConfig_t* config, dtrFftSide_t side, int rank, dtrBox_t* box) {
+  if (!grid || !box) return dtrSetError(dtrInvalidArgument, "%s is NULL", grid ? "box" : "grid");
+  if ((int)side < 0 || side >= dtrNumFftSides)
+    return dtrSetError(dtrInvalidArgument, "side = %d: expected dtrFftInputSide (0) or dtrFftOutputSide (1)", (int)side);
+  dtrFftConfig_t cfg;
+  dtrFftConfigInit(&cfg);
+  if (config) cfg = *config;
+  dtrDataType_t ctype = dtrComplex64;
+  int64_t padded[3];
+  DTRCHECK(checkArgs(grid, shape, kind, type, &cfg, &ctype, padded));
+  const int64_t howmany = cfg.howmany ? cfg.howmany : 1;
+  /* R2C of every axis real-to-real (never padded): both sides are real pencils of the shape. */
+  if (kind == dtrFftR2C && allRealToReal(&cfg))
+    return dtrPencilBox(grid, shape, side == dtrFftInputSide ? dtrPencilX : dtrPencilZ, type, howmany, rank, box);
+  return dtrFftSideBox(grid, shape, padded, kind, type, howmany, side, rank, box);
 }
 
 dtrResult_t dtrFftGetWorkspaceSize(dtrFftPlan_t f, size_t* bytes) {

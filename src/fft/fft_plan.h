@@ -9,10 +9,11 @@
 #include "disttranspose.h"
 #include "core/geometry.h"
 #include "local_fft.h"
+#include "pad_launch.h"
 
 struct dtrFftPlan {
   dtrGrid_t grid;              /* a reference: the execute agrees on its communicator */
-  int64_t shape[3];            /* of the input (real for R2C) */
+  int64_t shape[3];            /* of the input (real for R2C): the padded grid where the plan pads */
   int64_t cshape[3];           /* of the complex array the exchanges move: x halved for R2C */
   dtrFftKind_t kind;
   dtrFftAxis_t axes[3];        /* per axis: periodic or a real-to-real kind */
@@ -55,6 +56,13 @@ struct dtrFftPlan {
                                   pass along y makes as it writes (reads) the Z-pencil, and no plan runs */
   dtrLocalFft* yInto;          /* those passes along y: from the Y-pencil into the Z-pencil */
   dtrLocalFft* yFrom;          /* and from the Z-pencil into the Y-pencil */
+  /* Padding (padding.c): everything above is the plan of the padded shape; the caller's spectral side
+   * holds the kept modes of the modes' grid. */
+  int64_t modes[3];            /* the modes' grid, the caller's shape (shape above where nothing pads) */
+  int padded;                  /* some axis has more points than modes: the padding layer runs */
+  dtrBox_t output;             /* this rank's box of the output side (box[npencils - 1] unless padded) */
+  dtrPadArgs pad;              /* the pad's and the truncation's pieces (their pointers and factors per execute) */
+  char* padArray;              /* the padded Z-pencil, in the workspace after the intermediate arrays */
 };
 
 /* Transforms of pass i in chunk k of the exchange that follows (forward) or precedes (inverse) it:
@@ -134,6 +142,23 @@ dtrResult_t dtrFftMessagesEarly(struct dtrFftPlan* f, const void* in, dtrFftDire
                                 double factor);
 dtrResult_t dtrFftRunMessages(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction,
                               cudaStream_t stream, double factor, int early);
+
+/* Padding (padding.c). Check: local, the config's padding against the caller's shape; sets the padded
+ * shape m (the shape itself on axes that do not pad). SideBox: not collective, a side's box of an FFT of
+ * the modes' grid n on the padded grid m (m = n: no padding) for grid rank `rank` (-1: the caller): the
+ * input side the X-pencil of m, the output side the kept modes of the Z-pencil of m's complex array.
+ * Prepare: once the plan's boxes are made, its output box and the pieces of its kept modes (sets
+ * f->padded). Bytes: of the padded array in the workspace (0 unless padded). Early and Run: an execute
+ * of a padded plan, in place of dtrFftRunEarly and dtrFftRun. */
+dtrResult_t dtrFftCheckPadding(const dtrFftConfig_t* cfg, const int64_t shape[3], int64_t padded[3]);
+dtrResult_t dtrFftSideBox(dtrGrid_t grid, const int64_t n[3], const int64_t m[3], dtrFftKind_t kind, dtrDataType_t type,
+                          int64_t howmany, dtrFftSide_t side, int rank, dtrBox_t* box);
+dtrResult_t dtrFftPaddingPrepare(struct dtrFftPlan* f);
+size_t dtrFftPaddingBytes(const struct dtrFftPlan* f);
+dtrResult_t dtrFftPaddedEarly(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction,
+                              cudaStream_t stream, int* launched);
+dtrResult_t dtrFftPaddedRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction,
+                            cudaStream_t stream, int early);
 
 /* The rules (chunk_rule.c), from what every rank knows alike. The chunks of a plan whose config and
  * DTR_FFT_CHUNKS leave them to the rule: from whether it takes a slab route, its exchanges' backend,

@@ -32,8 +32,10 @@
 #include "plan.h"
 
 /* The factor the normalization asks of a direction: 1, 1/N or 1/sqrt(N), N counting a real-to-real
- * axis of n points as 2n (FFTW's logical size: what its round trip multiplies by). */
+ * axis of n points as 2n (FFTW's logical size: what its round trip multiplies by). A padded plan's
+ * passes scale nothing: its padding layer scales the kept modes (padding.c), with the same count. */
 static double scaleOf(const struct dtrFftPlan* f, dtrFftDirection_t direction) {
+  if (f->padded) return 1.0;
   double n = 1;
   for (int d = 0; d < 3; d++) n *= (double)f->shape[d] * (f->axes[d] == dtrFftPeriodic ? 1.0 : 2.0);
   if (f->norm == dtrFftNormOrtho) return 1.0 / sqrt(n);

@@ -8,6 +8,7 @@
 !     (complex(real64) 1e-12, complex(real32) 1e-5); outputs poisoned, inputs checked untouched;
 !   - the arrays as the Fortran views of docs/fortran.md: x(howmany, nx, ny_local, nz_local) in,
 !     z(howmany, nz, nx_local, ny_local) out (the fields first, a view of rank 4 for one field too);
+!   - config%padding: a padded plan's boxes and round trip of its kept modes (test_fft covers it whole);
 !   - the config's defaults against dtrFftConfigInit; bad input (kind, type, shape, config, direction,
 !     R2C in place, a setting that differs between ranks): the same error on every rank.
 !
@@ -188,6 +189,7 @@ program test_fortran_fft
   call MPI_Comm_size(MPI_COMM_WORLD, ranks)
   poison = cmplx(ieee_value(0.0_real64, ieee_quiet_nan), ieee_value(0.0_real64, ieee_quiet_nan), real64)
   call check_config()
+  call check_padding()
   ! Every grid of this rank count, every shape and transform; the norms, chunk counts and in place
   ! taken in turn so that each transform meets every norm on every grid.
   n = 0
@@ -233,8 +235,9 @@ contains
     type(dtr_fft_config) :: initialized, declared
     call dtr_fft_config_init(initialized)
     call expect(initialized%chunks == declared%chunks .and. initialized%norm == declared%norm .and. &
-                initialized%howmany == declared%howmany .and. all(initialized%axes == declared%axes) .and. &
-                all(declared%axes == DTR_FFT_PERIODIC), 'dtr_fft_config defaults differ from dtrFftConfigInit')
+                initialized%howmany == declared%howmany .and. all(initialized%padding == declared%padding) .and. &
+                all(initialized%axes == declared%axes) .and. all(declared%axes == DTR_FFT_PERIODIC), &
+                'dtr_fft_config defaults differ from dtrFftConfigInit')
     call expect(initialized%transpose%backend == declared%transpose%backend .and. &
                 initialized%transpose%kernel == declared%transpose%kernel .and. &
                 initialized%transpose%device == declared%transpose%device .and. &
@@ -243,6 +246,72 @@ contains
                 initialized%transpose%inplace == declared%transpose%inplace .and. &
                 initialized%transpose%timeout == declared%transpose%timeout, &
                 'dtr_fft_config%transpose defaults differ from dtrFftConfigInit')
+  end subroutine
+
+  ! config%padding (the 3/2 rule) through the Fortran type: a C2C plan of 6 x 5 x 4 modes padded to
+  ! 9 x 7 x 6, its boxes (the padded grid's X-pencil, dtr_fft_local_box's alike), the kept modes through
+  ! the inverse and the forward back to themselves (norm inverse); bad factors refused by name.
+  subroutine check_padding()
+    integer(int64), parameter :: shape(3) = [6, 5, 4], padded(3) = [9, 7, 6]
+    type(dtr_fft_config) :: config, bad
+    type(dtr_fft_plan) :: plan
+    type(dtr_box) :: ib, ob, want
+    complex(real64), allocatable, target :: modes(:), field(:), back(:)
+    real(real64) :: sums(2)
+    integer(int64) :: i, x, y, z
+    integer :: side
+
+    if (.not. expect_success(dtr_grid_create(grid, MPI_COMM_WORLD), 'grid for padding')) return
+    config%transpose = test_config
+    config%norm = DTR_FFT_NORM_INVERSE
+    config%padding = 1.5_real64
+    if (expect_success(dtr_fft_plan_create(plan, grid, shape, DTR_FFT_C2C, DTR_COMPLEX128, config), 'padded plan')) then
+      call expect_result(dtr_fft_get_box(plan, DTR_FFT_INPUT_SIDE, ib), DTR_SUCCESS, 'padded input box')
+      call expect_result(dtr_fft_get_box(plan, DTR_FFT_OUTPUT_SIDE, ob), DTR_SUCCESS, 'padded output box')
+      call expect_result(dtr_pencil_box(grid, padded, DTR_PENCIL_X, DTR_COMPLEX128, 1_int64, want), DTR_SUCCESS, 'X box')
+      call expect(all(ib%start == want%start) .and. all(ib%size == want%size), 'the padded input box is not the X-pencil of m')
+      do side = 0, 1
+        call expect_result(dtr_fft_local_box(grid, shape, DTR_FFT_C2C, DTR_COMPLEX128, int(side, c_int), want, config), &
+                           DTR_SUCCESS, 'dtr_fft_local_box')
+        if (side == 0) call expect(all(want%start == ib%start) .and. all(want%size == ib%size) .and. &
+                                   want%bytes == ib%bytes, 'dtr_fft_local_box differs from the input box')
+        if (side == 1) call expect(all(want%start == ob%start) .and. all(want%size == ob%size) .and. &
+                                   want%bytes == ob%bytes, 'dtr_fft_local_box differs from the output box')
+      end do
+      ! The kept modes, z(nz, nx_local, ny_local), from the formula at their global index.
+      allocate (modes(max(1_int64, product(ob%size))), back(max(1_int64, product(ob%size))))
+      allocate (field(max(1_int64, product(ib%size))))
+      i = 0
+      do y = ob%start(2), ob%start(2) + ob%size(2) - 1
+        do x = ob%start(1), ob%start(1) + ob%size(1) - 1
+          do z = 0, shape(3) - 1
+            i = i + 1
+            modes(i) = input_value([x, y, z], shape, 0_int64)
+          end do
+        end do
+      end do
+      field = poison
+      back = poison
+      call expect_result(run_fft_execute(plan, c_loc(modes), c_loc(field), bytes(modes), bytes(field), DTR_FFT_INVERSE), &
+                         DTR_SUCCESS, 'padded inverse')
+      call expect_result(run_fft_execute(plan, c_loc(field), c_loc(back), bytes(field), bytes(back), DTR_FFT_FORWARD), &
+                         DTR_SUCCESS, 'padded forward')
+      sums = 0
+      do i = 1, product(ob%size)
+        call add_error(sums, back(i), modes(i))
+      end do
+      call expect_within(sums, 1e-12_real64, 'padded round trip')
+      call expect_result(dtr_fft_plan_destroy(plan), DTR_SUCCESS, 'padded plan destroy')
+    end if
+    bad = config
+    bad%padding(2) = 0.5_real64
+    call refused(dtr_fft_plan_create(plan, grid, shape, DTR_FFT_C2C, DTR_COMPLEX128, bad), DTR_INVALID_ARGUMENT, &
+                 'padding 0.5', 'config.padding[1]')
+    bad = config
+    bad%norm = DTR_FFT_NORM_ORTHO
+    call refused(dtr_fft_plan_create(plan, grid, shape, DTR_FFT_C2C, DTR_COMPLEX128, bad), DTR_INVALID_ARGUMENT, &
+                 'padding with norm ortho', 'dtrFftNormOrtho')
+    call expect_result(dtr_grid_destroy(grid), DTR_SUCCESS, 'grid destroy')
   end subroutine
 
   ! Every rank gets the same error, whichever rank's argument was bad, and a refused execute writes
