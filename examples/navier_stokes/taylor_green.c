@@ -200,7 +200,7 @@ static int agreeBad(int bad, const char* msg) {
 /* ---- the distributed solver ---------------------------------------------------------------------- */
 
 static void toNsBox(const dtrBox_t* b, int64_t n, NsBox* out) {
-  for (int d = 0; d < 3; d++) out->start[d] = b->start[d], out->size[d] = b->size[d], out->order[d] = b->order[d];
+  for (int d = 0; d < 3; d++) out->box.start[d] = b->start[d], out->box.size[d] = b->size[d], out->box.order[d] = b->order[d];
   out->n = n;
 }
 
@@ -233,7 +233,7 @@ static double energy(const NsBox* phys, int dbl, const void* u) {
   double sum = 0;
   const int64_t values = nsBoxPoints(phys) * NS_FIELDS;
   for (int64_t j = 0; j < values; j++) {
-    const double v = nsLoad(u, dbl, j);
+    const double v = exLoad(u, dbl, j);
     sum += v * v;
   }
   MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -272,8 +272,8 @@ static int referenceRun(const Options* o, double* out, char* msg, size_t len) {
   const int64_t n = o->n;
   NsSolver s;
   memset(&s, 0, sizeof s);
-  s.phys = (NsBox){{0, 0, 0}, {n, n, n}, {0, 1, 2}, n};
-  s.spec = (NsBox){{0, 0, 0}, {n / 2 + 1, n, n}, {0, 1, 2}, n};
+  s.phys = (NsBox){{{0, 0, 0}, {n, n, n}, {0, 1, 2}}, n};
+  s.spec = (NsBox){{{0, 0, 0}, {n / 2 + 1, n, n}, {0, 1, 2}}, n};
   s.dbl = 1;
   s.stage = (NsStage){o->nu, o->dt, nsTwoThirds, 0};
   Reference r = {NULL, NULL, NULL, nsSideBytes(&s, 1), nsBoxPoints(&s.phys) * NS_FIELDS, 1.0 / ((double)n * (double)n * (double)n)};
@@ -320,7 +320,7 @@ done:
 static int compareWithReference(const Options* o, const NsBox* phys, const void* u, double* err, char* msg, size_t len) {
   /* Where each rank's box lies: its start, size and memory order. */
   int64_t mine[9], *boxes = NULL;
-  for (int d = 0; d < 3; d++) mine[d] = phys->start[d], mine[3 + d] = phys->size[d], mine[6 + d] = phys->order[d];
+  for (int d = 0; d < 3; d++) mine[d] = phys->box.start[d], mine[3 + d] = phys->box.size[d], mine[6 + d] = phys->box.order[d];
   int* counts = NULL;
   int* displs = NULL;
   void* all = NULL;
@@ -359,16 +359,15 @@ static int compareWithReference(const Options* o, const NsBox* phys, const void*
     if (referenceRun(o, ref, msg, len) == 0) {
       double diff = 0, top = 0;
       for (int q = 0; q < nranks; q++) {
-        NsBox b;
+        ExBox b;
         for (int d = 0; d < 3; d++) b.start[d] = boxes[9 * q + d], b.size[d] = boxes[9 * q + 3 + d], b.order[d] = (int)boxes[9 * q + 6 + d];
-        b.n = n;
-        const int64_t points = nsBoxPoints(&b);
+        const int64_t points = exBoxPoints(&b);
         for (int64_t p = 0; p < points; p++) {
           int64_t c[3];
-          nsBoxCoords(&b, p, c);
+          exBoxCoords(&b, p, c);
           const int64_t at = c[0] + n * (c[1] + n * c[2]);
           for (int f = 0; f < NS_FIELDS; f++) {
-            const double want = ref[NS_FIELDS * at + f], got = nsLoad(all, o->dbl, NS_FIELDS * (displs[q] + p) + f);
+            const double want = ref[NS_FIELDS * at + f], got = exLoad(all, o->dbl, NS_FIELDS * (displs[q] + p) + f);
             /* Written so that a NaN on either side sticks (fmax would drop it). */
             if (!(fabs(got - want) <= diff)) diff = fabs(got - want);
             if (!(fabs(want) <= top)) top = fabs(want);

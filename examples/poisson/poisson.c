@@ -230,7 +230,7 @@ static int agreeBad(int bad, const char* msg) {
 
 typedef struct {
   PsDomain dom;
-  PsBox phys, spec;     /* this rank's X-pencil of the real arrays, Z-pencil of their transforms */
+  ExBox phys, spec;     /* this rank's X-pencil of the real arrays, Z-pencil of their transforms */
   int dbl, gpu;
   cudaStream_t stream;  /* the FFT's and the kernels' (GPU backends) */
   dtrFftPlan_t plan;
@@ -251,8 +251,8 @@ static void fail(Solver* s, const char* fmt, ...) {
 }
 
 static size_t elementBytes(const Solver* s) { return s->dbl ? sizeof(double) : sizeof(float); }
-static size_t physBytes(const Solver* s) { return (size_t)psBoxPoints(&s->phys) * elementBytes(s); }
-static size_t specBytes(const Solver* s) { return (size_t)psBoxPoints(&s->spec) * 2 * elementBytes(s); }
+static size_t physBytes(const Solver* s) { return (size_t)exBoxPoints(&s->phys) * elementBytes(s); }
+static size_t specBytes(const Solver* s) { return (size_t)exBoxPoints(&s->spec) * 2 * elementBytes(s); }
 
 /* Device memory on GPUs; on the host 64-byte aligned (FFTW runs a plan on other arrays only of the
  * alignment it was made on). Never zero bytes (an empty box). */
@@ -359,12 +359,12 @@ static void reduceMax(double* v, int count) {
  */
 static void checkErrors(const Solver* s, const void* u, const void* lu, double* error, double* residual) {
   double m[4] = {0, 0, 0, 0}; /* max |u - u*|, max |u*|, max |-lap u - f|, max |f| */
-  const int64_t points = psBoxPoints(&s->phys);
+  const int64_t points = exBoxPoints(&s->phys);
   for (int64_t p = 0; p < points; p++) {
     int64_t c[3];
-    psBoxCoords(&s->phys, p, c);
+    exBoxCoords(&s->phys, p, c);
     const double want = psSolution(&s->dom, c), rhs = psRightHandSide(&s->dom, c);
-    const double du = fabs(psLoad(u, s->dbl, p) - want), dr = fabs(psLoad(lu, s->dbl, p) - rhs);
+    const double du = fabs(exLoad(u, s->dbl, p) - want), dr = fabs(exLoad(lu, s->dbl, p) - rhs);
     if (!(du <= m[0])) m[0] = du;
     if (!(fabs(want) <= m[1])) m[1] = fabs(want);
     if (!(dr <= m[2])) m[2] = dr;
