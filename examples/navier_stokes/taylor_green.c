@@ -36,6 +36,9 @@
 #include <fftw3.h>
 #endif
 
+#include "common/arrays.h"
+#include "common/example_support.h"
+#include "common/timing.h"
 #include "pointwise.h"
 #include "solver.h"
 
@@ -65,6 +68,9 @@ typedef struct {
   int check;
   const char* json;
 } Options;
+
+/* Its messages' prefix. */
+#define PROGRAM "taylor_green"
 
 static int rank, nranks;
 
@@ -168,33 +174,11 @@ static int parse(int argc, char** argv, Options* o, int anyGpus, char* msg, size
 }
 
 /* Every rank must run with the same options (an MPMD launch could give them different ones): the
- * options that shape the run, each compared by its smallest and largest value over the ranks. */
+ * options that shape the run. */
 static int optionsAgree(const Options* o, char* msg, size_t len) {
   static const char* const names[] = {"--n", "--steps", "--dt", "--nu", "--grid", "--grid", "--grid", "--backend", "--type", "--check"};
-  enum { count = sizeof names / sizeof names[0] };
-  double v[2 * count];
-  const double mine[count] = {(double)o->n, o->steps, o->dt, o->nu, o->pr, o->pc, o->autogrid, o->backend, o->dbl, o->check};
-  for (int i = 0; i < count; i++) v[i] = mine[i], v[count + i] = -mine[i];
-  MPI_Allreduce(MPI_IN_PLACE, v, 2 * count, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  for (int i = 0; i < count; i++)
-    if (v[i] != -v[count + i]) {
-      snprintf(msg, len, "%s differs between the ranks; every rank must be given the same", names[i]);
-      return -1;
-    }
-  return 0;
-}
-
-/* Whether any rank's `bad` is set; the lowest such rank prints its message (one line for the job, and
- * it is the same on every rank where the options agree). */
-static int agreeBad(int bad, const char* msg) {
-  int first = bad ? rank : nranks;
-  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (first == nranks) return 0;
-  if (rank == first) {
-    if (rank) fprintf(stderr, "taylor_green: rank %d: %s\n", rank, msg);
-    else fprintf(stderr, "taylor_green: %s\n", msg);
-  }
-  return 1;
+  const double mine[] = {(double)o->n, o->steps, o->dt, o->nu, o->pr, o->pc, o->autogrid, o->backend, o->dbl, o->check};
+  return exValuesAgree((int)(sizeof mine / sizeof mine[0]), mine, names, msg, len);
 }
 
 /* ---- the distributed solver ---------------------------------------------------------------------- */
@@ -207,25 +191,7 @@ static void toNsBox(const dtrBox_t* b, int64_t n, NsBox* out) {
 /* The library's FFT of three fields; a rank that has failed refuses, so that every rank's execute fails
  * with its message rather than leaving the others waiting. */
 static int distributedTransform(NsSolver* s, const void* in, void* out, int inverse) {
-  dtrFftPlan_t plan = s->context;
-  const dtrResult_t r = s->failed ? dtrFftExecuteRefuse(plan, s->error)
-                                  : dtrFftExecute(plan, in, out, inverse ? dtrFftInverse : dtrFftForward, s->stream);
-  if (r == dtrSuccess) return 0;
-  nsSolverFail(s, "the %s FFT: %s: %s", inverse ? "inverse" : "forward", dtrGetErrorString(r), dtrGetLastError());
-  return -1;
-}
-
-/* A copy between the host and the solver's arrays, ordered on the solver's stream: that stream does not
- * wait for the legacy default stream (cudaStreamNonBlocking), and cudaMemcpy from pageable memory may
- * return before its copy has landed, so a plain cudaMemcpy could race the transform that follows. */
-static int copyArray(const NsSolver* s, void* dst, const void* src, size_t bytes, enum cudaMemcpyKind kind) {
-  if (!bytes) return 0;
-  if (s->gpu)
-    return cudaMemcpyAsync(dst, src, bytes, kind, s->stream) == cudaSuccess && cudaStreamSynchronize(s->stream) == cudaSuccess
-               ? 0
-               : -1;
-  memcpy(dst, src, bytes);
-  return 0;
+  return exFftExecute(&s->failure, s->context, in, out, inverse, s->stream);
 }
 
 /* 0.5 <|u|^2> over the whole grid, from every rank's physical box (host copy). */
@@ -253,7 +219,7 @@ typedef struct {
 
 static int referenceTransform(NsSolver* s, const void* in, void* out, int inverse) {
   Reference* r = s->context;
-  if (s->failed) return -1;
+  if (s->failure.failed) return -1;
   if (!inverse) {
     /* Out of place, FFTW's real-to-complex transforms leave the input as it was. */
     fftw_execute_dft_r2c(r->forward, (double*)(uintptr_t)in, out);
@@ -281,7 +247,7 @@ static int referenceRun(const Options* o, double* out, char* msg, size_t len) {
   s.context = &r;
   int status = -1;
   if (nsSolverAllocate(&s) || !(r.scratch = aligned_alloc(64, (r.specBytes + 63) / 64 * 64))) {
-    snprintf(msg, len, "the reference on rank 0: %s", s.failed ? s.error : "cannot allocate its scratch array");
+    snprintf(msg, len, "the reference on rank 0: %s", s.failure.failed ? s.failure.error : "cannot allocate its scratch array");
     goto done;
   }
   /* The whole array in FFTW's row-major order, z slowest, x fastest, three fields a point. */
@@ -297,12 +263,12 @@ static int referenceRun(const Options* o, double* out, char* msg, size_t len) {
   if (s.transform(&s, s.u, s.uh, 0)) goto fail;
   for (int step = 0; step < o->steps; step++)
     if (nsSolverStep(&s)) goto fail;
-  if (nsSolverVelocity(&s) || s.failed) goto fail;
+  if (nsSolverVelocity(&s) || s.failure.failed) goto fail;
   memcpy(out, s.u, nsSideBytes(&s, 0));
   status = 0;
   goto done;
 fail:
-  snprintf(msg, len, "the reference on rank 0: %s", s.error);
+  snprintf(msg, len, "the reference on rank 0: %s", s.failure.error);
 done:
   if (r.forward) fftw_destroy_plan(r.forward);
   if (r.inverse) fftw_destroy_plan(r.inverse);
@@ -415,18 +381,6 @@ static double energyLawDeparture(const Options* o) {
   return 0.2 * o->nu * t * t * t;
 }
 
-/* ---- timing -------------------------------------------------------------------------------------- */
-
-static int cmpDouble(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double* t, int count) {
-  qsort(t, (size_t)count, sizeof *t, cmpDouble);
-  return count % 2 ? t[count / 2] : 0.5 * (t[count / 2 - 1] + t[count / 2]);
-}
-
 /* ---- output -------------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -438,11 +392,6 @@ typedef struct {
   double refError, refBound, energyError;
   int checked, compared, passed;
 } Results;
-
-static void jsonNumber(FILE* f, double v) {
-  if (isfinite(v) && v >= 0) fprintf(f, "%.6g", v);
-  else fprintf(f, "null");
-}
 
 static int writeJson(const Options* o, const Results* r) {
   FILE* f = fopen(o->json, "w");
@@ -457,9 +406,9 @@ static int writeJson(const Options* o, const Results* r) {
           r->stepMax * 1e6);
   fprintf(f, " \"energy0\": %.17g, \"energy\": %.17g, \"checked\": %s, \"reference_error\": ", r->e0, r->e,
           r->checked ? "true" : "false");
-  jsonNumber(f, r->compared ? r->refError : NAN);
+  exJsonNumber(f, r->compared ? r->refError : NAN);
   fprintf(f, ", \"reference_bound\": %.0e, \"energy_error\": ", r->refBound);
-  jsonNumber(f, r->checked ? r->energyError : NAN);
+  exJsonNumber(f, r->checked ? r->energyError : NAN);
   fprintf(f, ", \"energy_bound\": %.0e, \"passed\": %s}\n", NS_ENERGY_BOUND, r->passed ? "true" : "false");
   return fclose(f) ? -1 : 0;
 }
@@ -471,32 +420,18 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 
-  /* Where every rank sees a GPU, the GPU backends are the default. No driver counts as no GPU. */
-  int gpus = 0;
-  if (cudaGetDeviceCount(&gpus) != cudaSuccess) {
-    gpus = 0;
-    (void)cudaGetLastError(); /* clears the error of the query above: it only meant "no GPU here" */
-  }
-  int everyGpu = gpus > 0;
-  MPI_Allreduce(MPI_IN_PLACE, &everyGpu, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-
+  /* Where every rank sees a GPU, the GPU backends are the default. */
+  const int gpus = exGpuCount();
   Options o;
   char msg[1024] = "";
-  const int parsed = parse(argc, argv, &o, everyGpu, msg, sizeof msg);
-  int help = parsed == 1;
-  MPI_Allreduce(MPI_IN_PLACE, &help, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (help) {
+  const int parsed = parse(argc, argv, &o, exEveryRank(gpus > 0), msg, sizeof msg);
+  if (exAnyRank(parsed == 1)) {
     usage();
     MPI_Finalize();
     return 0;
   }
-  if (agreeBad(parsed < 0, msg) || agreeBad(optionsAgree(&o, msg, sizeof msg) != 0, msg)) {
-    MPI_Finalize();
-    return 2;
-  }
-  if (o.gpu && gpus == 0)
-    snprintf(msg, sizeof msg, "--backend %s needs a GPU on every rank; rank %d has none", dtrBackendName(o.backend), rank);
-  if (agreeBad(o.gpu && gpus == 0, msg)) {
+  if (exAgreeBad(PROGRAM, parsed < 0, msg) || exAgreeBad(PROGRAM, optionsAgree(&o, msg, sizeof msg) != 0, msg) ||
+      exAgreeGpus(PROGRAM, o.gpu, gpus, dtrBackendName(o.backend))) {
     MPI_Finalize();
     return 2;
   }
@@ -507,52 +442,22 @@ int main(int argc, char** argv) {
   NsSolver s;
   memset(&s, 0, sizeof s);
   void* host = NULL;
-  cudaEvent_t* events = NULL;
-  double* times = NULL;
+  ExTimer timer;
+  memset(&timer, 0, sizeof timer);
   Results res;
   memset(&res, 0, sizeof res);
 
-  if (o.gpu) {
-    /* The program picks its GPU, the node-local rank's modulo the GPUs (ranks may share one: the p2p
-     * backend serves them); the library works on the current device and never changes it. */
-    MPI_Comm local;
-    int localRank = 0;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
-    MPI_Comm_rank(local, &localRank);
-    MPI_Comm_free(&local);
-    const cudaError_t e = cudaSetDevice(localRank % gpus);
-    if (e == cudaSuccess) {
-      const cudaError_t c = cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking);
-      if (c != cudaSuccess) snprintf(msg, sizeof msg, "cannot create a stream: %s", cudaGetErrorString(c));
-    } else {
-      snprintf(msg, sizeof msg, "cannot use GPU %d: %s", localRank % gpus, cudaGetErrorString(e));
-    }
-    if (agreeBad(msg[0] != 0, msg)) goto finish;
-  }
+  if (o.gpu && exAgreeBad(PROGRAM, exOpenGpu(gpus, &s.stream, msg, sizeof msg) != 0, msg)) goto finish;
 
   const int64_t shape[3] = {o.n, o.n, o.n};
   const dtrDataType_t type = o.dbl ? dtrFloat64 : dtrFloat32;
-  if (o.autogrid) {
-    dtrAutotuneConfig_t tc;
-    dtrAutotuneConfigInit(&tc);
-    tc.transpose.backend = o.backend;
-    tc.fft_kind = dtrFftR2C;
-    tc.howmany = NS_FIELDS;
-    dtrBackend_t tuned = o.backend;
-    const dtrResult_t r = dtrGridAutotune(MPI_COMM_WORLD, shape, type, dtrAutotuneFft, &tc, &o.pr, &o.pc, &tuned);
-    if (r != dtrSuccess) {
-      if (rank == 0) fprintf(stderr, "taylor_green: --grid auto: %s: %s\n", dtrGetErrorString(r), dtrGetLastError());
-      goto finish;
-    }
-    if (o.backend == dtrBackendAuto) o.backend = tuned;
-  }
-  dtrResult_t r = dtrGridCreate(&grid, MPI_COMM_WORLD, o.pr, o.pc);
-  if (r != dtrSuccess) {
-    if (rank == 0 && (o.pr || o.pc)) fprintf(stderr, "taylor_green: --grid %dx%d: %s\n", o.pr, o.pc, dtrGetLastError());
-    else if (rank == 0) fprintf(stderr, "taylor_green: the grid: %s\n", dtrGetLastError());
-    status = r == dtrInvalidArgument ? 2 : 1;
+  if (o.autogrid && exGridAutotune(PROGRAM, shape, type, NS_FIELDS, &o.backend, &o.pr, &o.pc)) goto finish;
+  const int refused = exGridCreate(PROGRAM, o.pr, o.pc, &grid);
+  if (refused) {
+    status = refused;
     goto finish;
   }
+  dtrResult_t r;
   if ((r = dtrGridGetDims(grid, &res.pr, &res.pc, NULL, NULL)) != dtrSuccess) goto libraryFailed;
 
   /* One plan for the three components: one exchange for all of them, each transformed as alone. The
@@ -580,61 +485,40 @@ int main(int argc, char** argv) {
   s.context = plan;
   const size_t physBytes = nsSideBytes(&s, 0);
   host = malloc(physBytes ? physBytes : 1);
-  if (!host) nsSolverFail(&s, "cannot allocate %zu bytes of host memory", physBytes);
+  if (!host) exFail(&s.failure, "cannot allocate %zu bytes of host memory", physBytes);
   else nsSolverAllocate(&s);
-  if (agreeBad(s.failed, s.error)) goto finish;
+  if (exAgreeBad(PROGRAM, s.failure.failed, s.failure.error)) goto finish;
 
   /* The vortex at t = 0, made on the host, and its transform. */
   nsHostInitial(&s.phys, o.dbl, host);
   res.e0 = energy(&s.phys, o.dbl, host);
-  if (copyArray(&s, s.u, host, physBytes, cudaMemcpyHostToDevice)) nsSolverFail(&s, "cannot copy the initial field to the GPU");
+  if (exCopy(s.gpu, s.stream, s.u, host, physBytes, cudaMemcpyHostToDevice))
+    exFail(&s.failure, "cannot copy the initial field to the GPU");
   if (s.transform(&s, s.u, s.uh, 0)) goto stepFailed;
 
-  /* The steps, each timed: by events on the stream on GPUs (no host synchronisation between steps), by
-   * the host clock on the cpu backend (whose executes return when done). */
-  times = calloc((size_t)o.steps, sizeof *times);
-  if (o.gpu) events = calloc((size_t)o.steps + 1, sizeof *events);
-  if (!times || (o.gpu && !events)) nsSolverFail(&s, "cannot allocate the timing's arrays");
-  for (int i = 0; o.gpu && !s.failed && i <= o.steps; i++)
-    if (cudaEventCreate(&events[i]) != cudaSuccess) nsSolverFail(&s, "cannot create a CUDA event");
-  if (o.gpu && !s.failed) {
+  /* The steps, each timed. */
+  exTimerCreate(&timer, o.steps, o.gpu, s.stream, &s.failure);
+  if (o.gpu && !s.failure.failed) {
     const cudaError_t e = cudaStreamSynchronize(s.stream);
-    if (e != cudaSuccess) nsSolverFail(&s, "the initial transform on the GPU: %s", cudaGetErrorString(e));
+    if (e != cudaSuccess) exFail(&s.failure, "the initial transform on the GPU: %s", cudaGetErrorString(e));
   }
-  if (agreeBad(s.failed, s.error)) goto finish;
-  MPI_Barrier(MPI_COMM_WORLD);
-  double t0 = MPI_Wtime();
-  if (o.gpu && cudaEventRecord(events[0], s.stream) != cudaSuccess) nsSolverFail(&s, "cannot record a CUDA event");
+  if (exAgreeBad(PROGRAM, s.failure.failed, s.failure.error)) goto finish;
+  exTimerStart(&timer, &s.failure);
   for (int step = 0; step < o.steps; step++) {
     if (nsSolverStep(&s)) goto stepFailed;
-    if (o.gpu) {
-      if (cudaEventRecord(events[step + 1], s.stream) != cudaSuccess) nsSolverFail(&s, "cannot record a CUDA event");
-    } else {
-      const double t = MPI_Wtime();
-      times[step] = t - t0;
-      t0 = t;
-    }
+    exTimerMark(&timer, step, &s.failure);
   }
   if (nsSolverVelocity(&s)) goto stepFailed;
-  if (o.gpu) {
-    cudaError_t e = cudaStreamSynchronize(s.stream);
-    for (int i = 0; e == cudaSuccess && i < o.steps; i++) {
-      float ms = 0;
-      e = cudaEventElapsedTime(&ms, events[i], events[i + 1]);
-      times[i] = ms * 1e-3;
-    }
-    if (e != cudaSuccess) nsSolverFail(&s, "the steps on the GPU: %s", cudaGetErrorString(e));
-  }
-  if (copyArray(&s, host, s.u, physBytes, cudaMemcpyDeviceToHost)) nsSolverFail(&s, "cannot copy the velocity from the GPU");
-  if (agreeBad(s.failed, s.error)) goto finish;
+  exTimerRead(&timer, "the steps", &s.failure);
+  if (exCopy(s.gpu, s.stream, host, s.u, physBytes, cudaMemcpyDeviceToHost))
+    exFail(&s.failure, "cannot copy the velocity from the GPU");
+  if (exAgreeBad(PROGRAM, s.failure.failed, s.failure.error)) goto finish;
 
   /* The slowest rank's time of each step; the median over the steps after the warm-up. */
-  MPI_Allreduce(MPI_IN_PLACE, times, o.steps, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   res.warmup = o.steps > 1;
   res.timed = o.steps - res.warmup;
-  res.stepMin = res.stepMax = times[res.warmup];
-  for (int i = res.warmup; i < o.steps; i++) res.stepMin = fmin(res.stepMin, times[i]), res.stepMax = fmax(res.stepMax, times[i]);
-  res.step = median(times + res.warmup, res.timed);
+  res.step = exSlowestMedian(timer.times + res.warmup, res.timed);
+  res.stepMin = timer.times[res.warmup], res.stepMax = timer.times[o.steps - 1];
   res.e = energy(&s.phys, o.dbl, host);
 
   res.refBound = o.dbl ? NS_BOUND_FP64 : NS_BOUND_FP32;
@@ -671,41 +555,36 @@ int main(int argc, char** argv) {
                "%.1e; fewer steps or a smaller dt check it)\n", o.steps * o.dt, energyLawDeparture(&o));
     }
     if (o.json && writeJson(&o, &res)) {
-      fprintf(stderr, "taylor_green: cannot write %s\n", o.json);
+      fprintf(stderr, PROGRAM ": cannot write %s\n", o.json);
       res.passed = 0;
     }
-    if (o.check) printf("taylor_green: %s\n", res.passed ? "every check passed" : "a check FAILED");
+    if (o.check) printf(PROGRAM ": %s\n", res.passed ? "every check passed" : "a check FAILED");
   }
   MPI_Bcast(&res.passed, 1, MPI_INT, 0, MPI_COMM_WORLD);
   status = res.passed ? 0 : 1;
   goto finish;
 
 libraryFailed:
-  /* The library's collective calls fail on every rank alike, with the same message. */
-  if (rank == 0) fprintf(stderr, "taylor_green: %s: %s\n", dtrGetErrorString(r), dtrGetLastError());
-  status = r == dtrInvalidArgument ? 2 : 1;
+  status = exLibraryFailure(PROGRAM, r);
   goto finish;
 stepFailed:
   /* A transform failed, on every rank alike: a rank's own failure made it refuse, naming the rank. */
-  if (rank == 0) fprintf(stderr, "taylor_green: %s\n", s.error);
+  if (rank == 0) fprintf(stderr, PROGRAM ": %s\n", s.failure.error);
   status = 1;
 finish:
   /* Teardown: a failure here still fails a run that had passed (a kernel's error surfacing late). */
   {
     int clean = !(o.gpu && s.stream && cudaStreamSynchronize(s.stream) != cudaSuccess);
-    for (int i = 0; events && i <= o.steps; i++)
-      if (events[i]) clean &= cudaEventDestroy(events[i]) == cudaSuccess;
+    clean &= exTimerDestroy(&timer) == 0;
     clean &= nsSolverFree(&s) == 0;
     if (plan) clean &= dtrFftPlanDestroy(plan) == dtrSuccess;
     if (grid) clean &= dtrGridDestroy(grid) == dtrSuccess;
     if (s.stream) clean &= cudaStreamDestroy(s.stream) == cudaSuccess;
     if (!clean) {
-      fprintf(stderr, "taylor_green: rank %d: releasing the plan, the arrays or the stream failed\n", rank);
+      fprintf(stderr, PROGRAM ": rank %d: releasing the plan, the arrays or the stream failed\n", rank);
       if (!status) status = 1;
     }
   }
-  free(events);
-  free(times);
   free(host);
   MPI_Finalize();
   return status;
