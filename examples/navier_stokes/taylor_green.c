@@ -38,6 +38,7 @@
 
 #include "common/arrays.h"
 #include "common/example_support.h"
+#include "common/options.h"
 #include "common/timing.h"
 #include "pointwise.h"
 #include "solver.h"
@@ -67,6 +68,7 @@ typedef struct {
   int dbl;              /* fp64 velocity (else fp32) */
   int check;
   const char* json;
+  int everyGpu;         /* every rank sees a GPU: --backend auto takes the GPU backends */
 } Options;
 
 /* Its messages' prefix. */
@@ -87,84 +89,42 @@ static void usage(void) {
 
 /* ---- options ------------------------------------------------------------------------------------- */
 
-static int parseWhole(const char* v, long long lo, long long hi, long long* out) {
-  char* end;
-  const long long x = strtoll(v, &end, 10);
-  if (end == v || *end || x < lo || x > hi) return -1;
-  *out = x;
-  return 0;
-}
-
-static int parseReal(const char* v, double lo, double* out) {
-  char* end;
-  const double x = strtod(v, &end);
-  if (end == v || *end || !isfinite(x) || x < lo) return -1;
-  *out = x;
-  return 0;
+/* One option into *o (what usage says of it): NULL, or what it expected. */
+static const char* takeOption(void* options, const char* a, const char* v) {
+  Options* o = options;
+  long long w;
+  if (!strcmp(a, "--check")) {
+    o->check = 1;
+  } else if (!strcmp(a, "--n")) {
+    /* At least 4: the vortex's modes (k = 1) and their first products (k = 2) within the 2/3 cut. */
+    if (exParseWhole(v, 4, 1 << 20, &w)) return "a whole number of points per axis, at least 4";
+    o->n = w;
+  } else if (!strcmp(a, "--steps")) {
+    if (exParseWhole(v, 1, 1000000, &w)) return "a whole number of steps from 1 to 1000000";
+    o->steps = (int)w;
+  } else if (!strcmp(a, "--dt")) {
+    if (exParseReal(v, &o->dt) || !(o->dt > 0)) return "a time step > 0";
+  } else if (!strcmp(a, "--nu")) {
+    if (exParseReal(v, &o->nu) || o->nu < 0) return "a viscosity >= 0";
+  } else if (!strcmp(a, "--grid")) {
+    return exParseGrid(v, &o->autogrid, &o->pr, &o->pc);
+  } else if (!strcmp(a, "--backend")) {
+    return exParseBackend(v, o->everyGpu, &o->backend, &o->gpu);
+  } else if (!strcmp(a, "--type")) {
+    if (exParsePrecision(v, &o->dbl)) return "fp64 or fp32 (the velocity's; c128 or c64, its transform's, name the same)";
+  } else {
+    o->json = v;
+  }
+  return NULL;
 }
 
 /* 0: run; 1: --help; -1: a bad option, described in msg. */
-static int parse(int argc, char** argv, Options* o, int anyGpus, char* msg, size_t len) {
-  *o = (Options){32, 10, 0.01, 0.1, 0, 0, 0, anyGpus ? dtrBackendAuto : dtrBackendCpu, anyGpus, 1, 0, NULL};
-  for (int i = 1; i < argc; i++) {
-    const char* a = argv[i];
-    const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) return 1;
-    if (!strcmp(a, "--check")) {
-      o->check = 1;
-      continue;
-    }
-    if (strcmp(a, "--n") && strcmp(a, "--steps") && strcmp(a, "--dt") && strcmp(a, "--nu") && strcmp(a, "--grid") &&
-        strcmp(a, "--backend") && strcmp(a, "--type") && strcmp(a, "--json")) {
-      snprintf(msg, len, "unknown option '%s' (see --help)", a);
-      return -1;
-    }
-    if (!v) {
-      snprintf(msg, len, "%s needs a value (see --help)", a);
-      return -1;
-    }
-    i++;
-    long long w, g[2];
-    const char* why = NULL;
-    if (!strcmp(a, "--n")) {
-      /* At least 4: the vortex's modes (k = 1) and their first products (k = 2) within the 2/3 cut. */
-      if (parseWhole(v, 4, 1 << 20, &w)) why = "a whole number of points per axis, at least 4";
-      else o->n = w;
-    } else if (!strcmp(a, "--steps")) {
-      if (parseWhole(v, 1, 1000000, &w)) why = "a whole number of steps from 1 to 1000000";
-      else o->steps = (int)w;
-    } else if (!strcmp(a, "--dt")) {
-      if (parseReal(v, 0, &o->dt) || o->dt == 0) why = "a time step > 0";
-    } else if (!strcmp(a, "--nu")) {
-      if (parseReal(v, 0, &o->nu)) why = "a viscosity >= 0";
-    } else if (!strcmp(a, "--grid")) {
-      char* end;
-      o->autogrid = !strcmp(v, "auto");
-      o->pr = o->pc = 0;
-      if (!o->autogrid) {
-        g[0] = strtoll(v, &end, 10);
-        if (end == v || (*end != 'x' && *end != 'X') || parseWhole(end + 1, 1, 65536, &g[1]) || g[0] < 1 || g[0] > 65536)
-          why = "PRxPC (two whole numbers, as 2x2) or auto";
-        else o->pr = (int)g[0], o->pc = (int)g[1];
-      }
-    } else if (!strcmp(a, "--backend")) {
-      if (!strcmp(v, "auto")) o->backend = dtrBackendAuto, o->gpu = anyGpus;
-      else if (!strcmp(v, "cpu")) o->backend = dtrBackendCpu, o->gpu = 0;
-      else if (!strcmp(v, "nccl")) o->backend = dtrBackendNccl, o->gpu = 1;
-      else if (!strcmp(v, "p2p")) o->backend = dtrBackendP2p, o->gpu = 1;
-      else why = "one of auto, cpu, nccl, p2p";
-    } else if (!strcmp(a, "--type")) {
-      if (!strcmp(v, "fp64") || !strcmp(v, "c128")) o->dbl = 1;
-      else if (!strcmp(v, "fp32") || !strcmp(v, "c64")) o->dbl = 0;
-      else why = "fp64 or fp32 (the velocity's; c128 or c64, its transform's, name the same)";
-    } else {
-      o->json = v;
-    }
-    if (why) {
-      snprintf(msg, len, "%s '%s': expected %s", a, v, why);
-      return -1;
-    }
-  }
+static int parse(int argc, char** argv, Options* o, int everyGpu, char* msg, size_t len) {
+  static const char* const flags[] = {"--check", NULL};
+  static const char* const valued[] = {"--n", "--steps", "--dt", "--nu", "--grid", "--backend", "--type", "--json", NULL};
+  *o = (Options){32, 10, 0.01, 0.1, 0, 0, 0, everyGpu ? dtrBackendAuto : dtrBackendCpu, everyGpu, 1, 0, NULL, everyGpu};
+  const int read = exReadOptions(argc, argv, flags, valued, takeOption, o, msg, len);
+  if (read) return read;
   if (o->check && o->n > NS_CHECK_MAX_N) {
     snprintf(msg, len, "--check gathers the whole array on rank 0, at most %d^3 points (MPI's counts); --n is %lld",
              NS_CHECK_MAX_N, o->n);

@@ -40,6 +40,7 @@
 
 #include "common/arrays.h"
 #include "common/example_support.h"
+#include "common/options.h"
 #include "common/failure.h"
 #include "common/timing.h"
 #include "pointwise.h"
@@ -74,6 +75,7 @@ typedef struct {
   int dbl;              /* fp64 values (else fp32) */
   int check;
   const char* json;
+  int everyGpu;         /* every rank sees a GPU: --backend auto takes the GPU backends */
 } Options;
 
 /* Its messages' prefix. */
@@ -97,99 +99,41 @@ static void usage(void) {
 
 /* ---- options ------------------------------------------------------------------------------------- */
 
-static int parseWhole(const char* v, long long lo, long long hi, long long* out) {
-  char* end;
-  const long long x = strtoll(v, &end, 10);
-  if (end == v || *end || x < lo || x > hi) return -1;
-  *out = x;
-  return 0;
-}
-
-static int parseReal(const char* v, double* out) {
-  char* end;
-  const double x = strtod(v, &end);
-  if (end == v || *end || !isfinite(x)) return -1;
-  *out = x;
-  return 0;
-}
-
-/* "AxBxC" (or "A" for all of them where count is 3): `count` whole numbers from 1 to hi. */
-static int parseDims(const char* v, int count, long long hi, long long* out) {
-  const char* p = v;
-  int k = 0;
-  while (k < count) {
-    char* end;
-    const long long x = strtoll(p, &end, 10);
-    if (end == p || x < 1 || x > hi) return -1;
-    out[k++] = x;
-    p = end;
-    if (!*p) break;
-    if (*p != 'x' && *p != 'X') return -1;
-    p++;
+/* One option into *o (what usage says of it): NULL, or what it expected. */
+static const char* takeOption(void* options, const char* a, const char* v) {
+  Options* o = options;
+  long long w;
+  if (!strcmp(a, "--check")) {
+    o->check = 1;
+  } else if (!strcmp(a, "--n")) {
+    if (exParseWhole(v, 1, 1 << 24, &w)) return "a whole number of points per axis";
+    o->shape[0] = o->shape[1] = o->shape[2] = w;
+  } else if (!strcmp(a, "--shape")) {
+    if (exParseDims(v, 3, 1 << 24, o->shape)) return "NXxNYxNZ (three whole numbers, as 24x18x20) or N for N^3";
+  } else if (!strcmp(a, "--lz")) {
+    if (exParseReal(v, &o->lz) || !(o->lz > 0)) return "the distance between the walls, a number > 0";
+  } else if (!strcmp(a, "--iters")) {
+    if (exParseWhole(v, 1, 1000000, &w)) return "a whole number of timed solves from 1 to 1000000";
+    o->iters = (int)w;
+  } else if (!strcmp(a, "--grid")) {
+    return exParseGrid(v, &o->autogrid, &o->pr, &o->pc);
+  } else if (!strcmp(a, "--backend")) {
+    return exParseBackend(v, o->everyGpu, &o->backend, &o->gpu);
+  } else if (!strcmp(a, "--type")) {
+    if (exParsePrecision(v, &o->dbl)) return "fp64 or fp32 (the real arrays'; c128 or c64, their transforms', name the same)";
+  } else {
+    o->json = v;
   }
-  if (*p) return -1;
-  if (k == 1 && count == 3) out[1] = out[2] = out[0], k = 3;
-  return k == count ? 0 : -1;
+  return NULL;
 }
 
 /* 0: run; 1: --help; -1: a bad option, described in msg. */
-static int parse(int argc, char** argv, Options* o, int anyGpus, char* msg, size_t len) {
-  *o = (Options){{64, 64, 64}, PS_PI, 10, 0, 0, 0, anyGpus ? dtrBackendAuto : dtrBackendCpu, anyGpus, 1, 0, NULL};
-  for (int i = 1; i < argc; i++) {
-    const char* a = argv[i];
-    const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) return 1;
-    if (!strcmp(a, "--check")) {
-      o->check = 1;
-      continue;
-    }
-    if (strcmp(a, "--n") && strcmp(a, "--shape") && strcmp(a, "--lz") && strcmp(a, "--iters") && strcmp(a, "--grid") &&
-        strcmp(a, "--backend") && strcmp(a, "--type") && strcmp(a, "--json")) {
-      snprintf(msg, len, "unknown option '%s' (see --help)", a);
-      return -1;
-    }
-    if (!v) {
-      snprintf(msg, len, "%s needs a value (see --help)", a);
-      return -1;
-    }
-    i++;
-    long long w, g[2];
-    const char* why = NULL;
-    if (!strcmp(a, "--n")) {
-      if (parseWhole(v, 1, 1 << 24, &w)) why = "a whole number of points per axis";
-      else o->shape[0] = o->shape[1] = o->shape[2] = w;
-    } else if (!strcmp(a, "--shape")) {
-      if (parseDims(v, 3, 1 << 24, o->shape)) why = "NXxNYxNZ (three whole numbers, as 24x18x20) or N for N^3";
-    } else if (!strcmp(a, "--lz")) {
-      if (parseReal(v, &o->lz) || !(o->lz > 0)) why = "the distance between the walls, a number > 0";
-    } else if (!strcmp(a, "--iters")) {
-      if (parseWhole(v, 1, 1000000, &w)) why = "a whole number of timed solves from 1 to 1000000";
-      else o->iters = (int)w;
-    } else if (!strcmp(a, "--grid")) {
-      o->autogrid = !strcmp(v, "auto");
-      o->pr = o->pc = 0;
-      if (!o->autogrid) {
-        if (parseDims(v, 2, 65536, g)) why = "PRxPC (two whole numbers, as 2x2) or auto";
-        else o->pr = (int)g[0], o->pc = (int)g[1];
-      }
-    } else if (!strcmp(a, "--backend")) {
-      if (!strcmp(v, "auto")) o->backend = dtrBackendAuto, o->gpu = anyGpus;
-      else if (!strcmp(v, "cpu")) o->backend = dtrBackendCpu, o->gpu = 0;
-      else if (!strcmp(v, "nccl")) o->backend = dtrBackendNccl, o->gpu = 1;
-      else if (!strcmp(v, "p2p")) o->backend = dtrBackendP2p, o->gpu = 1;
-      else why = "one of auto, cpu, nccl, p2p";
-    } else if (!strcmp(a, "--type")) {
-      if (!strcmp(v, "fp64") || !strcmp(v, "c128")) o->dbl = 1;
-      else if (!strcmp(v, "fp32") || !strcmp(v, "c64")) o->dbl = 0;
-      else why = "fp64 or fp32 (the real arrays'; c128 or c64, their transforms', name the same)";
-    } else {
-      o->json = v;
-    }
-    if (why) {
-      snprintf(msg, len, "%s '%s': expected %s", a, v, why);
-      return -1;
-    }
-  }
+static int parse(int argc, char** argv, Options* o, int everyGpu, char* msg, size_t len) {
+  static const char* const flags[] = {"--check", NULL};
+  static const char* const valued[] = {"--n", "--shape", "--lz", "--iters", "--grid", "--backend", "--type", "--json", NULL};
+  *o = (Options){{64, 64, 64}, PS_PI, 10, 0, 0, 0, everyGpu ? dtrBackendAuto : dtrBackendCpu, everyGpu, 1, 0, NULL, everyGpu};
+  const int read = exReadOptions(argc, argv, flags, valued, takeOption, o, msg, len);
+  if (read) return read;
   if (o->shape[0] < PS_MIN_NX || o->shape[1] < PS_MIN_NY || o->shape[2] < PS_MIN_NZ) {
     snprintf(msg, len,
              "the shape %lld x %lld x %lld is too small: the manufactured solution's modes (|kx| up to 2, |ky| up to 3, "
