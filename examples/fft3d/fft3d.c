@@ -36,6 +36,8 @@
 #include <disttranspose.h>
 #include <mpi.h>
 
+#include "common/example_support.h"
+#include "common/timing.h"
 #include "local_fft.h"
 
 #define MAX_ITERS 1000
@@ -110,11 +112,7 @@ static int parseDims(const char* s, int n, long long* out) {
 }
 
 static int parse(int argc, char** argv, Options* o) {
-  int gpus = 0;
-  cudaGetDeviceCount(&gpus);
-  (void)cudaGetLastError();
-  int any = gpus > 0, all = 0;
-  MPI_Allreduce(&any, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  const int all = exEveryRank(exGpuCount() > 0);
   *o = (Options){{64, 64, 64}, 0, 0, 0, 0, all, all ? dtrBackendAuto : dtrBackendCpu, 0, 10, 3, 1, NULL, 0, 0, 1};
   for (int i = 1; i < argc; i++) {
     const char* v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -450,18 +448,6 @@ static double timed(Fft* f, RunKind kind, int sign, double* steps) {
   return bad ? -1 : MPI_Wtime() - t0;
 }
 
-static int cmpDouble(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
-
-/* The median over iterations of the slowest rank. */
-static double median(int iters, double* t) {
-  MPI_Allreduce(MPI_IN_PLACE, t, iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  qsort(t, (size_t)iters, sizeof *t, cmpDouble);
-  return iters % 2 ? t[iters / 2] : 0.5 * (t[iters / 2 - 1] + t[iters / 2]);
-}
-
 /* On GPUs the parts' steps are timed one by one in runs of their own after the main loop. */
 static double timeStep(Fft* f, RunKind kind, int i, int sign, int iters) {
   double* t = calloc((size_t)iters, sizeof *t);
@@ -480,7 +466,7 @@ static double timeStep(Fft* f, RunKind kind, int i, int sign, int iters) {
     }
     if (it >= 0) t[it] = dt;
   }
-  const double m = median(iters, t);
+  const double m = exSlowestMedian(t, iters);
   free(t);
   return m;
 }
@@ -559,8 +545,8 @@ static void timeEveryGrid(const Options* asked) {
         }
       MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
       if (!failed) {
-        c->forward = median(asked->iters, t[0]);
-        c->inverse = median(asked->iters, t[1]);
+        c->forward = exSlowestMedian(t[0], asked->iters);
+        c->inverse = exSlowestMedian(t[1], asked->iters);
         c->chunks = g.chunks;
       }
       free(t[0]);
@@ -626,16 +612,8 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
-  if (o->gpu) {
-    /* The program picks its GPU (the node-local rank's, modulo the GPUs: more ranks than GPUs share
-     * them, which the p2p backend serves); the library takes the current one. */
-    MPI_Comm local;
-    int localRank, count = 0;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
-    MPI_Comm_rank(local, &localRank);
-    MPI_Comm_free(&local);
-    if (cudaGetDeviceCount(&count) == cudaSuccess && count > 0) cudaSetDevice(localRank % count);
-  }
+  /* A rank without a usable GPU is left to the plans, which refuse it with the library's message. */
+  if (o->gpu) (void)exUseNodeLocalGpu(exGpuCount(), NULL);
   if (o->autogrid && autotune(o)) {
     MPI_Finalize();
     return 1;
@@ -707,7 +685,7 @@ int main(int argc, char** argv) {
   }
   double med[nRuns][2];
   for (int k = 0; k < nRuns; k++)
-    for (int s = 0; s < 2; s++) med[k][s] = k == runOneChunk && !f.oneChunk ? med[runFft][s] : hasRun(&f, (RunKind)k) ? median(iters, t[k][s]) : 0;
+    for (int s = 0; s < 2; s++) med[k][s] = k == runOneChunk && !f.oneChunk ? med[runFft][s] : hasRun(&f, (RunKind)k) ? exSlowestMedian(t[k][s], iters) : 0;
   double stepMed[2][MAX_STEPS][2];
   for (int w = 0; w < 2; w++)
     for (int i = 0; i < (w ? f.nexchanges : f.npasses); i++)

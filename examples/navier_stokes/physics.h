@@ -22,53 +22,27 @@
 #include <math.h>
 #include <stdint.h>
 
-#ifdef __CUDACC__
-#define NS_HD static inline __host__ __device__
-#else
-#define NS_HD static inline
-#endif
+#include "common/spectral_box.h"
 
 /* A box of one side of the transform: part of (or all of) a global array. The distributed solver's
  * boxes are dtrFftGetBox's (the X-pencil of the velocity, the Z-pencil of its transform); the
  * reference's are the whole arrays in FFTW's layout ([z][y][x], x fastest). */
 typedef struct {
-  int64_t start[3]; /* global index of the first point along x, y, z */
-  int64_t size[3];  /* extent along x, y, z */
-  int order[3];     /* the axes in memory, fastest first (0 = x, 1 = y, 2 = z) */
-  int64_t n;        /* points per axis of the physical grid: the period of the wavenumbers */
+  ExBox box;
+  int64_t n; /* points per axis of the physical grid: the period of the wavenumbers */
 } NsBox;
 
 /* Components per point: the three fields of one plan. */
 #define NS_FIELDS 3
 
-NS_HD int64_t nsBoxPoints(const NsBox* b) { return b->size[0] * b->size[1] * b->size[2]; }
+EX_HD int64_t nsBoxPoints(const NsBox* b) { return exBoxPoints(&b->box); }
 
-/* The global coordinates (x, y, z) of the box's point p (p counted in memory order). Every array index
- * is a constant once the loop is unrolled, so that on the GPU the coordinates stay in registers rather
- * than in a stack array indexed by the box's (run-time) memory order. */
-NS_HD void nsBoxCoords(const NsBox* b, int64_t p, int64_t c[3]) {
-  c[0] = c[1] = c[2] = 0; /* each is set below (order is a permutation); this tells the compiler so */
-  for (int d = 0; d < 3; d++) {
-    const int axis = b->order[d];
-    const int64_t size = axis == 0 ? b->size[0] : axis == 1 ? b->size[1] : b->size[2];
-    const int64_t start = axis == 0 ? b->start[0] : axis == 1 ? b->start[1] : b->start[2];
-    const int64_t v = start + p % size;
-    p /= size;
-    if (axis == 0) c[0] = v;
-    else if (axis == 1) c[1] = v;
-    else c[2] = v;
-  }
-}
-
-/* The wavenumber of mode i of an axis of n points: i up to n/2, i - n above (the halved x axis holds
- * only 0 .. n/2). An even n's Nyquist mode counts as +n/2, as numpy.fft.rfftfreq and the Python
- * example have it; the 2/3 rule removes it from every product anyway. */
-NS_HD double nsWavenumber(int64_t i, int64_t n) { return (double)(2 * i <= n ? i : i - n); }
-
-NS_HD void nsWavevector(const NsBox* b, int64_t p, double k[3]) {
+/* The wavenumbers of the spectral point p. An even n's Nyquist mode counts as +n/2, as numpy.fft.rfftfreq
+ * and the Python example have it; the 2/3 rule removes it from every product anyway. */
+EX_HD void nsWavevector(const NsBox* b, int64_t p, double k[3]) {
   int64_t c[3];
-  nsBoxCoords(b, p, c);
-  for (int d = 0; d < 3; d++) k[d] = nsWavenumber(c[d], b->n);
+  exBoxCoords(&b->box, p, c);
+  for (int d = 0; d < 3; d++) k[d] = (double)exWavenumber(c[d], b->n);
 }
 
 /*
@@ -81,7 +55,7 @@ NS_HD void nsWavevector(const NsBox* b, int64_t p, double k[3]) {
  */
 typedef enum { nsTwoThirds = 0 } NsDealiasRule;
 
-NS_HD double nsDealias(NsDealiasRule rule, int64_t n, const double k[3]) {
+EX_HD double nsDealias(NsDealiasRule rule, int64_t n, const double k[3]) {
   switch (rule) {
     case nsTwoThirds: {
       /* The cut as the Python example computes it, so that both keep the same modes. */
@@ -92,55 +66,46 @@ NS_HD double nsDealias(NsDealiasRule rule, int64_t n, const double k[3]) {
   return 0.0;
 }
 
-/* Element j of an array of fp64 or fp32 values, in fp64. */
-NS_HD double nsLoad(const void* a, int dbl, int64_t j) {
-  return dbl ? ((const double*)a)[j] : (double)((const float*)a)[j];
-}
-NS_HD void nsStore(void* a, int dbl, int64_t j, double v) {
-  if (dbl) ((double*)a)[j] = v;
-  else ((float*)a)[j] = (float)v;
-}
-
 /* ---- the operations, one point each ------------------------------------------------------------- */
 
 /* The Taylor-Green vortex at the physical point p: u = (sin x cos y cos z, -cos x sin y cos z, 0). */
-NS_HD void nsInitialPoint(const NsBox* b, int dbl, int64_t p, void* u) {
+EX_HD void nsInitialPoint(const NsBox* b, int dbl, int64_t p, void* u) {
   int64_t c[3];
-  nsBoxCoords(b, p, c);
+  exBoxCoords(&b->box, p, c);
   const double h = 2.0 * 3.14159265358979323846 / (double)b->n;
   const double x = h * (double)c[0], y = h * (double)c[1], z = h * (double)c[2];
-  nsStore(u, dbl, NS_FIELDS * p + 0, sin(x) * cos(y) * cos(z));
-  nsStore(u, dbl, NS_FIELDS * p + 1, -cos(x) * sin(y) * cos(z));
-  nsStore(u, dbl, NS_FIELDS * p + 2, 0.0);
+  exStore(u, dbl, NS_FIELDS * p + 0, sin(x) * cos(y) * cos(z));
+  exStore(u, dbl, NS_FIELDS * p + 1, -cos(x) * sin(y) * cos(z));
+  exStore(u, dbl, NS_FIELDS * p + 2, 0.0);
 }
 
 /* The vorticity's transform at the spectral point p: w hat = i k x u hat. */
-NS_HD void nsCurlPoint(const NsBox* b, int dbl, int64_t p, const void* uh, void* wh) {
+EX_HD void nsCurlPoint(const NsBox* b, int dbl, int64_t p, const void* uh, void* wh) {
   double k[3], re[3], im[3];
   nsWavevector(b, p, k);
   for (int f = 0; f < 3; f++) {
-    re[f] = nsLoad(uh, dbl, 2 * (NS_FIELDS * p + f));
-    im[f] = nsLoad(uh, dbl, 2 * (NS_FIELDS * p + f) + 1);
+    re[f] = exLoad(uh, dbl, 2 * (NS_FIELDS * p + f));
+    im[f] = exLoad(uh, dbl, 2 * (NS_FIELDS * p + f) + 1);
   }
   for (int f = 0; f < 3; f++) {
     const int g = (f + 1) % 3, h = (f + 2) % 3;
     /* (k x u)_f = k_g u_h - k_h u_g; times i: (re, im) -> (-im, re) */
     const double cre = k[g] * re[h] - k[h] * re[g], cim = k[g] * im[h] - k[h] * im[g];
-    nsStore(wh, dbl, 2 * (NS_FIELDS * p + f), -cim);
-    nsStore(wh, dbl, 2 * (NS_FIELDS * p + f) + 1, cre);
+    exStore(wh, dbl, 2 * (NS_FIELDS * p + f), -cim);
+    exStore(wh, dbl, 2 * (NS_FIELDS * p + f) + 1, cre);
   }
 }
 
 /* u x omega at the physical point p, into w (read whole before it is written). */
-NS_HD void nsCrossPoint(int dbl, int64_t p, const void* u, void* w) {
+EX_HD void nsCrossPoint(int dbl, int64_t p, const void* u, void* w) {
   double a[3], o[3];
   for (int f = 0; f < 3; f++) {
-    a[f] = nsLoad(u, dbl, NS_FIELDS * p + f);
-    o[f] = nsLoad(w, dbl, NS_FIELDS * p + f);
+    a[f] = exLoad(u, dbl, NS_FIELDS * p + f);
+    o[f] = exLoad(w, dbl, NS_FIELDS * p + f);
   }
   for (int f = 0; f < 3; f++) {
     const int g = (f + 1) % 3, h = (f + 2) % 3;
-    nsStore(w, dbl, NS_FIELDS * p + f, a[g] * o[h] - a[h] * o[g]);
+    exStore(w, dbl, NS_FIELDS * p + f, a[g] * o[h] - a[h] * o[g]);
   }
 }
 
@@ -161,7 +126,7 @@ typedef struct {
  * the Python example's uh + dt/6 (a + 2b + 2c + d), operation for operation. Every array is read at p
  * before any is written there, so `next` may be `in`.
  */
-NS_HD void nsUpdatePoint(const NsBox* b, int dbl, const NsStage* s, int64_t p, const void* nh, const void* in, void* uh,
+EX_HD void nsUpdatePoint(const NsBox* b, int dbl, const NsStage* s, int64_t p, const void* nh, const void* in, void* uh,
                          void* acc, void* next) {
   double k[3], r[3][2];
   nsWavevector(b, p, k);
@@ -169,29 +134,29 @@ NS_HD void nsUpdatePoint(const NsBox* b, int dbl, const NsStage* s, int64_t p, c
   const double keep = nsDealias(s->rule, b->n, k);
   double m[3][2]; /* the dealiased transform of u x omega */
   for (int f = 0; f < 3; f++)
-    for (int c = 0; c < 2; c++) m[f][c] = nsLoad(nh, dbl, 2 * (NS_FIELDS * p + f) + c) * keep;
+    for (int c = 0; c < 2; c++) m[f][c] = exLoad(nh, dbl, 2 * (NS_FIELDS * p + f) + c) * keep;
   /* The pressure: remove the part along k (k . N / |k|^2; the mean mode k = 0 has none). */
   for (int c = 0; c < 2; c++) {
     const double div = k2 > 0 ? (k[0] * m[0][c] + k[1] * m[1][c] + k[2] * m[2][c]) / k2 : 0.0;
     for (int f = 0; f < 3; f++)
-      r[f][c] = (m[f][c] - k[f] * div) - s->nu * k2 * nsLoad(in, dbl, 2 * (NS_FIELDS * p + f) + c);
+      r[f][c] = (m[f][c] - k[f] * div) - s->nu * k2 * exLoad(in, dbl, 2 * (NS_FIELDS * p + f) + c);
   }
   for (int f = 0; f < 3; f++)
     for (int c = 0; c < 2; c++) {
       const int64_t j = 2 * (NS_FIELDS * p + f) + c;
-      const double u0 = nsLoad(uh, dbl, j);
+      const double u0 = exLoad(uh, dbl, j);
       switch (s->stage) {
         case 0:
-          nsStore(acc, dbl, j, r[f][c]);
-          nsStore(next, dbl, j, u0 + 0.5 * s->dt * r[f][c]);
+          exStore(acc, dbl, j, r[f][c]);
+          exStore(next, dbl, j, u0 + 0.5 * s->dt * r[f][c]);
           break;
         case 1:
         case 2:
-          nsStore(acc, dbl, j, nsLoad(acc, dbl, j) + 2.0 * r[f][c]);
-          nsStore(next, dbl, j, u0 + (s->stage == 1 ? 0.5 * s->dt : s->dt) * r[f][c]);
+          exStore(acc, dbl, j, exLoad(acc, dbl, j) + 2.0 * r[f][c]);
+          exStore(next, dbl, j, u0 + (s->stage == 1 ? 0.5 * s->dt : s->dt) * r[f][c]);
           break;
         default:
-          nsStore(uh, dbl, j, u0 + s->dt / 6.0 * (nsLoad(acc, dbl, j) + r[f][c]));
+          exStore(uh, dbl, j, u0 + s->dt / 6.0 * (exLoad(acc, dbl, j) + r[f][c]));
           break;
       }
     }

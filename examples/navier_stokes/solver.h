@@ -13,6 +13,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "common/failure.h"
 #include "physics.h"
 
 typedef struct NsSolver NsSolver;
@@ -20,7 +21,7 @@ typedef struct NsSolver NsSolver;
 /* The transform of three fields between the solver's sides: forward (real velocity to its transform,
  * unscaled) or inverse (scaled by 1/n^3, so that a round trip gives the field back). 0 on success. A
  * collective transform must fail on every rank alike, and must refuse (fail on every rank) where this
- * rank's solver has failed already (`failed`), so that no rank is left waiting in it. */
+ * rank's solver has failed already (`failure`), so that no rank is left waiting in it. */
 typedef int (*NsTransform)(NsSolver* s, const void* in, void* out, int inverse);
 
 struct NsSolver {
@@ -34,12 +35,11 @@ struct NsSolver {
   void *u, *w;            /* physical: the velocity, the vorticity, then u x omega */
   NsTransform transform;
   void* context;          /* the transform's */
-  int failed;             /* this rank's first failure, and what it was */
-  char error[512];
+  ExFailure failure;      /* this rank's first failure, and what it was */
 };
 
 /* Allocates the solver's six arrays for its boxes (device memory where gpu, else host memory aligned
- * for FFTW). 0 on success; on failure `error` says which. */
+ * for FFTW). 0 on success; on failure `failure` says which. */
 int nsSolverAllocate(NsSolver* s);
 /* 0, or -1 where cudaFree failed (a kernel's failure surfacing late). */
 int nsSolverFree(NsSolver* s);
@@ -53,8 +53,5 @@ int nsSolverStep(NsSolver* s);
 
 /* The physical velocity of uh into u. 0 on success, as a step. */
 int nsSolverVelocity(NsSolver* s);
-
-/* Records this rank's first failure (printf-style). */
-void nsSolverFail(NsSolver* s, const char* fmt, ...);
 
 #endif

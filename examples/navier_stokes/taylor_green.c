@@ -36,6 +36,10 @@
 #include <fftw3.h>
 #endif
 
+#include "common/arrays.h"
+#include "common/example_support.h"
+#include "common/options.h"
+#include "common/timing.h"
 #include "pointwise.h"
 #include "solver.h"
 
@@ -64,7 +68,11 @@ typedef struct {
   int dbl;              /* fp64 velocity (else fp32) */
   int check;
   const char* json;
+  int everyGpu;         /* every rank sees a GPU: --backend auto takes the GPU backends */
 } Options;
+
+/* Its messages' prefix. */
+#define PROGRAM "taylor_green"
 
 static int rank, nranks;
 
@@ -81,84 +89,42 @@ static void usage(void) {
 
 /* ---- options ------------------------------------------------------------------------------------- */
 
-static int parseWhole(const char* v, long long lo, long long hi, long long* out) {
-  char* end;
-  const long long x = strtoll(v, &end, 10);
-  if (end == v || *end || x < lo || x > hi) return -1;
-  *out = x;
-  return 0;
-}
-
-static int parseReal(const char* v, double lo, double* out) {
-  char* end;
-  const double x = strtod(v, &end);
-  if (end == v || *end || !isfinite(x) || x < lo) return -1;
-  *out = x;
-  return 0;
+/* One option into *o (what usage says of it): NULL, or what it expected. */
+static const char* takeOption(void* options, const char* a, const char* v) {
+  Options* o = options;
+  long long w;
+  if (!strcmp(a, "--check")) {
+    o->check = 1;
+  } else if (!strcmp(a, "--n")) {
+    /* At least 4: the vortex's modes (k = 1) and their first products (k = 2) within the 2/3 cut. */
+    if (exParseWhole(v, 4, 1 << 20, &w)) return "a whole number of points per axis, at least 4";
+    o->n = w;
+  } else if (!strcmp(a, "--steps")) {
+    if (exParseWhole(v, 1, 1000000, &w)) return "a whole number of steps from 1 to 1000000";
+    o->steps = (int)w;
+  } else if (!strcmp(a, "--dt")) {
+    if (exParseReal(v, &o->dt) || !(o->dt > 0)) return "a time step > 0";
+  } else if (!strcmp(a, "--nu")) {
+    if (exParseReal(v, &o->nu) || o->nu < 0) return "a viscosity >= 0";
+  } else if (!strcmp(a, "--grid")) {
+    return exParseGrid(v, &o->autogrid, &o->pr, &o->pc);
+  } else if (!strcmp(a, "--backend")) {
+    return exParseBackend(v, o->everyGpu, &o->backend, &o->gpu);
+  } else if (!strcmp(a, "--type")) {
+    if (exParsePrecision(v, &o->dbl)) return "fp64 or fp32 (the velocity's; c128 or c64, its transform's, name the same)";
+  } else {
+    o->json = v;
+  }
+  return NULL;
 }
 
 /* 0: run; 1: --help; -1: a bad option, described in msg. */
-static int parse(int argc, char** argv, Options* o, int anyGpus, char* msg, size_t len) {
-  *o = (Options){32, 10, 0.01, 0.1, 0, 0, 0, anyGpus ? dtrBackendAuto : dtrBackendCpu, anyGpus, 1, 0, NULL};
-  for (int i = 1; i < argc; i++) {
-    const char* a = argv[i];
-    const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) return 1;
-    if (!strcmp(a, "--check")) {
-      o->check = 1;
-      continue;
-    }
-    if (strcmp(a, "--n") && strcmp(a, "--steps") && strcmp(a, "--dt") && strcmp(a, "--nu") && strcmp(a, "--grid") &&
-        strcmp(a, "--backend") && strcmp(a, "--type") && strcmp(a, "--json")) {
-      snprintf(msg, len, "unknown option '%s' (see --help)", a);
-      return -1;
-    }
-    if (!v) {
-      snprintf(msg, len, "%s needs a value (see --help)", a);
-      return -1;
-    }
-    i++;
-    long long w, g[2];
-    const char* why = NULL;
-    if (!strcmp(a, "--n")) {
-      /* At least 4: the vortex's modes (k = 1) and their first products (k = 2) within the 2/3 cut. */
-      if (parseWhole(v, 4, 1 << 20, &w)) why = "a whole number of points per axis, at least 4";
-      else o->n = w;
-    } else if (!strcmp(a, "--steps")) {
-      if (parseWhole(v, 1, 1000000, &w)) why = "a whole number of steps from 1 to 1000000";
-      else o->steps = (int)w;
-    } else if (!strcmp(a, "--dt")) {
-      if (parseReal(v, 0, &o->dt) || o->dt == 0) why = "a time step > 0";
-    } else if (!strcmp(a, "--nu")) {
-      if (parseReal(v, 0, &o->nu)) why = "a viscosity >= 0";
-    } else if (!strcmp(a, "--grid")) {
-      char* end;
-      o->autogrid = !strcmp(v, "auto");
-      o->pr = o->pc = 0;
-      if (!o->autogrid) {
-        g[0] = strtoll(v, &end, 10);
-        if (end == v || (*end != 'x' && *end != 'X') || parseWhole(end + 1, 1, 65536, &g[1]) || g[0] < 1 || g[0] > 65536)
-          why = "PRxPC (two whole numbers, as 2x2) or auto";
-        else o->pr = (int)g[0], o->pc = (int)g[1];
-      }
-    } else if (!strcmp(a, "--backend")) {
-      if (!strcmp(v, "auto")) o->backend = dtrBackendAuto, o->gpu = anyGpus;
-      else if (!strcmp(v, "cpu")) o->backend = dtrBackendCpu, o->gpu = 0;
-      else if (!strcmp(v, "nccl")) o->backend = dtrBackendNccl, o->gpu = 1;
-      else if (!strcmp(v, "p2p")) o->backend = dtrBackendP2p, o->gpu = 1;
-      else why = "one of auto, cpu, nccl, p2p";
-    } else if (!strcmp(a, "--type")) {
-      if (!strcmp(v, "fp64") || !strcmp(v, "c128")) o->dbl = 1;
-      else if (!strcmp(v, "fp32") || !strcmp(v, "c64")) o->dbl = 0;
-      else why = "fp64 or fp32 (the velocity's; c128 or c64, its transform's, name the same)";
-    } else {
-      o->json = v;
-    }
-    if (why) {
-      snprintf(msg, len, "%s '%s': expected %s", a, v, why);
-      return -1;
-    }
-  }
+static int parse(int argc, char** argv, Options* o, int everyGpu, char* msg, size_t len) {
+  static const char* const flags[] = {"--check", NULL};
+  static const char* const valued[] = {"--n", "--steps", "--dt", "--nu", "--grid", "--backend", "--type", "--json", NULL};
+  *o = (Options){32, 10, 0.01, 0.1, 0, 0, 0, everyGpu ? dtrBackendAuto : dtrBackendCpu, everyGpu, 1, 0, NULL, everyGpu};
+  const int read = exReadOptions(argc, argv, flags, valued, takeOption, o, msg, len);
+  if (read) return read;
   if (o->check && o->n > NS_CHECK_MAX_N) {
     snprintf(msg, len, "--check gathers the whole array on rank 0, at most %d^3 points (MPI's counts); --n is %lld",
              NS_CHECK_MAX_N, o->n);
@@ -168,64 +134,24 @@ static int parse(int argc, char** argv, Options* o, int anyGpus, char* msg, size
 }
 
 /* Every rank must run with the same options (an MPMD launch could give them different ones): the
- * options that shape the run, each compared by its smallest and largest value over the ranks. */
+ * options that shape the run. */
 static int optionsAgree(const Options* o, char* msg, size_t len) {
   static const char* const names[] = {"--n", "--steps", "--dt", "--nu", "--grid", "--grid", "--grid", "--backend", "--type", "--check"};
-  enum { count = sizeof names / sizeof names[0] };
-  double v[2 * count];
-  const double mine[count] = {(double)o->n, o->steps, o->dt, o->nu, o->pr, o->pc, o->autogrid, o->backend, o->dbl, o->check};
-  for (int i = 0; i < count; i++) v[i] = mine[i], v[count + i] = -mine[i];
-  MPI_Allreduce(MPI_IN_PLACE, v, 2 * count, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  for (int i = 0; i < count; i++)
-    if (v[i] != -v[count + i]) {
-      snprintf(msg, len, "%s differs between the ranks; every rank must be given the same", names[i]);
-      return -1;
-    }
-  return 0;
-}
-
-/* Whether any rank's `bad` is set; the lowest such rank prints its message (one line for the job, and
- * it is the same on every rank where the options agree). */
-static int agreeBad(int bad, const char* msg) {
-  int first = bad ? rank : nranks;
-  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (first == nranks) return 0;
-  if (rank == first) {
-    if (rank) fprintf(stderr, "taylor_green: rank %d: %s\n", rank, msg);
-    else fprintf(stderr, "taylor_green: %s\n", msg);
-  }
-  return 1;
+  const double mine[] = {(double)o->n, o->steps, o->dt, o->nu, o->pr, o->pc, o->autogrid, o->backend, o->dbl, o->check};
+  return exValuesAgree((int)(sizeof mine / sizeof mine[0]), mine, names, msg, len);
 }
 
 /* ---- the distributed solver ---------------------------------------------------------------------- */
 
 static void toNsBox(const dtrBox_t* b, int64_t n, NsBox* out) {
-  for (int d = 0; d < 3; d++) out->start[d] = b->start[d], out->size[d] = b->size[d], out->order[d] = b->order[d];
+  for (int d = 0; d < 3; d++) out->box.start[d] = b->start[d], out->box.size[d] = b->size[d], out->box.order[d] = b->order[d];
   out->n = n;
 }
 
 /* The library's FFT of three fields; a rank that has failed refuses, so that every rank's execute fails
  * with its message rather than leaving the others waiting. */
 static int distributedTransform(NsSolver* s, const void* in, void* out, int inverse) {
-  dtrFftPlan_t plan = s->context;
-  const dtrResult_t r = s->failed ? dtrFftExecuteRefuse(plan, s->error)
-                                  : dtrFftExecute(plan, in, out, inverse ? dtrFftInverse : dtrFftForward, s->stream);
-  if (r == dtrSuccess) return 0;
-  nsSolverFail(s, "the %s FFT: %s: %s", inverse ? "inverse" : "forward", dtrGetErrorString(r), dtrGetLastError());
-  return -1;
-}
-
-/* A copy between the host and the solver's arrays, ordered on the solver's stream: that stream does not
- * wait for the legacy default stream (cudaStreamNonBlocking), and cudaMemcpy from pageable memory may
- * return before its copy has landed, so a plain cudaMemcpy could race the transform that follows. */
-static int copyArray(const NsSolver* s, void* dst, const void* src, size_t bytes, enum cudaMemcpyKind kind) {
-  if (!bytes) return 0;
-  if (s->gpu)
-    return cudaMemcpyAsync(dst, src, bytes, kind, s->stream) == cudaSuccess && cudaStreamSynchronize(s->stream) == cudaSuccess
-               ? 0
-               : -1;
-  memcpy(dst, src, bytes);
-  return 0;
+  return exFftExecute(&s->failure, s->context, in, out, inverse, s->stream);
 }
 
 /* 0.5 <|u|^2> over the whole grid, from every rank's physical box (host copy). */
@@ -233,7 +159,7 @@ static double energy(const NsBox* phys, int dbl, const void* u) {
   double sum = 0;
   const int64_t values = nsBoxPoints(phys) * NS_FIELDS;
   for (int64_t j = 0; j < values; j++) {
-    const double v = nsLoad(u, dbl, j);
+    const double v = exLoad(u, dbl, j);
     sum += v * v;
   }
   MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -253,7 +179,7 @@ typedef struct {
 
 static int referenceTransform(NsSolver* s, const void* in, void* out, int inverse) {
   Reference* r = s->context;
-  if (s->failed) return -1;
+  if (s->failure.failed) return -1;
   if (!inverse) {
     /* Out of place, FFTW's real-to-complex transforms leave the input as it was. */
     fftw_execute_dft_r2c(r->forward, (double*)(uintptr_t)in, out);
@@ -272,8 +198,8 @@ static int referenceRun(const Options* o, double* out, char* msg, size_t len) {
   const int64_t n = o->n;
   NsSolver s;
   memset(&s, 0, sizeof s);
-  s.phys = (NsBox){{0, 0, 0}, {n, n, n}, {0, 1, 2}, n};
-  s.spec = (NsBox){{0, 0, 0}, {n / 2 + 1, n, n}, {0, 1, 2}, n};
+  s.phys = (NsBox){{{0, 0, 0}, {n, n, n}, {0, 1, 2}}, n};
+  s.spec = (NsBox){{{0, 0, 0}, {n / 2 + 1, n, n}, {0, 1, 2}}, n};
   s.dbl = 1;
   s.stage = (NsStage){o->nu, o->dt, nsTwoThirds, 0};
   Reference r = {NULL, NULL, NULL, nsSideBytes(&s, 1), nsBoxPoints(&s.phys) * NS_FIELDS, 1.0 / ((double)n * (double)n * (double)n)};
@@ -281,7 +207,7 @@ static int referenceRun(const Options* o, double* out, char* msg, size_t len) {
   s.context = &r;
   int status = -1;
   if (nsSolverAllocate(&s) || !(r.scratch = aligned_alloc(64, (r.specBytes + 63) / 64 * 64))) {
-    snprintf(msg, len, "the reference on rank 0: %s", s.failed ? s.error : "cannot allocate its scratch array");
+    snprintf(msg, len, "the reference on rank 0: %s", s.failure.failed ? s.failure.error : "cannot allocate its scratch array");
     goto done;
   }
   /* The whole array in FFTW's row-major order, z slowest, x fastest, three fields a point. */
@@ -297,12 +223,12 @@ static int referenceRun(const Options* o, double* out, char* msg, size_t len) {
   if (s.transform(&s, s.u, s.uh, 0)) goto fail;
   for (int step = 0; step < o->steps; step++)
     if (nsSolverStep(&s)) goto fail;
-  if (nsSolverVelocity(&s) || s.failed) goto fail;
+  if (nsSolverVelocity(&s) || s.failure.failed) goto fail;
   memcpy(out, s.u, nsSideBytes(&s, 0));
   status = 0;
   goto done;
 fail:
-  snprintf(msg, len, "the reference on rank 0: %s", s.error);
+  snprintf(msg, len, "the reference on rank 0: %s", s.failure.error);
 done:
   if (r.forward) fftw_destroy_plan(r.forward);
   if (r.inverse) fftw_destroy_plan(r.inverse);
@@ -320,7 +246,7 @@ done:
 static int compareWithReference(const Options* o, const NsBox* phys, const void* u, double* err, char* msg, size_t len) {
   /* Where each rank's box lies: its start, size and memory order. */
   int64_t mine[9], *boxes = NULL;
-  for (int d = 0; d < 3; d++) mine[d] = phys->start[d], mine[3 + d] = phys->size[d], mine[6 + d] = phys->order[d];
+  for (int d = 0; d < 3; d++) mine[d] = phys->box.start[d], mine[3 + d] = phys->box.size[d], mine[6 + d] = phys->box.order[d];
   int* counts = NULL;
   int* displs = NULL;
   void* all = NULL;
@@ -359,16 +285,15 @@ static int compareWithReference(const Options* o, const NsBox* phys, const void*
     if (referenceRun(o, ref, msg, len) == 0) {
       double diff = 0, top = 0;
       for (int q = 0; q < nranks; q++) {
-        NsBox b;
+        ExBox b;
         for (int d = 0; d < 3; d++) b.start[d] = boxes[9 * q + d], b.size[d] = boxes[9 * q + 3 + d], b.order[d] = (int)boxes[9 * q + 6 + d];
-        b.n = n;
-        const int64_t points = nsBoxPoints(&b);
+        const int64_t points = exBoxPoints(&b);
         for (int64_t p = 0; p < points; p++) {
           int64_t c[3];
-          nsBoxCoords(&b, p, c);
+          exBoxCoords(&b, p, c);
           const int64_t at = c[0] + n * (c[1] + n * c[2]);
           for (int f = 0; f < NS_FIELDS; f++) {
-            const double want = ref[NS_FIELDS * at + f], got = nsLoad(all, o->dbl, NS_FIELDS * (displs[q] + p) + f);
+            const double want = ref[NS_FIELDS * at + f], got = exLoad(all, o->dbl, NS_FIELDS * (displs[q] + p) + f);
             /* Written so that a NaN on either side sticks (fmax would drop it). */
             if (!(fabs(got - want) <= diff)) diff = fabs(got - want);
             if (!(fabs(want) <= top)) top = fabs(want);
@@ -416,18 +341,6 @@ static double energyLawDeparture(const Options* o) {
   return 0.2 * o->nu * t * t * t;
 }
 
-/* ---- timing -------------------------------------------------------------------------------------- */
-
-static int cmpDouble(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double* t, int count) {
-  qsort(t, (size_t)count, sizeof *t, cmpDouble);
-  return count % 2 ? t[count / 2] : 0.5 * (t[count / 2 - 1] + t[count / 2]);
-}
-
 /* ---- output -------------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -439,11 +352,6 @@ typedef struct {
   double refError, refBound, energyError;
   int checked, compared, passed;
 } Results;
-
-static void jsonNumber(FILE* f, double v) {
-  if (isfinite(v) && v >= 0) fprintf(f, "%.6g", v);
-  else fprintf(f, "null");
-}
 
 static int writeJson(const Options* o, const Results* r) {
   FILE* f = fopen(o->json, "w");
@@ -458,9 +366,9 @@ static int writeJson(const Options* o, const Results* r) {
           r->stepMax * 1e6);
   fprintf(f, " \"energy0\": %.17g, \"energy\": %.17g, \"checked\": %s, \"reference_error\": ", r->e0, r->e,
           r->checked ? "true" : "false");
-  jsonNumber(f, r->compared ? r->refError : NAN);
+  exJsonNumber(f, r->compared ? r->refError : NAN);
   fprintf(f, ", \"reference_bound\": %.0e, \"energy_error\": ", r->refBound);
-  jsonNumber(f, r->checked ? r->energyError : NAN);
+  exJsonNumber(f, r->checked ? r->energyError : NAN);
   fprintf(f, ", \"energy_bound\": %.0e, \"passed\": %s}\n", NS_ENERGY_BOUND, r->passed ? "true" : "false");
   return fclose(f) ? -1 : 0;
 }
@@ -472,32 +380,18 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 
-  /* Where every rank sees a GPU, the GPU backends are the default. No driver counts as no GPU. */
-  int gpus = 0;
-  if (cudaGetDeviceCount(&gpus) != cudaSuccess) {
-    gpus = 0;
-    (void)cudaGetLastError(); /* clears the error of the query above: it only meant "no GPU here" */
-  }
-  int everyGpu = gpus > 0;
-  MPI_Allreduce(MPI_IN_PLACE, &everyGpu, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-
+  /* Where every rank sees a GPU, the GPU backends are the default. */
+  const int gpus = exGpuCount();
   Options o;
   char msg[1024] = "";
-  const int parsed = parse(argc, argv, &o, everyGpu, msg, sizeof msg);
-  int help = parsed == 1;
-  MPI_Allreduce(MPI_IN_PLACE, &help, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (help) {
+  const int parsed = parse(argc, argv, &o, exEveryRank(gpus > 0), msg, sizeof msg);
+  if (exAnyRank(parsed == 1)) {
     usage();
     MPI_Finalize();
     return 0;
   }
-  if (agreeBad(parsed < 0, msg) || agreeBad(optionsAgree(&o, msg, sizeof msg) != 0, msg)) {
-    MPI_Finalize();
-    return 2;
-  }
-  if (o.gpu && gpus == 0)
-    snprintf(msg, sizeof msg, "--backend %s needs a GPU on every rank; rank %d has none", dtrBackendName(o.backend), rank);
-  if (agreeBad(o.gpu && gpus == 0, msg)) {
+  if (exAgreeBad(PROGRAM, parsed < 0, msg) || exAgreeBad(PROGRAM, optionsAgree(&o, msg, sizeof msg) != 0, msg) ||
+      exAgreeGpus(PROGRAM, o.gpu, gpus, dtrBackendName(o.backend))) {
     MPI_Finalize();
     return 2;
   }
@@ -508,52 +402,22 @@ int main(int argc, char** argv) {
   NsSolver s;
   memset(&s, 0, sizeof s);
   void* host = NULL;
-  cudaEvent_t* events = NULL;
-  double* times = NULL;
+  ExTimer timer;
+  memset(&timer, 0, sizeof timer);
   Results res;
   memset(&res, 0, sizeof res);
 
-  if (o.gpu) {
-    /* The program picks its GPU, the node-local rank's modulo the GPUs (ranks may share one: the p2p
-     * backend serves them); the library works on the current device and never changes it. */
-    MPI_Comm local;
-    int localRank = 0;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
-    MPI_Comm_rank(local, &localRank);
-    MPI_Comm_free(&local);
-    const cudaError_t e = cudaSetDevice(localRank % gpus);
-    if (e == cudaSuccess) {
-      const cudaError_t c = cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking);
-      if (c != cudaSuccess) snprintf(msg, sizeof msg, "cannot create a stream: %s", cudaGetErrorString(c));
-    } else {
-      snprintf(msg, sizeof msg, "cannot use GPU %d: %s", localRank % gpus, cudaGetErrorString(e));
-    }
-    if (agreeBad(msg[0] != 0, msg)) goto finish;
-  }
+  if (o.gpu && exAgreeBad(PROGRAM, exOpenGpu(gpus, &s.stream, msg, sizeof msg) != 0, msg)) goto finish;
 
   const int64_t shape[3] = {o.n, o.n, o.n};
   const dtrDataType_t type = o.dbl ? dtrFloat64 : dtrFloat32;
-  if (o.autogrid) {
-    dtrAutotuneConfig_t tc;
-    dtrAutotuneConfigInit(&tc);
-    tc.transpose.backend = o.backend;
-    tc.fft_kind = dtrFftR2C;
-    tc.howmany = NS_FIELDS;
-    dtrBackend_t tuned = o.backend;
-    const dtrResult_t r = dtrGridAutotune(MPI_COMM_WORLD, shape, type, dtrAutotuneFft, &tc, &o.pr, &o.pc, &tuned);
-    if (r != dtrSuccess) {
-      if (rank == 0) fprintf(stderr, "taylor_green: --grid auto: %s: %s\n", dtrGetErrorString(r), dtrGetLastError());
-      goto finish;
-    }
-    if (o.backend == dtrBackendAuto) o.backend = tuned;
-  }
-  dtrResult_t r = dtrGridCreate(&grid, MPI_COMM_WORLD, o.pr, o.pc);
-  if (r != dtrSuccess) {
-    if (rank == 0 && (o.pr || o.pc)) fprintf(stderr, "taylor_green: --grid %dx%d: %s\n", o.pr, o.pc, dtrGetLastError());
-    else if (rank == 0) fprintf(stderr, "taylor_green: the grid: %s\n", dtrGetLastError());
-    status = r == dtrInvalidArgument ? 2 : 1;
+  if (o.autogrid && exGridAutotune(PROGRAM, shape, type, NS_FIELDS, &o.backend, &o.pr, &o.pc)) goto finish;
+  const int refused = exGridCreate(PROGRAM, o.pr, o.pc, &grid);
+  if (refused) {
+    status = refused;
     goto finish;
   }
+  dtrResult_t r;
   if ((r = dtrGridGetDims(grid, &res.pr, &res.pc, NULL, NULL)) != dtrSuccess) goto libraryFailed;
 
   /* One plan for the three components: one exchange for all of them, each transformed as alone. The
@@ -581,61 +445,40 @@ int main(int argc, char** argv) {
   s.context = plan;
   const size_t physBytes = nsSideBytes(&s, 0);
   host = malloc(physBytes ? physBytes : 1);
-  if (!host) nsSolverFail(&s, "cannot allocate %zu bytes of host memory", physBytes);
+  if (!host) exFail(&s.failure, "cannot allocate %zu bytes of host memory", physBytes);
   else nsSolverAllocate(&s);
-  if (agreeBad(s.failed, s.error)) goto finish;
+  if (exAgreeBad(PROGRAM, s.failure.failed, s.failure.error)) goto finish;
 
   /* The vortex at t = 0, made on the host, and its transform. */
   nsHostInitial(&s.phys, o.dbl, host);
   res.e0 = energy(&s.phys, o.dbl, host);
-  if (copyArray(&s, s.u, host, physBytes, cudaMemcpyHostToDevice)) nsSolverFail(&s, "cannot copy the initial field to the GPU");
+  if (exCopy(s.gpu, s.stream, s.u, host, physBytes, cudaMemcpyHostToDevice))
+    exFail(&s.failure, "cannot copy the initial field to the GPU");
   if (s.transform(&s, s.u, s.uh, 0)) goto stepFailed;
 
-  /* The steps, each timed: by events on the stream on GPUs (no host synchronisation between steps), by
-   * the host clock on the cpu backend (whose executes return when done). */
-  times = calloc((size_t)o.steps, sizeof *times);
-  if (o.gpu) events = calloc((size_t)o.steps + 1, sizeof *events);
-  if (!times || (o.gpu && !events)) nsSolverFail(&s, "cannot allocate the timing's arrays");
-  for (int i = 0; o.gpu && !s.failed && i <= o.steps; i++)
-    if (cudaEventCreate(&events[i]) != cudaSuccess) nsSolverFail(&s, "cannot create a CUDA event");
-  if (o.gpu && !s.failed) {
+  /* The steps, each timed. */
+  exTimerCreate(&timer, o.steps, o.gpu, s.stream, &s.failure);
+  if (o.gpu && !s.failure.failed) {
     const cudaError_t e = cudaStreamSynchronize(s.stream);
-    if (e != cudaSuccess) nsSolverFail(&s, "the initial transform on the GPU: %s", cudaGetErrorString(e));
+    if (e != cudaSuccess) exFail(&s.failure, "the initial transform on the GPU: %s", cudaGetErrorString(e));
   }
-  if (agreeBad(s.failed, s.error)) goto finish;
-  MPI_Barrier(MPI_COMM_WORLD);
-  double t0 = MPI_Wtime();
-  if (o.gpu && cudaEventRecord(events[0], s.stream) != cudaSuccess) nsSolverFail(&s, "cannot record a CUDA event");
+  if (exAgreeBad(PROGRAM, s.failure.failed, s.failure.error)) goto finish;
+  exTimerStart(&timer, &s.failure);
   for (int step = 0; step < o.steps; step++) {
     if (nsSolverStep(&s)) goto stepFailed;
-    if (o.gpu) {
-      if (cudaEventRecord(events[step + 1], s.stream) != cudaSuccess) nsSolverFail(&s, "cannot record a CUDA event");
-    } else {
-      const double t = MPI_Wtime();
-      times[step] = t - t0;
-      t0 = t;
-    }
+    exTimerMark(&timer, step, &s.failure);
   }
   if (nsSolverVelocity(&s)) goto stepFailed;
-  if (o.gpu) {
-    cudaError_t e = cudaStreamSynchronize(s.stream);
-    for (int i = 0; e == cudaSuccess && i < o.steps; i++) {
-      float ms = 0;
-      e = cudaEventElapsedTime(&ms, events[i], events[i + 1]);
-      times[i] = ms * 1e-3;
-    }
-    if (e != cudaSuccess) nsSolverFail(&s, "the steps on the GPU: %s", cudaGetErrorString(e));
-  }
-  if (copyArray(&s, host, s.u, physBytes, cudaMemcpyDeviceToHost)) nsSolverFail(&s, "cannot copy the velocity from the GPU");
-  if (agreeBad(s.failed, s.error)) goto finish;
+  exTimerRead(&timer, "the steps", &s.failure);
+  if (exCopy(s.gpu, s.stream, host, s.u, physBytes, cudaMemcpyDeviceToHost))
+    exFail(&s.failure, "cannot copy the velocity from the GPU");
+  if (exAgreeBad(PROGRAM, s.failure.failed, s.failure.error)) goto finish;
 
   /* The slowest rank's time of each step; the median over the steps after the warm-up. */
-  MPI_Allreduce(MPI_IN_PLACE, times, o.steps, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   res.warmup = o.steps > 1;
   res.timed = o.steps - res.warmup;
-  res.stepMin = res.stepMax = times[res.warmup];
-  for (int i = res.warmup; i < o.steps; i++) res.stepMin = fmin(res.stepMin, times[i]), res.stepMax = fmax(res.stepMax, times[i]);
-  res.step = median(times + res.warmup, res.timed);
+  res.step = exSlowestMedian(timer.times + res.warmup, res.timed);
+  res.stepMin = timer.times[res.warmup], res.stepMax = timer.times[o.steps - 1];
   res.e = energy(&s.phys, o.dbl, host);
 
   res.refBound = o.dbl ? NS_BOUND_FP64 : NS_BOUND_FP32;
@@ -672,41 +515,36 @@ int main(int argc, char** argv) {
                "%.1e; fewer steps or a smaller dt check it)\n", o.steps * o.dt, energyLawDeparture(&o));
     }
     if (o.json && writeJson(&o, &res)) {
-      fprintf(stderr, "taylor_green: cannot write %s\n", o.json);
+      fprintf(stderr, PROGRAM ": cannot write %s\n", o.json);
       res.passed = 0;
     }
-    if (o.check) printf("taylor_green: %s\n", res.passed ? "every check passed" : "a check FAILED");
+    if (o.check) printf(PROGRAM ": %s\n", res.passed ? "every check passed" : "a check FAILED");
   }
   MPI_Bcast(&res.passed, 1, MPI_INT, 0, MPI_COMM_WORLD);
   status = res.passed ? 0 : 1;
   goto finish;
 
 libraryFailed:
-  /* The library's collective calls fail on every rank alike, with the same message. */
-  if (rank == 0) fprintf(stderr, "taylor_green: %s: %s\n", dtrGetErrorString(r), dtrGetLastError());
-  status = r == dtrInvalidArgument ? 2 : 1;
+  status = exLibraryFailure(PROGRAM, r);
   goto finish;
 stepFailed:
   /* A transform failed, on every rank alike: a rank's own failure made it refuse, naming the rank. */
-  if (rank == 0) fprintf(stderr, "taylor_green: %s\n", s.error);
+  if (rank == 0) fprintf(stderr, PROGRAM ": %s\n", s.failure.error);
   status = 1;
 finish:
   /* Teardown: a failure here still fails a run that had passed (a kernel's error surfacing late). */
   {
     int clean = !(o.gpu && s.stream && cudaStreamSynchronize(s.stream) != cudaSuccess);
-    for (int i = 0; events && i <= o.steps; i++)
-      if (events[i]) clean &= cudaEventDestroy(events[i]) == cudaSuccess;
+    clean &= exTimerDestroy(&timer) == 0;
     clean &= nsSolverFree(&s) == 0;
     if (plan) clean &= dtrFftPlanDestroy(plan) == dtrSuccess;
     if (grid) clean &= dtrGridDestroy(grid) == dtrSuccess;
     if (s.stream) clean &= cudaStreamDestroy(s.stream) == cudaSuccess;
     if (!clean) {
-      fprintf(stderr, "taylor_green: rank %d: releasing the plan, the arrays or the stream failed\n", rank);
+      fprintf(stderr, PROGRAM ": rank %d: releasing the plan, the arrays or the stream failed\n", rank);
       if (!status) status = 1;
     }
   }
-  free(events);
-  free(times);
   free(host);
   MPI_Finalize();
   return status;

@@ -16,13 +16,13 @@ extern "C" {
 
 /* f at every point of the physical box; every spectral point of `spec` divided or multiplied by -lap's
  * eigenvalue (in place). */
-void psHostRhs(const PsDomain* d, const PsBox* phys, int dbl, void* f);
-void psHostScale(const PsDomain* d, const PsBox* spec, int dbl, PsScaling how, void* uh);
+void psHostRhs(const PsDomain* d, const ExBox* phys, int dbl, void* f);
+void psHostScale(const PsDomain* d, const ExBox* spec, int dbl, PsScaling how, void* uh);
 
 /* The same as kernels on `stream` (device arrays). They return the launch's error: a kernel's own
  * failure shows at the stream's next synchronisation, as any stream-ordered work's does. */
-cudaError_t psGpuRhs(const PsDomain* d, const PsBox* phys, int dbl, void* f, cudaStream_t stream);
-cudaError_t psGpuScale(const PsDomain* d, const PsBox* spec, int dbl, PsScaling how, void* uh, cudaStream_t stream);
+cudaError_t psGpuRhs(const PsDomain* d, const ExBox* phys, int dbl, void* f, cudaStream_t stream);
+cudaError_t psGpuScale(const PsDomain* d, const ExBox* spec, int dbl, PsScaling how, void* uh, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

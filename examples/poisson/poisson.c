@@ -29,7 +29,6 @@
  * mapping of the arrays) of the slowest rank's time, printed and in the --json file.
  */
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +38,11 @@
 #include <disttranspose.h>
 #include <mpi.h>
 
+#include "common/arrays.h"
+#include "common/example_support.h"
+#include "common/options.h"
+#include "common/failure.h"
+#include "common/timing.h"
 #include "pointwise.h"
 
 /* MPI's calls are left unchecked on purpose: its default handler (MPI_ERRORS_ARE_FATAL) aborts the job
@@ -71,7 +75,11 @@ typedef struct {
   int dbl;              /* fp64 values (else fp32) */
   int check;
   const char* json;
+  int everyGpu;         /* every rank sees a GPU: --backend auto takes the GPU backends */
 } Options;
+
+/* Its messages' prefix. */
+#define PROGRAM "poisson"
 
 static int rank, nranks;
 
@@ -91,99 +99,41 @@ static void usage(void) {
 
 /* ---- options ------------------------------------------------------------------------------------- */
 
-static int parseWhole(const char* v, long long lo, long long hi, long long* out) {
-  char* end;
-  const long long x = strtoll(v, &end, 10);
-  if (end == v || *end || x < lo || x > hi) return -1;
-  *out = x;
-  return 0;
-}
-
-static int parseReal(const char* v, double* out) {
-  char* end;
-  const double x = strtod(v, &end);
-  if (end == v || *end || !isfinite(x)) return -1;
-  *out = x;
-  return 0;
-}
-
-/* "AxBxC" (or "A" for all of them where count is 3): `count` whole numbers from 1 to hi. */
-static int parseDims(const char* v, int count, long long hi, long long* out) {
-  const char* p = v;
-  int k = 0;
-  while (k < count) {
-    char* end;
-    const long long x = strtoll(p, &end, 10);
-    if (end == p || x < 1 || x > hi) return -1;
-    out[k++] = x;
-    p = end;
-    if (!*p) break;
-    if (*p != 'x' && *p != 'X') return -1;
-    p++;
+/* One option into *o (what usage says of it): NULL, or what it expected. */
+static const char* takeOption(void* options, const char* a, const char* v) {
+  Options* o = options;
+  long long w;
+  if (!strcmp(a, "--check")) {
+    o->check = 1;
+  } else if (!strcmp(a, "--n")) {
+    if (exParseWhole(v, 1, 1 << 24, &w)) return "a whole number of points per axis";
+    o->shape[0] = o->shape[1] = o->shape[2] = w;
+  } else if (!strcmp(a, "--shape")) {
+    if (exParseDims(v, 3, 1 << 24, o->shape)) return "NXxNYxNZ (three whole numbers, as 24x18x20) or N for N^3";
+  } else if (!strcmp(a, "--lz")) {
+    if (exParseReal(v, &o->lz) || !(o->lz > 0)) return "the distance between the walls, a number > 0";
+  } else if (!strcmp(a, "--iters")) {
+    if (exParseWhole(v, 1, 1000000, &w)) return "a whole number of timed solves from 1 to 1000000";
+    o->iters = (int)w;
+  } else if (!strcmp(a, "--grid")) {
+    return exParseGrid(v, &o->autogrid, &o->pr, &o->pc);
+  } else if (!strcmp(a, "--backend")) {
+    return exParseBackend(v, o->everyGpu, &o->backend, &o->gpu);
+  } else if (!strcmp(a, "--type")) {
+    if (exParsePrecision(v, &o->dbl)) return "fp64 or fp32 (the real arrays'; c128 or c64, their transforms', name the same)";
+  } else {
+    o->json = v;
   }
-  if (*p) return -1;
-  if (k == 1 && count == 3) out[1] = out[2] = out[0], k = 3;
-  return k == count ? 0 : -1;
+  return NULL;
 }
 
 /* 0: run; 1: --help; -1: a bad option, described in msg. */
-static int parse(int argc, char** argv, Options* o, int anyGpus, char* msg, size_t len) {
-  *o = (Options){{64, 64, 64}, PS_PI, 10, 0, 0, 0, anyGpus ? dtrBackendAuto : dtrBackendCpu, anyGpus, 1, 0, NULL};
-  for (int i = 1; i < argc; i++) {
-    const char* a = argv[i];
-    const char* v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) return 1;
-    if (!strcmp(a, "--check")) {
-      o->check = 1;
-      continue;
-    }
-    if (strcmp(a, "--n") && strcmp(a, "--shape") && strcmp(a, "--lz") && strcmp(a, "--iters") && strcmp(a, "--grid") &&
-        strcmp(a, "--backend") && strcmp(a, "--type") && strcmp(a, "--json")) {
-      snprintf(msg, len, "unknown option '%s' (see --help)", a);
-      return -1;
-    }
-    if (!v) {
-      snprintf(msg, len, "%s needs a value (see --help)", a);
-      return -1;
-    }
-    i++;
-    long long w, g[2];
-    const char* why = NULL;
-    if (!strcmp(a, "--n")) {
-      if (parseWhole(v, 1, 1 << 24, &w)) why = "a whole number of points per axis";
-      else o->shape[0] = o->shape[1] = o->shape[2] = w;
-    } else if (!strcmp(a, "--shape")) {
-      if (parseDims(v, 3, 1 << 24, o->shape)) why = "NXxNYxNZ (three whole numbers, as 24x18x20) or N for N^3";
-    } else if (!strcmp(a, "--lz")) {
-      if (parseReal(v, &o->lz) || !(o->lz > 0)) why = "the distance between the walls, a number > 0";
-    } else if (!strcmp(a, "--iters")) {
-      if (parseWhole(v, 1, 1000000, &w)) why = "a whole number of timed solves from 1 to 1000000";
-      else o->iters = (int)w;
-    } else if (!strcmp(a, "--grid")) {
-      o->autogrid = !strcmp(v, "auto");
-      o->pr = o->pc = 0;
-      if (!o->autogrid) {
-        if (parseDims(v, 2, 65536, g)) why = "PRxPC (two whole numbers, as 2x2) or auto";
-        else o->pr = (int)g[0], o->pc = (int)g[1];
-      }
-    } else if (!strcmp(a, "--backend")) {
-      if (!strcmp(v, "auto")) o->backend = dtrBackendAuto, o->gpu = anyGpus;
-      else if (!strcmp(v, "cpu")) o->backend = dtrBackendCpu, o->gpu = 0;
-      else if (!strcmp(v, "nccl")) o->backend = dtrBackendNccl, o->gpu = 1;
-      else if (!strcmp(v, "p2p")) o->backend = dtrBackendP2p, o->gpu = 1;
-      else why = "one of auto, cpu, nccl, p2p";
-    } else if (!strcmp(a, "--type")) {
-      if (!strcmp(v, "fp64") || !strcmp(v, "c128")) o->dbl = 1;
-      else if (!strcmp(v, "fp32") || !strcmp(v, "c64")) o->dbl = 0;
-      else why = "fp64 or fp32 (the real arrays'; c128 or c64, their transforms', name the same)";
-    } else {
-      o->json = v;
-    }
-    if (why) {
-      snprintf(msg, len, "%s '%s': expected %s", a, v, why);
-      return -1;
-    }
-  }
+static int parse(int argc, char** argv, Options* o, int everyGpu, char* msg, size_t len) {
+  static const char* const flags[] = {"--check", NULL};
+  static const char* const valued[] = {"--n", "--shape", "--lz", "--iters", "--grid", "--backend", "--type", "--json", NULL};
+  *o = (Options){{64, 64, 64}, PS_PI, 10, 0, 0, 0, everyGpu ? dtrBackendAuto : dtrBackendCpu, everyGpu, 1, 0, NULL, everyGpu};
+  const int read = exReadOptions(argc, argv, flags, valued, takeOption, o, msg, len);
+  if (read) return read;
   if (o->shape[0] < PS_MIN_NX || o->shape[1] < PS_MIN_NY || o->shape[2] < PS_MIN_NZ) {
     snprintf(msg, len,
              "the shape %lld x %lld x %lld is too small: the manufactured solution's modes (|kx| up to 2, |ky| up to 3, "
@@ -195,80 +145,39 @@ static int parse(int argc, char** argv, Options* o, int anyGpus, char* msg, size
 }
 
 /* Every rank must run with the same options (an MPMD launch could give them different ones): the
- * options that shape the run, each compared by its smallest and largest value over the ranks. */
+ * options that shape the run. */
 static int optionsAgree(const Options* o, char* msg, size_t len) {
   static const char* const names[] = {"--shape", "--shape", "--shape", "--lz", "--iters", "--grid", "--grid",
                                       "--grid", "--backend", "--type", "--check"};
-  enum { count = sizeof names / sizeof names[0] };
-  double v[2 * count];
-  const double mine[count] = {(double)o->shape[0], (double)o->shape[1], (double)o->shape[2], o->lz, o->iters, o->pr,
-                              o->pc, o->autogrid, o->backend, o->dbl, o->check};
-  for (int i = 0; i < count; i++) v[i] = mine[i], v[count + i] = -mine[i];
-  MPI_Allreduce(MPI_IN_PLACE, v, 2 * count, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  for (int i = 0; i < count; i++)
-    if (v[i] != -v[count + i]) {
-      snprintf(msg, len, "%s differs between the ranks; every rank must be given the same", names[i]);
-      return -1;
-    }
-  return 0;
-}
-
-/* Whether any rank's `bad` is set; the lowest such rank prints its message (one line for the job, and
- * it is the same on every rank where the options agree). */
-static int agreeBad(int bad, const char* msg) {
-  int first = bad ? rank : nranks;
-  MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (first == nranks) return 0;
-  if (rank == first) {
-    if (rank) fprintf(stderr, "poisson: rank %d: %s\n", rank, msg);
-    else fprintf(stderr, "poisson: %s\n", msg);
-  }
-  return 1;
+  const double mine[] = {(double)o->shape[0], (double)o->shape[1], (double)o->shape[2], o->lz, o->iters, o->pr,
+                         o->pc, o->autogrid, o->backend, o->dbl, o->check};
+  return exValuesAgree((int)(sizeof mine / sizeof mine[0]), mine, names, msg, len);
 }
 
 /* ---- the solver ---------------------------------------------------------------------------------- */
 
 typedef struct {
   PsDomain dom;
-  PsBox phys, spec;     /* this rank's X-pencil of the real arrays, Z-pencil of their transforms */
+  ExBox phys, spec;     /* this rank's X-pencil of the real arrays, Z-pencil of their transforms */
   int dbl, gpu;
   cudaStream_t stream;  /* the FFT's and the kernels' (GPU backends) */
   dtrFftPlan_t plan;
   void* f;              /* physical: the right-hand side; after the residual's transform, -lap u */
   void* uh;             /* spectral: f's transform, divided into u's */
   void* u;              /* physical: the solution */
-  int failed;           /* this rank's first failure, and what it was */
-  char error[512];
+  ExFailure failure;    /* this rank's first failure, and what it was */
 } Solver;
 
-static void fail(Solver* s, const char* fmt, ...) {
-  if (s->failed) return;
-  s->failed = 1;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(s->error, sizeof s->error, fmt, ap);
-  va_end(ap);
-}
-
 static size_t elementBytes(const Solver* s) { return s->dbl ? sizeof(double) : sizeof(float); }
-static size_t physBytes(const Solver* s) { return (size_t)psBoxPoints(&s->phys) * elementBytes(s); }
-static size_t specBytes(const Solver* s) { return (size_t)psBoxPoints(&s->spec) * 2 * elementBytes(s); }
-
-/* Device memory on GPUs; on the host 64-byte aligned (FFTW runs a plan on other arrays only of the
- * alignment it was made on). Never zero bytes (an empty box). */
-static void* allocate(const Solver* s, size_t bytes) {
-  void* p = NULL;
-  if (s->gpu) return cudaMalloc(&p, bytes ? bytes : 16) == cudaSuccess ? p : NULL;
-  const size_t a = 64;
-  return aligned_alloc(a, bytes ? (bytes + a - 1) / a * a : a);
-}
+static size_t physBytes(const Solver* s) { return (size_t)exBoxPoints(&s->phys) * elementBytes(s); }
+static size_t specBytes(const Solver* s) { return (size_t)exBoxPoints(&s->spec) * 2 * elementBytes(s); }
 
 static void allocateArrays(Solver* s) {
   void** const arrays[3] = {&s->f, &s->uh, &s->u};
-  for (int i = 0; i < 3 && !s->failed; i++) {
+  for (int i = 0; i < 3 && !s->failure.failed; i++) {
     const size_t bytes = i == 1 ? specBytes(s) : physBytes(s);
-    if (!(*arrays[i] = allocate(s, bytes)))
-      fail(s, "cannot allocate %zu bytes of %s memory", bytes, s->gpu ? "device" : "host");
+    if (!(*arrays[i] = exAllocate(s->gpu, bytes)))
+      exFail(&s->failure, "cannot allocate %zu bytes of %s memory", bytes, s->gpu ? "device" : "host");
   }
 }
 
@@ -276,39 +185,27 @@ static void allocateArrays(Solver* s) {
 static int freeArrays(Solver* s) {
   void* const arrays[3] = {s->f, s->uh, s->u};
   int bad = 0;
-  for (int i = 0; i < 3; i++) {
-    if (!arrays[i]) continue;
-    if (s->gpu) bad |= cudaFree(arrays[i]) != cudaSuccess;
-    else free(arrays[i]);
-  }
+  for (int i = 0; i < 3; i++) bad |= exRelease(s->gpu, arrays[i]) != 0;
   s->f = s->uh = s->u = NULL;
   return bad ? -1 : 0;
 }
 
-/* The library's FFT; a rank that has failed refuses, so that every rank's execute fails with its message
- * rather than leaving the others waiting. 0, or -1 on every rank alike. */
+/* The library's FFT, refused once this rank has failed: 0, or -1 on every rank alike. */
 static int transform(Solver* s, const void* in, void* out, int inverse) {
-  const dtrResult_t r = s->failed ? dtrFftExecuteRefuse(s->plan, s->error)
-                                  : dtrFftExecute(s->plan, in, out, inverse ? dtrFftInverse : dtrFftForward, s->stream);
-  if (r == dtrSuccess) return 0;
-  fail(s, "the %s FFT: %s: %s", inverse ? "inverse" : "forward", dtrGetErrorString(r), dtrGetLastError());
-  return -1;
+  return exFftExecute(&s->failure, s->plan, in, out, inverse, s->stream);
 }
 
 /* The pointwise work, skipped once this rank has failed (the next transform then refuses). */
-static void launched(Solver* s, cudaError_t e, const char* what) {
-  if (e != cudaSuccess) fail(s, "the %s kernel: %s", what, cudaGetErrorString(e));
-}
 
 static void rightHandSide(Solver* s) {
-  if (s->failed) return;
-  if (s->gpu) launched(s, psGpuRhs(&s->dom, &s->phys, s->dbl, s->f, s->stream), "right-hand side");
+  if (s->failure.failed) return;
+  if (s->gpu) exLaunched(&s->failure, psGpuRhs(&s->dom, &s->phys, s->dbl, s->f, s->stream), "right-hand side");
   else psHostRhs(&s->dom, &s->phys, s->dbl, s->f);
 }
 
 static void scaleSpectrum(Solver* s, PsScaling how) {
-  if (s->failed) return;
-  if (s->gpu) launched(s, psGpuScale(&s->dom, &s->spec, s->dbl, how, s->uh, s->stream), "eigenvalue");
+  if (s->failure.failed) return;
+  if (s->gpu) exLaunched(&s->failure, psGpuScale(&s->dom, &s->spec, s->dbl, how, s->uh, s->stream), "eigenvalue");
   else psHostScale(&s->dom, &s->spec, s->dbl, how, s->uh);
 }
 
@@ -325,21 +222,6 @@ static int laplacian(Solver* s) {
   if (transform(s, s->u, s->uh, 0)) return -1;
   scaleSpectrum(s, psMultiply);
   return transform(s, s->uh, s->f, 1);
-}
-
-/* A copy between the host and the solver's arrays, ordered on the solver's stream: that stream does not
- * wait for the legacy default stream (cudaStreamNonBlocking), and cudaMemcpy from pageable memory may
- * return before its copy has landed, so a plain cudaMemcpy could race the work around it. */
-static int copyToHost(const Solver* s, void* dst, const void* src, size_t bytes) {
-  if (!bytes) return 0;
-  if (!s->gpu) {
-    memcpy(dst, src, bytes);
-    return 0;
-  }
-  return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s->stream) == cudaSuccess &&
-                 cudaStreamSynchronize(s->stream) == cudaSuccess
-             ? 0
-             : -1;
 }
 
 /* ---- the checks ---------------------------------------------------------------------------------- */
@@ -359,12 +241,12 @@ static void reduceMax(double* v, int count) {
  */
 static void checkErrors(const Solver* s, const void* u, const void* lu, double* error, double* residual) {
   double m[4] = {0, 0, 0, 0}; /* max |u - u*|, max |u*|, max |-lap u - f|, max |f| */
-  const int64_t points = psBoxPoints(&s->phys);
+  const int64_t points = exBoxPoints(&s->phys);
   for (int64_t p = 0; p < points; p++) {
     int64_t c[3];
-    psBoxCoords(&s->phys, p, c);
+    exBoxCoords(&s->phys, p, c);
     const double want = psSolution(&s->dom, c), rhs = psRightHandSide(&s->dom, c);
-    const double du = fabs(psLoad(u, s->dbl, p) - want), dr = fabs(psLoad(lu, s->dbl, p) - rhs);
+    const double du = fabs(exLoad(u, s->dbl, p) - want), dr = fabs(exLoad(lu, s->dbl, p) - rhs);
     if (!(du <= m[0])) m[0] = du;
     if (!(fabs(want) <= m[1])) m[1] = fabs(want);
     if (!(dr <= m[2])) m[2] = dr;
@@ -373,18 +255,6 @@ static void checkErrors(const Solver* s, const void* u, const void* lu, double* 
   reduceMax(m, 4);
   *error = m[0] / m[1];
   *residual = m[2] / (m[3] + psLargestEigenvalue(&s->dom) * m[1]);
-}
-
-/* ---- timing -------------------------------------------------------------------------------------- */
-
-static int cmpDouble(const void* a, const void* b) {
-  const double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double* t, int count) {
-  qsort(t, (size_t)count, sizeof *t, cmpDouble);
-  return count % 2 ? t[count / 2] : 0.5 * (t[count / 2 - 1] + t[count / 2]);
 }
 
 /* ---- output -------------------------------------------------------------------------------------- */
@@ -398,11 +268,6 @@ typedef struct {
   int checked, passed;
 } Results;
 
-static void jsonNumber(FILE* f, double v) {
-  if (isfinite(v) && v >= 0) fprintf(f, "%.6g", v);
-  else fprintf(f, "null");
-}
-
 static int writeJson(const Options* o, const Results* r) {
   FILE* f = fopen(o->json, "w");
   if (!f) return -1;
@@ -414,9 +279,9 @@ static int writeJson(const Options* o, const Results* r) {
   fprintf(f, " \"warmup_solves\": 1, \"timed_solves\": %d, \"solve_us\": %.3f, \"solve_us_min\": %.3f, \"solve_us_max\": %.3f,\n",
           o->iters, r->solve * 1e6, r->solveMin * 1e6, r->solveMax * 1e6);
   fprintf(f, " \"checked\": %s, \"error\": ", r->checked ? "true" : "false");
-  jsonNumber(f, r->checked ? r->error : NAN);
+  exJsonNumber(f, r->checked ? r->error : NAN);
   fprintf(f, ", \"residual\": ");
-  jsonNumber(f, r->checked ? r->residual : NAN);
+  exJsonNumber(f, r->checked ? r->residual : NAN);
   fprintf(f, ", \"error_bound\": %.3g, \"residual_bound\": %.3g, \"passed\": %s}\n", r->errorBound, r->residualBound,
           r->passed ? "true" : "false");
   return fclose(f) ? -1 : 0;
@@ -429,32 +294,18 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 
-  /* Where every rank sees a GPU, the GPU backends are the default. No driver counts as no GPU. */
-  int gpus = 0;
-  if (cudaGetDeviceCount(&gpus) != cudaSuccess) {
-    gpus = 0;
-    (void)cudaGetLastError(); /* clears the error of the query above: it only meant "no GPU here" */
-  }
-  int everyGpu = gpus > 0;
-  MPI_Allreduce(MPI_IN_PLACE, &everyGpu, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-
+  /* Where every rank sees a GPU, the GPU backends are the default. */
+  const int gpus = exGpuCount();
   Options o;
   char msg[1024] = "";
-  const int parsed = parse(argc, argv, &o, everyGpu, msg, sizeof msg);
-  int help = parsed == 1;
-  MPI_Allreduce(MPI_IN_PLACE, &help, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (help) {
+  const int parsed = parse(argc, argv, &o, exEveryRank(gpus > 0), msg, sizeof msg);
+  if (exAnyRank(parsed == 1)) {
     usage();
     MPI_Finalize();
     return 0;
   }
-  if (agreeBad(parsed < 0, msg) || agreeBad(optionsAgree(&o, msg, sizeof msg) != 0, msg)) {
-    MPI_Finalize();
-    return 2;
-  }
-  if (o.gpu && gpus == 0)
-    snprintf(msg, sizeof msg, "--backend %s needs a GPU on every rank; rank %d has none", dtrBackendName(o.backend), rank);
-  if (agreeBad(o.gpu && gpus == 0, msg)) {
+  if (exAgreeBad(PROGRAM, parsed < 0, msg) || exAgreeBad(PROGRAM, optionsAgree(&o, msg, sizeof msg) != 0, msg) ||
+      exAgreeGpus(PROGRAM, o.gpu, gpus, dtrBackendName(o.backend))) {
     MPI_Finalize();
     return 2;
   }
@@ -464,54 +315,25 @@ int main(int argc, char** argv) {
   Solver s;
   memset(&s, 0, sizeof s);
   void *hostU = NULL, *hostLu = NULL;
-  cudaEvent_t* events = NULL;
-  double* times = NULL;
+  ExTimer timer;
+  memset(&timer, 0, sizeof timer);
   Results res;
   memset(&res, 0, sizeof res);
 
-  if (o.gpu) {
-    /* The program picks its GPU, the node-local rank's modulo the GPUs (ranks may share one: the p2p
-     * backend serves them); the library works on the current device and never changes it. */
-    MPI_Comm local;
-    int localRank = 0;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
-    MPI_Comm_rank(local, &localRank);
-    MPI_Comm_free(&local);
-    const cudaError_t e = cudaSetDevice(localRank % gpus);
-    if (e == cudaSuccess) {
-      const cudaError_t c = cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking);
-      if (c != cudaSuccess) snprintf(msg, sizeof msg, "cannot create a stream: %s", cudaGetErrorString(c));
-    } else {
-      snprintf(msg, sizeof msg, "cannot use GPU %d: %s", localRank % gpus, cudaGetErrorString(e));
-    }
-    if (agreeBad(msg[0] != 0, msg)) goto finish;
-  }
+  if (o.gpu && exAgreeBad(PROGRAM, exOpenGpu(gpus, &s.stream, msg, sizeof msg) != 0, msg)) goto finish;
 
   const int64_t shape[3] = {o.shape[0], o.shape[1], o.shape[2]};
   const dtrDataType_t type = o.dbl ? dtrFloat64 : dtrFloat32;
-  if (o.autogrid) {
-    /* The tuner times the periodic R2C FFT of this shape: it takes no per-axis kinds, and the DST changes
-     * only the pass along z, which is local on every grid; the exchanges it compares are this plan's. */
-    dtrAutotuneConfig_t tc;
-    dtrAutotuneConfigInit(&tc);
-    tc.transpose.backend = o.backend;
-    tc.fft_kind = dtrFftR2C;
-    dtrBackend_t tuned = o.backend;
-    const dtrResult_t r = dtrGridAutotune(MPI_COMM_WORLD, shape, type, dtrAutotuneFft, &tc, &o.pr, &o.pc, &tuned);
-    if (r != dtrSuccess) {
-      if (rank == 0) fprintf(stderr, "poisson: --grid auto: %s: %s\n", dtrGetErrorString(r), dtrGetLastError());
-      status = r == dtrInvalidArgument ? 2 : 1;
-      goto finish;
-    }
-    if (o.backend == dtrBackendAuto) o.backend = tuned;
-  }
-  dtrResult_t r = dtrGridCreate(&grid, MPI_COMM_WORLD, o.pr, o.pc);
-  if (r != dtrSuccess) {
-    if (rank == 0 && (o.pr || o.pc)) fprintf(stderr, "poisson: --grid %dx%d: %s\n", o.pr, o.pc, dtrGetLastError());
-    else if (rank == 0) fprintf(stderr, "poisson: the grid: %s\n", dtrGetLastError());
-    status = r == dtrInvalidArgument ? 2 : 1;
+  /* --grid auto: the tuner times the periodic R2C FFT of this shape: it takes no per-axis kinds, and the
+   * DST changes only the pass along z, which is local on every grid; the exchanges it compares are this
+   * plan's. */
+  int refused = o.autogrid ? exGridAutotune(PROGRAM, shape, type, 1, &o.backend, &o.pr, &o.pc) : 0;
+  if (!refused) refused = exGridCreate(PROGRAM, o.pr, o.pc, &grid);
+  if (refused) {
+    status = refused;
     goto finish;
   }
+  dtrResult_t r;
   if ((r = dtrGridGetDims(grid, &res.pr, &res.pc, NULL, NULL)) != dtrSuccess) goto libraryFailed;
 
   /* One plan: the DFT along x (real to complex) and y, the DST-II along z, whose inverse (a DST-III)
@@ -543,56 +365,33 @@ int main(int argc, char** argv) {
   s.dbl = o.dbl;
   s.gpu = o.gpu;
   allocateArrays(&s);
-  if (!s.failed && (physBox.bytes != physBytes(&s) || specBox.bytes != specBytes(&s)))
-    fail(&s, "the plan's boxes hold %zu and %zu bytes, not the %zu and %zu of one real and one complex field",
-         physBox.bytes, specBox.bytes, physBytes(&s), specBytes(&s));
-  times = calloc((size_t)o.iters, sizeof *times);
-  if (o.gpu) events = calloc((size_t)o.iters + 1, sizeof *events);
-  if (!times || (o.gpu && !events)) fail(&s, "cannot allocate the timing's arrays");
-  for (int i = 0; o.gpu && !s.failed && i <= o.iters; i++)
-    if (cudaEventCreate(&events[i]) != cudaSuccess) fail(&s, "cannot create a CUDA event");
-  if (agreeBad(s.failed, s.error)) goto finish;
+  if (!s.failure.failed && (physBox.bytes != physBytes(&s) || specBox.bytes != specBytes(&s)))
+    exFail(&s.failure, "the plan's boxes hold %zu and %zu bytes, not the %zu and %zu of one real and one complex field",
+           physBox.bytes, specBox.bytes, physBytes(&s), specBytes(&s));
+  exTimerCreate(&timer, o.iters, o.gpu, s.stream, &s.failure);
+  if (exAgreeBad(PROGRAM, s.failure.failed, s.failure.error)) goto finish;
 
   /* f where the solve reads it, then the warm-up solve. */
   rightHandSide(&s);
   if (solve(&s)) goto solveFailed;
-  if (o.gpu && !s.failed) {
+  if (o.gpu && !s.failure.failed) {
     const cudaError_t e = cudaStreamSynchronize(s.stream);
-    if (e != cudaSuccess) fail(&s, "the warm-up solve on the GPU: %s", cudaGetErrorString(e));
+    if (e != cudaSuccess) exFail(&s.failure, "the warm-up solve on the GPU: %s", cudaGetErrorString(e));
   }
-  if (agreeBad(s.failed, s.error)) goto finish;
+  if (exAgreeBad(PROGRAM, s.failure.failed, s.failure.error)) goto finish;
 
-  /* The timed solves: by events on the stream on GPUs (no host synchronisation between solves), by the
-   * host clock on the cpu backend (whose executes return when done). */
-  MPI_Barrier(MPI_COMM_WORLD);
-  double t0 = MPI_Wtime();
-  if (o.gpu && cudaEventRecord(events[0], s.stream) != cudaSuccess) fail(&s, "cannot record a CUDA event");
+  /* The timed solves. */
+  exTimerStart(&timer, &s.failure);
   for (int i = 0; i < o.iters; i++) {
     if (solve(&s)) goto solveFailed;
-    if (o.gpu) {
-      if (!s.failed && cudaEventRecord(events[i + 1], s.stream) != cudaSuccess) fail(&s, "cannot record a CUDA event");
-    } else {
-      const double t = MPI_Wtime();
-      times[i] = t - t0;
-      t0 = t;
-    }
+    exTimerMark(&timer, i, &s.failure);
   }
-  if (o.gpu && !s.failed) {
-    cudaError_t e = cudaStreamSynchronize(s.stream);
-    for (int i = 0; e == cudaSuccess && i < o.iters; i++) {
-      float ms = 0;
-      e = cudaEventElapsedTime(&ms, events[i], events[i + 1]);
-      times[i] = ms * 1e-3;
-    }
-    if (e != cudaSuccess) fail(&s, "the solves on the GPU: %s", cudaGetErrorString(e));
-  }
-  if (agreeBad(s.failed, s.error)) goto finish;
+  exTimerRead(&timer, "the solves", &s.failure);
+  if (exAgreeBad(PROGRAM, s.failure.failed, s.failure.error)) goto finish;
 
   /* The slowest rank's time of each solve; the median over the solves. */
-  MPI_Allreduce(MPI_IN_PLACE, times, o.iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  res.solveMin = res.solveMax = times[0];
-  for (int i = 0; i < o.iters; i++) res.solveMin = fmin(res.solveMin, times[i]), res.solveMax = fmax(res.solveMax, times[i]);
-  res.solve = median(times, o.iters);
+  res.solve = exSlowestMedian(timer.times, o.iters);
+  res.solveMin = timer.times[0], res.solveMax = timer.times[o.iters - 1];
 
   res.residualBound = o.dbl ? PS_BOUND_FP64 : PS_BOUND_FP32;
   res.errorBound = res.residualBound * fmax(1.0, 1.0 / psSmallestEigenvalue(&s.dom));
@@ -602,11 +401,13 @@ int main(int argc, char** argv) {
     const size_t bytes = physBytes(&s);
     hostU = malloc(bytes ? bytes : 1);
     hostLu = malloc(bytes ? bytes : 1);
-    if (!hostU || !hostLu) fail(&s, "cannot allocate %zu bytes of host memory for the check", 2 * bytes);
-    else if (copyToHost(&s, hostU, s.u, bytes)) fail(&s, "cannot copy the solution from the GPU");
+    if (!hostU || !hostLu) exFail(&s.failure, "cannot allocate %zu bytes of host memory for the check", 2 * bytes);
+    else if (exCopy(s.gpu, s.stream, hostU, s.u, bytes, cudaMemcpyDeviceToHost))
+      exFail(&s.failure, "cannot copy the solution from the GPU");
     if (laplacian(&s)) goto solveFailed;
-    if (!s.failed && copyToHost(&s, hostLu, s.f, bytes)) fail(&s, "cannot copy -lap u from the GPU");
-    if (agreeBad(s.failed, s.error)) goto finish;
+    if (!s.failure.failed && exCopy(s.gpu, s.stream, hostLu, s.f, bytes, cudaMemcpyDeviceToHost))
+      exFail(&s.failure, "cannot copy -lap u from the GPU");
+    if (exAgreeBad(PROGRAM, s.failure.failed, s.failure.error)) goto finish;
     checkErrors(&s, hostU, hostLu, &res.error, &res.residual);
     res.checked = 1;
     res.passed = res.error <= res.errorBound && res.residual <= res.residualBound;
@@ -633,41 +434,36 @@ int main(int argc, char** argv) {
              res.residual, res.residualBound, res.residual <= res.residualBound ? "OK" : "FAILED");
     }
     if (o.json && writeJson(&o, &res)) {
-      fprintf(stderr, "poisson: cannot write %s\n", o.json);
+      fprintf(stderr, PROGRAM ": cannot write %s\n", o.json);
       res.passed = 0;
     }
-    if (o.check) printf("poisson: %s\n", res.passed ? "every check passed" : "a check FAILED");
+    if (o.check) printf(PROGRAM ": %s\n", res.passed ? "every check passed" : "a check FAILED");
   }
   MPI_Bcast(&res.passed, 1, MPI_INT, 0, MPI_COMM_WORLD);
   status = res.passed ? 0 : 1;
   goto finish;
 
 libraryFailed:
-  /* The library's collective calls fail on every rank alike, with the same message. */
-  if (rank == 0) fprintf(stderr, "poisson: %s: %s\n", dtrGetErrorString(r), dtrGetLastError());
-  status = r == dtrInvalidArgument ? 2 : 1;
+  status = exLibraryFailure(PROGRAM, r);
   goto finish;
 solveFailed:
   /* A transform failed, on every rank alike: a rank's own failure made it refuse, naming the rank. */
-  if (rank == 0) fprintf(stderr, "poisson: %s\n", s.error);
+  if (rank == 0) fprintf(stderr, PROGRAM ": %s\n", s.failure.error);
   status = 1;
 finish:
   /* Teardown: a failure here still fails a run that had passed (a kernel's error surfacing late). */
   {
     int clean = !(o.gpu && s.stream && cudaStreamSynchronize(s.stream) != cudaSuccess);
-    for (int i = 0; events && i <= o.iters; i++)
-      if (events[i]) clean &= cudaEventDestroy(events[i]) == cudaSuccess;
+    clean &= exTimerDestroy(&timer) == 0;
     clean &= freeArrays(&s) == 0;
     if (s.plan) clean &= dtrFftPlanDestroy(s.plan) == dtrSuccess;
     if (grid) clean &= dtrGridDestroy(grid) == dtrSuccess;
     if (s.stream) clean &= cudaStreamDestroy(s.stream) == cudaSuccess;
     if (!clean) {
-      fprintf(stderr, "poisson: rank %d: releasing the plan, the arrays or the stream failed\n", rank);
+      fprintf(stderr, PROGRAM ": rank %d: releasing the plan, the arrays or the stream failed\n", rank);
       if (!status) status = 1;
     }
   }
-  free(events);
-  free(times);
   free(hostU);
   free(hostLu);
   MPI_Finalize();

@@ -25,11 +25,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#ifdef __CUDACC__
-#define PS_HD static inline __host__ __device__
-#else
-#define PS_HD static inline
-#endif
+#include "common/spectral_box.h"
 
 #define PS_PI 3.14159265358979323846
 
@@ -39,54 +35,26 @@ typedef struct {
   double lz;
 } PsDomain;
 
-/* A box of one side of the transform (dtrFftGetBox's): the X-pencil of the real arrays, the Z-pencil of
- * their (nx/2 + 1) x ny x nz transforms. */
-typedef struct {
-  int64_t start[3]; /* global index of the first point along x, y, z */
-  int64_t size[3];  /* extent along x, y, z */
-  int order[3];     /* the axes in memory, fastest first (0 = x, 1 = y, 2 = z) */
-} PsBox;
-
-PS_HD int64_t psBoxPoints(const PsBox* b) { return b->size[0] * b->size[1] * b->size[2]; }
-
-/* The global indices (x, y, z) of the box's point p (p counted in memory order). Every array index is a
- * constant once the loop is unrolled, so that on the GPU the indices stay in registers rather than in a
- * stack array indexed by the box's (run-time) memory order. */
-PS_HD void psBoxCoords(const PsBox* b, int64_t p, int64_t c[3]) {
-  c[0] = c[1] = c[2] = 0; /* each is set below (order is a permutation); this tells the compiler so */
-  for (int d = 0; d < 3; d++) {
-    const int axis = b->order[d];
-    const int64_t size = axis == 0 ? b->size[0] : axis == 1 ? b->size[1] : b->size[2];
-    const int64_t start = axis == 0 ? b->start[0] : axis == 1 ? b->start[1] : b->start[2];
-    const int64_t v = start + p % size;
-    p /= size;
-    if (axis == 0) c[0] = v;
-    else if (axis == 1) c[1] = v;
-    else c[2] = v;
-  }
-}
-
 /* -lap of the mode exp(i (kx x + ky y)) sin(pi m z / Lz): its eigenvalue. */
-PS_HD double psEigenvalue(const PsDomain* d, double kx, double ky, int64_t m) {
+EX_HD double psEigenvalue(const PsDomain* d, double kx, double ky, int64_t m) {
   const double kz = PS_PI * (double)m / d->lz;
   return kx * kx + ky * ky + kz * kz;
 }
 
 /* The eigenvalue at spectral index (i, j, k): kx = i (the R2C side holds 0 .. nx/2), ky in numpy's order
- * (j up to ny/2, j - ny above; an even ny's Nyquist mode has the same square either way), the DST-II's
- * k-th sine sin(pi (k + 1) z / Lz). */
-PS_HD double psSpectralEigenvalue(const PsDomain* d, const int64_t c[3]) {
-  const int64_t ky = 2 * c[1] <= d->n[1] ? c[1] : c[1] - d->n[1];
-  return psEigenvalue(d, (double)c[0], (double)ky, c[2] + 1);
+ * (an even ny's Nyquist mode has the same square either way), the DST-II's k-th sine
+ * sin(pi (k + 1) z / Lz). */
+EX_HD double psSpectralEigenvalue(const PsDomain* d, const int64_t c[3]) {
+  return psEigenvalue(d, (double)c[0], (double)exWavenumber(c[1], d->n[1]), c[2] + 1);
 }
 
 /* The smallest eigenvalue on the grid, (pi / Lz)^2: the mode constant in x and y, the first sine. The
  * solve divides the rounding of f's transform by it, so its inverse is how much a solve can amplify
  * rounding (the problem's own conditioning: a wide channel's slowest sine is nearly free). */
-PS_HD double psSmallestEigenvalue(const PsDomain* d) { return psEigenvalue(d, 0.0, 0.0, 1); }
+EX_HD double psSmallestEigenvalue(const PsDomain* d) { return psEigenvalue(d, 0.0, 0.0, 1); }
 
 /* The largest eigenvalue on the grid, the scale of -lap for the residual's bound. */
-PS_HD double psLargestEigenvalue(const PsDomain* d) {
+EX_HD double psLargestEigenvalue(const PsDomain* d) {
   return psEigenvalue(d, (double)(d->n[0] / 2), (double)(d->n[1] / 2), d->n[2]);
 }
 
@@ -114,13 +82,13 @@ typedef struct {
 } PsMode;
 
 /* (Not a compound literal: the CUDA compiler takes this header as C++.) */
-PS_HD PsMode psMakeMode(double a, int64_t kx, int64_t ky, double phase, int64_t m) {
+EX_HD PsMode psMakeMode(double a, int64_t kx, int64_t ky, double phase, int64_t m) {
   PsMode r;
   r.a = a, r.kx = kx, r.ky = ky, r.phase = phase, r.m = m;
   return r;
 }
 
-PS_HD PsMode psMode(const PsDomain* d, int i) {
+EX_HD PsMode psMode(const PsDomain* d, int i) {
   switch (i) {
     case 0: return psMakeMode(1.0, 2, 3, -0.5 * PS_PI, 2); /* sin(2x + 3y) sin(2 pi z / Lz) */
     case 1: return psMakeMode(0.5, 1, 0, 0.0, 1);          /* 0.5 cos(x) sin(pi z / Lz) */
@@ -137,7 +105,7 @@ PS_HD PsMode psMode(const PsDomain* d, int i) {
  * exactly, in integers, before any rounding: kx x_i = 2 pi (kx i mod nx) / nx, and pi m z_k / Lz =
  * pi m (2k + 1) / (2 nz) taken mod 2 pi, so the analytic values keep fp64's accuracy on any grid (an
  * argument of thousands of radians would lose three digits of it) and do not depend on Lz at all. */
-PS_HD double psModeShape(const PsDomain* d, const PsMode* mode, const int64_t c[3]) {
+EX_HD double psModeShape(const PsDomain* d, const PsMode* mode, const int64_t c[3]) {
   const int64_t nx = d->n[0], ny = d->n[1], nz = d->n[2];
   const int64_t rx = ((mode->kx * c[0]) % nx + nx) % nx, ry = ((mode->ky * c[1]) % ny + ny) % ny;
   const int64_t rz = (mode->m * (2 * c[2] + 1)) % (4 * nz);
@@ -146,7 +114,7 @@ PS_HD double psModeShape(const PsDomain* d, const PsMode* mode, const int64_t c[
 }
 
 /* u and f = -lap u at the physical grid point c. */
-PS_HD double psSolution(const PsDomain* d, const int64_t c[3]) {
+EX_HD double psSolution(const PsDomain* d, const int64_t c[3]) {
   double u = 0;
   for (int i = 0; i < PS_MODES; i++) {
     const PsMode m = psMode(d, i);
@@ -155,7 +123,7 @@ PS_HD double psSolution(const PsDomain* d, const int64_t c[3]) {
   return u;
 }
 
-PS_HD double psRightHandSide(const PsDomain* d, const int64_t c[3]) {
+EX_HD double psRightHandSide(const PsDomain* d, const int64_t c[3]) {
   double f = 0;
   for (int i = 0; i < PS_MODES; i++) {
     const PsMode m = psMode(d, i);
@@ -164,22 +132,13 @@ PS_HD double psRightHandSide(const PsDomain* d, const int64_t c[3]) {
   return f;
 }
 
-/* Element j of an array of fp64 or fp32 values, in fp64. */
-PS_HD double psLoad(const void* a, int dbl, int64_t j) {
-  return dbl ? ((const double*)a)[j] : (double)((const float*)a)[j];
-}
-PS_HD void psStore(void* a, int dbl, int64_t j, double v) {
-  if (dbl) ((double*)a)[j] = v;
-  else ((float*)a)[j] = (float)v;
-}
-
 /* ---- the operations, one point each ------------------------------------------------------------- */
 
 /* f at the physical point p of the box (the X-pencil of the real array). */
-PS_HD void psRhsPoint(const PsDomain* d, const PsBox* b, int dbl, int64_t p, void* f) {
+EX_HD void psRhsPoint(const PsDomain* d, const ExBox* b, int dbl, int64_t p, void* f) {
   int64_t c[3];
-  psBoxCoords(b, p, c);
-  psStore(f, dbl, p, psRightHandSide(d, c));
+  exBoxCoords(b, p, c);
+  exStore(f, dbl, p, psRightHandSide(d, c));
 }
 
 /* What the spectral operation does at a point: the solve divides by -lap's eigenvalue, the residual's
@@ -188,13 +147,13 @@ typedef enum { psDivide = 0, psMultiply = 1 } PsScaling;
 
 /* The complex number at the spectral point p (re, im), divided or multiplied by its eigenvalue; the
  * DST acts on the real and the imaginary parts alike, so both take the same factor. */
-PS_HD void psScalePoint(const PsDomain* d, const PsBox* b, int dbl, PsScaling how, int64_t p, void* uh) {
+EX_HD void psScalePoint(const PsDomain* d, const ExBox* b, int dbl, PsScaling how, int64_t p, void* uh) {
   int64_t c[3];
-  psBoxCoords(b, p, c);
+  exBoxCoords(b, p, c);
   const double lambda = psSpectralEigenvalue(d, c);
   const double s = how == psDivide ? 1.0 / lambda : lambda;
-  psStore(uh, dbl, 2 * p, psLoad(uh, dbl, 2 * p) * s);
-  psStore(uh, dbl, 2 * p + 1, psLoad(uh, dbl, 2 * p + 1) * s);
+  exStore(uh, dbl, 2 * p, exLoad(uh, dbl, 2 * p) * s);
+  exStore(uh, dbl, 2 * p + 1, exLoad(uh, dbl, 2 * p + 1) * s);
 }
 
 #endif
