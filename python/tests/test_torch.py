@@ -300,7 +300,7 @@ def test_kernel_failed_call_raises_error():
     with dt.Grid(COMM) as grid:
         shape = (4, 3, 2)
         x_shape = grid.box(shape, "x", "complex128").shape
-        op, _ = _ops.fft_operation("fftn", grid, shape, "backward", None, "cpu", 0, 1, None, _arrays._Torch,
+        op, _ = _ops.fft_operation("fftn", grid, shape, "backward", None, "cpu", 0, 1, None, None, _arrays._Torch,
                                    torch.complex128, x_shape, -1)
         f = _ops.get(op)
         bogus = 1 << 40
@@ -322,7 +322,7 @@ def test_fft_kernel_wrong_shape_on_one_rank():
     with dt.Grid(COMM) as grid:
         shape = (5, 4, 3)
         x_shape = grid.box(shape, "x", "complex128").shape
-        op, _ = _ops.fft_operation("fftn", grid, shape, "backward", None, "cpu", 0, 1, None, _arrays._Torch,
+        op, _ = _ops.fft_operation("fftn", grid, shape, "backward", None, "cpu", 0, 1, None, None, _arrays._Torch,
                                    torch.complex128, x_shape, -1)
         good = torch.ones(x_shape, dtype=torch.complex128)
         want = host(torch.ops.disttranspose.run(good, op))
