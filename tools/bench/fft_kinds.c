@@ -1,14 +1,18 @@
 /*
  * fft-kinds: the FFT with real-to-real axes (dtrFftConfig_t.axes) against the periodic FFT of the same
- * shape, type, grid and backend, in the same run. The variants' executes alternate within each
- * iteration (forward, then inverse, of each in turn), every execute starting after a barrier and ending
- * when every rank's stream is done (the slowest rank counts); medians after warm-up. Each variant's
- * last round trip (norm inverse) is checked against its input.
+ * shape, type, grid and backend, and the padded FFT (dtrFftConfig_t.padding) against the periodic FFT of
+ * its padded grid, in the same run. The variants' executes alternate within each iteration (forward,
+ * then inverse, of each in turn), every execute starting after a barrier and ending when every rank's
+ * stream is done (the slowest rank counts); medians after warm-up. Each variant's last round trip (norm
+ * inverse) is checked against its input; a padded one's from the kept modes of its input's forward, whose
+ * Nyquist modes are zeroed (the padded inverse halves them), through the inverse and the forward again.
  *
  * fft-kinds [--shape N | NXxNYxNZ] [--grid PRxPC] [--dtype c64|c128|fp32|fp64] [--axes KX,KY,KZ]...
- *           [--backend auto|nccl|p2p|cpu] [--iters N] [--warmup N] [--json FILE]
- * A kind is P (periodic), DCT2, DCT3, DST2 or DST3; --axes repeats (default: one real-to-real axis on z,
- * on y, on x where the type allows, and every axis real-to-real). fp32 and fp64 are R2C plans.
+ *           [--padding F]... [--backend auto|nccl|p2p|cpu] [--iters N] [--warmup N] [--json FILE]
+ * A kind is P (periodic), DCT2, DCT3, DST2 or DST3; --axes repeats (default, without --axes or --padding:
+ * one real-to-real axis on z, on y, on x where the type allows, and every axis real-to-real). --padding F
+ * (e.g. 1.5) adds the plan of the shape's modes padded by F on every axis and the periodic plan of the
+ * padded grid (m = floor(n F) points per axis), its yardstick. fp32 and fp64 are R2C plans.
  */
 #include <math.h>
 #include <stdio.h>
@@ -55,6 +59,8 @@ static int parseAxes(const char* s, dtrFftAxis_t axes[3]) {
 
 typedef struct {
   dtrFftAxis_t axes[3];
+  double padding;    /* 0: none, else the factor on every axis */
+  int64_t shape[3];  /* the plan's shape: the modes' for a padded plan */
   dtrFftPlan_t plan;
   void *in, *out, *back;
   size_t inBytes, outBytes;
@@ -73,6 +79,44 @@ static double timed(dtrFftPlan_t plan, const void* in, void* out, dtrFftDirectio
   if (bad) fail(dtrGetLastError());
   MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   return t;
+}
+
+/* The modes of a padded plan's output box whose index along some axis is n / 2 for an even n, set to 0. */
+static void zeroNyquist(char* data, const dtrBox_t* box, const int64_t shape[3]) {
+  const int64_t* size = box->size;
+  const int64_t sf = size[box->order[0]], sm = size[box->order[1]], ss = size[box->order[2]];
+  for (int64_t c = 0; c < ss; c++)
+    for (int64_t b = 0; b < sm; b++)
+      for (int64_t a = 0; a < sf; a++) {
+        const int64_t at[3] = {a, b, c};
+        int nyquist = 0;
+        for (int i = 0; i < 3; i++) {
+          const int d = box->order[i];
+          nyquist |= shape[d] % 2 == 0 && box->start[d] + at[i] == shape[d] / 2;
+        }
+        if (nyquist) memset(data + (size_t)((c * sm + b) * sf + a) * box->entry_bytes, 0, box->entry_bytes);
+      }
+}
+
+static void copyOut(void* host, const void* from, size_t bytes, int gpu) {
+  if (gpu) cudaMemcpy(host, from, bytes, cudaMemcpyDeviceToHost);
+  else memcpy(host, from, bytes);
+}
+
+static void copyIn(void* to, const void* host, size_t bytes, int gpu) {
+  if (gpu) cudaMemcpy(to, host, bytes, cudaMemcpyHostToDevice);
+  else memcpy(to, host, bytes);
+}
+
+/* The relative L2 distance of two arrays of `numbers` reals over every rank. */
+static double distance(const void* a, const void* b, size_t numbers, int dbl) {
+  double s[2] = {0, 0};
+  for (size_t i = 0; i < numbers; i++) {
+    const double x = dbl ? ((const double*)a)[i] : ((const float*)a)[i], y = dbl ? ((const double*)b)[i] : ((const float*)b)[i];
+    s[0] += (x - y) * (x - y), s[1] += x * x;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return s[1] > 0 ? sqrt(s[0] / s[1]) : sqrt(s[0]);
 }
 
 int main(int argc, char** argv) {
@@ -114,6 +158,14 @@ int main(int argc, char** argv) {
       if (nvariants == MAX_VARIANTS) fail("too many --axes");
       if (parseAxes(val, v[nvariants].axes)) fail("--axes KX,KY,KZ: each P, DCT2, DCT3, DST2 or DST3");
       nvariants++, given = 1;
+    } else if (!strcmp(a, "--padding")) {
+      char* end = NULL;
+      const double f = strtod(val, &end);
+      if (*end || !(f > 1.0 && f <= 4.0)) fail("--padding F: a factor above 1 and at most 4 (e.g. 1.5)");
+      if (nvariants + 2 > MAX_VARIANTS) fail("too many --padding");
+      v[nvariants++].padding = f;
+      v[nvariants++].padding = -f; /* its yardstick: the periodic plan of the padded grid (its shape below) */
+      given = 1;
     } else if (!strcmp(a, "--backend")) {
       backend = !strcmp(val, "auto") ? dtrBackendAuto : !strcmp(val, "nccl") ? dtrBackendNccl : !strcmp(val, "p2p") ? dtrBackendP2p
                 : !strcmp(val, "cpu") ? dtrBackendCpu : dtrNumBackends;
@@ -160,7 +212,12 @@ int main(int argc, char** argv) {
     cfg.transpose.backend = backend;
     cfg.norm = dtrFftNormInverse;
     memcpy(cfg.axes, v[k].axes, sizeof cfg.axes);
-    if (dtrFftPlanCreate(&v[k].plan, grid, shape, real ? dtrFftR2C : dtrFftC2C, type, &cfg) != dtrSuccess) fail(dtrGetLastError());
+    for (int d = 0; d < 3; d++) {
+      v[k].shape[d] = v[k].padding < 0 ? (int64_t)floor((double)shape[d] * -v[k].padding) : shape[d];
+      cfg.padding[d] = v[k].padding > 0 ? v[k].padding : 0;
+    }
+    if (dtrFftPlanCreate(&v[k].plan, grid, v[k].shape, real ? dtrFftR2C : dtrFftC2C, type, &cfg) != dtrSuccess)
+      fail(dtrGetLastError());
     dtrBox_t ib, ob;
     dtrFftGetBox(v[k].plan, dtrFftInputSide, &ib);
     dtrFftGetBox(v[k].plan, dtrFftOutputSide, &ob);
@@ -192,28 +249,43 @@ int main(int argc, char** argv) {
       const double b = timed(v[k].plan, v[k].out, v[k].back, dtrFftInverse, stream, gpu);
       if (i >= 0) v[k].t[0][i] = f, v[k].t[1][i] = b;
     }
-  /* The last round trip against the input: the relative L2 error over all ranks. */
+  /* The last round trip against the input: the relative L2 error over all ranks. A padded plan's from the
+   * kept modes of its input (Nyquist modes zeroed) through the inverse and the forward again. */
   for (int k = 0; k < nvariants; k++) {
     const size_t bytes = v[k].inBytes, numbers = bytes / (dbl ? 8 : 4);
-    char* a = malloc(bytes + 16);
-    char* b = malloc(bytes + 16);
-    if (gpu) cudaMemcpy(a, v[k].in, bytes, cudaMemcpyDeviceToHost), cudaMemcpy(b, v[k].back, bytes, cudaMemcpyDeviceToHost);
-    else memcpy(a, v[k].in, bytes), memcpy(b, v[k].back, bytes);
-    double s[2] = {0, 0};
-    for (size_t i = 0; i < numbers; i++) {
-      const double x = dbl ? ((double*)a)[i] : ((float*)a)[i], y = dbl ? ((double*)b)[i] : ((float*)b)[i];
-      s[0] += (x - y) * (x - y), s[1] += x * x;
+    char* a = malloc((bytes > v[k].outBytes ? bytes : v[k].outBytes) + 16);
+    char* b = malloc((bytes > v[k].outBytes ? bytes : v[k].outBytes) + 16);
+    if (v[k].padding > 0) {
+      dtrBox_t ob;
+      dtrFftGetBox(v[k].plan, dtrFftOutputSide, &ob);
+      timed(v[k].plan, v[k].in, v[k].out, dtrFftForward, stream, gpu);
+      copyOut(a, v[k].out, v[k].outBytes, gpu);
+      zeroNyquist(a, &ob, v[k].shape);
+      copyIn(v[k].out, a, v[k].outBytes, gpu);
+      timed(v[k].plan, v[k].out, v[k].back, dtrFftInverse, stream, gpu);
+      timed(v[k].plan, v[k].back, v[k].out, dtrFftForward, stream, gpu);
+      copyOut(b, v[k].out, v[k].outBytes, gpu);
+      v[k].error = distance(a, b, v[k].outBytes / (dbl ? 8 : 4), dbl);
+    } else {
+      copyOut(a, v[k].in, bytes, gpu);
+      copyOut(b, v[k].back, bytes, gpu);
+      v[k].error = distance(a, b, numbers, dbl);
     }
-    MPI_Allreduce(MPI_IN_PLACE, s, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    v[k].error = s[1] > 0 ? sqrt(s[0] / s[1]) : sqrt(s[0]);
     free(a);
     free(b);
     for (int d = 0; d < 2; d++) qsort(v[k].t[d], (size_t)iters, sizeof(double), cmpDouble);
   }
-  /* The periodic plan of the same shape is the yardstick: the first variant with every axis periodic. */
-  int base = -1;
-  for (int k = 0; k < nvariants && base < 0; k++)
-    if (!v[k].axes[0] && !v[k].axes[1] && !v[k].axes[2]) base = k;
+  /* A variant's yardstick: the first unpadded variant of its (padded) grid with every axis periodic. */
+  int yardstick[MAX_VARIANTS];
+  for (int k = 0; k < nvariants; k++) {
+    yardstick[k] = -1;
+    for (int j = 0; j < nvariants && yardstick[k] < 0; j++) {
+      int same = v[j].padding <= 0 && !v[j].axes[0] && !v[j].axes[1] && !v[j].axes[2];
+      for (int d = 0; d < 3; d++)
+        same &= v[j].shape[d] == (v[k].padding > 0 ? (int64_t)floor((double)shape[d] * v[k].padding) : v[k].shape[d]);
+      if (same) yardstick[k] = j;
+    }
+  }
   int device = -1;
   if (gpu) cudaGetDevice(&device);
   char deviceName[256] = "cpu";
@@ -226,16 +298,20 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     printf("# fft-kinds %lld x %lld x %lld %s on %d x %d (%s), %d iterations, medians of the slowest rank\n",
            (long long)shape[0], (long long)shape[1], (long long)shape[2], dtrDataTypeName(type), pr, pc, deviceName, iters);
-    printf("# %-18s %12s %12s %10s %10s %10s\n", "axes (x,y,z)", "forward us", "inverse us", "fwd / P", "inv / P", "trip err");
+    printf("# %-26s %12s %12s %10s %10s %10s\n", "axes (x,y,z)", "forward us", "inverse us", "fwd / P", "inv / P", "trip err");
   }
   for (int k = 0; k < nvariants; k++) {
     const double f = v[k].t[0][iters / 2] * 1e6, b = v[k].t[1][iters / 2] * 1e6;
-    const double fb = base >= 0 ? v[base].t[0][iters / 2] * 1e6 : NAN, bb = base >= 0 ? v[base].t[1][iters / 2] * 1e6 : NAN;
+    const int y = yardstick[k];
+    const double fb = y >= 0 ? v[y].t[0][iters / 2] * 1e6 : NAN, bb = y >= 0 ? v[y].t[1][iters / 2] * 1e6 : NAN;
     passed &= v[k].error <= tol;
     if (rank == 0) {
-      char axes[32];
-      snprintf(axes, sizeof axes, "%s,%s,%s", kKindNames[v[k].axes[0]], kKindNames[v[k].axes[1]], kKindNames[v[k].axes[2]]);
-      printf("  %-18s %12.1f %12.1f %10.3f %10.3f %10.2e\n", axes, f, b, f / fb, b / bb, v[k].error);
+      char axes[64];
+      int at = snprintf(axes, sizeof axes, "%s,%s,%s", kKindNames[v[k].axes[0]], kKindNames[v[k].axes[1]], kKindNames[v[k].axes[2]]);
+      if (v[k].padding > 0) snprintf(axes + at, sizeof axes - (size_t)at, " padded %g", v[k].padding);
+      else if (v[k].padding < 0) snprintf(axes + at, sizeof axes - (size_t)at, " on %lldx%lldx%lld", (long long)v[k].shape[0],
+                                          (long long)v[k].shape[1], (long long)v[k].shape[2]);
+      printf("  %-26s %12.1f %12.1f %10.3f %10.3f %10.2e\n", axes, f, b, f / fb, b / bb, v[k].error);
     }
   }
   if (rank == 0) printf("# %s\n", passed ? "PASSED" : "FAILED: a round trip is off");
@@ -247,9 +323,11 @@ int main(int argc, char** argv) {
             (long long)shape[0], (long long)shape[1], (long long)shape[2], dtrDataTypeName(type), pr, pc, nranks, deviceName,
             iters, warmup, passed ? "true" : "false");
     for (int k = 0; k < nvariants; k++)
-      fprintf(out, "%s\n  {\"axes\": [\"%s\", \"%s\", \"%s\"], \"forward_us\": %.2f, \"inverse_us\": %.2f, \"round_trip_error\": %.3e}",
+      fprintf(out, "%s\n  {\"axes\": [\"%s\", \"%s\", \"%s\"], \"padding\": %g, \"shape\": [%lld, %lld, %lld], \"yardstick\": %d,"
+                   " \"forward_us\": %.2f, \"inverse_us\": %.2f, \"round_trip_error\": %.3e}",
               k ? "," : "", kKindNames[v[k].axes[0]], kKindNames[v[k].axes[1]], kKindNames[v[k].axes[2]],
-              v[k].t[0][iters / 2] * 1e6, v[k].t[1][iters / 2] * 1e6, v[k].error);
+              v[k].padding > 0 ? v[k].padding : 0, (long long)v[k].shape[0], (long long)v[k].shape[1], (long long)v[k].shape[2],
+              yardstick[k], v[k].t[0][iters / 2] * 1e6, v[k].t[1][iters / 2] * 1e6, v[k].error);
     fprintf(out, "\n]}\n");
     fclose(out);
   }
