@@ -35,6 +35,7 @@
 
 #include "check.h"
 #include "disttranspose.h"
+#include "fft_test_support.h"
 #include "node_local.h"
 
 static int rank, nranks, gpu, verbose, myDevice = -1;
@@ -42,16 +43,7 @@ static int rank, nranks, gpu, verbose, myDevice = -1;
 static MPI_Comm caseComm;
 static cudaStream_t stream;
 
-/* ---- the input and the reference ------------------------------------------------------------- */
-
-/* A value in [-1, 1) from a hash of the global index and the part (0 real, 1 imaginary); field f of
- * several at index + f 2^40 (field 0 the single field's). */
-static uint64_t fieldIndex(uint64_t index, int64_t field) { return index + ((uint64_t)field << 40); }
-static double inputValue(uint64_t index, int part) {
-  uint64_t x = index * 2 + (uint64_t)part + 0x9e3779b97f4a7c15ull;
-  x ^= x >> 30, x *= 0xbf58476d1ce4e5b9ull, x ^= x >> 27, x *= 0x94d049bb133111ebull, x ^= x >> 31;
-  return (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
+/* ---- the reference (the input: fft_test_support.h) --------------------------------------------- */
 
 /* One 1-D DFT of n points, stride s, sign -1 (forward) or +1 (inverse, unscaled), in place through a
  * scratch line. */
@@ -87,23 +79,14 @@ static double* reference(const int64_t n[3], int real, int64_t field) {
   const int64_t N = n[0] * n[1] * n[2];
   double* a = malloc((size_t)N * 2 * sizeof *a);
   for (int64_t i = 0; i < N; i++) {
-    const uint64_t index = fieldIndex((uint64_t)i, field);
-    a[2 * i] = inputValue(index, 0), a[2 * i + 1] = real ? 0 : inputValue(index, 1);
+    const uint64_t index = fftTestFieldIndex((uint64_t)i, field);
+    a[2 * i] = fftTestValue(index, 0), a[2 * i + 1] = real ? 0 : fftTestValue(index, 1);
   }
   dft3(a, n, -1);
   return a;
 }
 
 /* Element u (memory order) of a box: its global coordinates. */
-static void boxCoords(const dtrBox_t* b, size_t u, int64_t c[3]) {
-  for (int d = 0; d < 3; d++) {
-    const int axis = b->order[d];
-    c[axis] = b->start[axis] + (int64_t)(u % (size_t)b->size[axis]);
-    u /= (size_t)b->size[axis];
-  }
-}
-
-static size_t boxCount(const dtrBox_t* b) { return (size_t)(b->size[0] * b->size[1] * b->size[2]); }
 
 /* Real part-values of an entry: 1 for real types, 2 for complex. */
 static int partsOf(dtrDataType_t t) { return t == dtrComplex64 || t == dtrComplex128 ? 2 : 1; }
@@ -117,46 +100,11 @@ static void setv(void* h, dtrDataType_t t, size_t i, double v) {
   else ((float*)h)[i] = (float)v;
 }
 
-/* ---- buffers of the backend's memory ----------------------------------------------------------- */
+/* ---- the backend's memory (fft_test_support.h) ------------------------------------------------ */
 
-static void* alloc(size_t bytes) {
-  void* p = NULL;
-  if (!bytes) bytes = 16;
-  if (gpu) {
-    if (cudaMalloc(&p, bytes) != cudaSuccess) return NULL;
-  } else {
-    p = malloc(bytes);
-  }
-  return p;
-}
-static void release(void* p) {
-  if (gpu) cudaFree(p);
-  else free(p);
-}
-/* The legacy stream's copies and memsets from pageable memory may still be landing when cudaMemcpy
- * returns, and the executes run on a non-blocking stream that does not follow them: waited for. */
-static void toDevice(void* d, const void* h, size_t bytes) {
-  if (gpu) cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), cudaDeviceSynchronize();
-  else memcpy(d, h, bytes);
-}
-static void toHost(void* h, const void* d, size_t bytes) {
-  if (gpu) cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost);
-  else memcpy(h, d, bytes);
-}
-static void poison(void* d, size_t bytes) {
-  if (gpu) cudaMemset(d, 0xff, bytes), cudaDeviceSynchronize(); /* all-ones bytes: NaNs in every float */
-  else memset(d, 0xff, bytes);
-}
 static int finish(void) {
   if (!gpu) return 0;
   return cudaStreamSynchronize(stream) != cudaSuccess;
-}
-
-static void expectDevice(const char* after) {
-  if (!gpu) return;
-  int d = -1;
-  cudaGetDevice(&d);
-  EXPECT(d == myDevice, "after %s the current device is %d, not %d", after, d, myDevice);
 }
 
 static double sumAll(double v) {
@@ -198,9 +146,9 @@ static double forwardError(const void* got, const dtrBox_t* box, int64_t fields,
                            const int64_t n[3], double factor) {
   double d2 = 0, r2 = 0;
   const int dbl = box->entry_bytes == 16 * (size_t)fields;
-  for (size_t u = 0; u < boxCount(box); u++) {
+  for (size_t u = 0; u < fftTestCount(box); u++) {
     int64_t c[3];
-    boxCoords(box, u, c);
+    fftTestCoords(box, u, c);
     const double* want = ref + 2 * (c[0] + n[0] * (c[1] + n[1] * c[2]));
     for (int part = 0; part < 2; part++) {
       const size_t at = 2 * (u * (size_t)fields + (size_t)field) + (size_t)part;
@@ -243,7 +191,7 @@ static int runExecute(dtrFftPlan_t plan, const void* in, void* out, dtrFftDirect
   /* Captured into a graph (after the execute outside the capture that maps the p2p buffers) and replayed
    * once every rank has its graph (a rank that launched alone would wait for the others on its GPU). */
   if (dtrFftExecute(plan, in, out, dir, stream) != dtrSuccess || finish()) return 1;
-  if (in == out) toDevice(out, hostIn, inBytes);
+  if (in == out) fftTestToDevice(gpu, out, hostIn, inBytes);
   cudaGraph_t g = NULL;
   cudaGraphExec_t exec = NULL;
   int bad = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess;
@@ -268,29 +216,29 @@ static int runExecute(dtrFftPlan_t plan, const void* in, void* out, dtrFftDirect
 static double againstSingle(dtrFftPlan_t single, dtrFftDirection_t dir, const void* hostIn, const dtrBox_t* inBox,
                             const void* hostGot, const dtrBox_t* outBox, dtrDataType_t outType, int64_t fields) {
   const size_t inPoint = inBox->entry_bytes / (size_t)fields, outPoint = outBox->entry_bytes / (size_t)fields;
-  const size_t inBytes = boxCount(inBox) * inPoint, outBytes = boxCount(outBox) * outPoint;
+  const size_t inBytes = fftTestCount(inBox) * inPoint, outBytes = fftTestCount(outBox) * outPoint;
   char* field = malloc(inBytes + 16);
   void* got = malloc(outBytes + 16);
-  void* in = alloc(inBytes);
-  void* out = alloc(outBytes);
+  void* in = fftTestAlloc(gpu, inBytes);
+  void* out = fftTestAlloc(gpu, outBytes);
   double worst = 0;
   for (int64_t f = 0; f < fields && worst >= 0; f++) {
-    for (size_t u = 0; u < boxCount(inBox); u++)
+    for (size_t u = 0; u < fftTestCount(inBox); u++)
       memcpy(field + u * inPoint, (const char*)hostIn + (u * (size_t)fields + (size_t)f) * inPoint, inPoint);
-    toDevice(in, field, inBytes);
-    poison(out, outBytes);
+    fftTestToDevice(gpu, in, field, inBytes);
+    fftTestPoison(gpu, out, outBytes);
     int failed = runExecute(single, in, out, dir, 0, NULL, 0);
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, caseComm);
     if (failed) {
       worst = -1;
       break;
     }
-    toHost(got, out, outBytes);
-    const double err = fieldError(hostGot, fields, f, got, boxCount(outBox), outType);
+    fftTestToHost(gpu, got, out, outBytes);
+    const double err = fieldError(hostGot, fields, f, got, fftTestCount(outBox), outType);
     if (!(err <= worst)) worst = err;
   }
-  release(in);
-  release(out);
+  fftTestRelease(gpu, in);
+  fftTestRelease(gpu, out);
   free(field);
   free(got);
   return worst;
@@ -319,7 +267,7 @@ static void runCase(const Case* c) {
   const int64_t H = fieldsOf(c);
   dtrFftPlan_t plan = NULL, single = NULL;
   dtrResult_t made = dtrFftPlanCreate(&plan, grid, c->shape, c->kind, c->type, &cfg);
-  expectDevice("dtrFftPlanCreate");
+  fftTestExpectDevice(gpu, myDevice, "dtrFftPlanCreate");
   /* Several fields: the plan of one, to run each field alone. */
   if (made == dtrSuccess && H > 1) {
     cfg.howmany = 1;
@@ -360,37 +308,37 @@ static void runCase(const Case* c) {
   /* The input, from the formula (real parts only for R2C), every field's at each point. */
   const int parts = partsOf(c->type);
   void* h = malloc(ib.bytes + 16);
-  for (size_t u = 0; u < boxCount(&ib); u++) {
+  for (size_t u = 0; u < fftTestCount(&ib); u++) {
     int64_t g[3];
-    boxCoords(&ib, u, g);
+    fftTestCoords(&ib, u, g);
     const uint64_t index = (uint64_t)(g[0] + c->shape[0] * (g[1] + c->shape[1] * g[2]));
     for (int64_t f = 0; f < H; f++)
       for (int part = 0; part < parts; part++)
-        setv(h, c->type, (u * (size_t)H + (size_t)f) * parts + part, inputValue(fieldIndex(index, f), part));
+        setv(h, c->type, (u * (size_t)H + (size_t)f) * parts + part, fftTestValue(fftTestFieldIndex(index, f), part));
   }
   const size_t larger = ib.bytes > ob.bytes ? ib.bytes : ob.bytes;
-  void* in = alloc(c->inplace ? larger : ib.bytes);
+  void* in = fftTestAlloc(gpu, c->inplace ? larger : ib.bytes);
   void* out = NULL;
   if (c->inplace) out = in;
   else if (c->pooled && gpu && cudaMallocAsync(&out, ob.bytes ? ob.bytes : 16, stream) == cudaSuccess) cudaStreamSynchronize(stream);
-  else out = alloc(ob.bytes);
-  void* back = alloc(ib.bytes);
+  else out = fftTestAlloc(gpu, ob.bytes);
+  void* back = fftTestAlloc(gpu, ib.bytes);
   void* hostOut = malloc(larger + 16);
   void* hostBack = malloc(ib.bytes + 16);
-  toDevice(in, h, ib.bytes);
-  if (!c->inplace) poison(out, ob.bytes);
-  poison(back, ib.bytes);
+  fftTestToDevice(gpu, in, h, ib.bytes);
+  if (!c->inplace) fftTestPoison(gpu, out, ob.bytes);
+  fftTestPoison(gpu, back, ib.bytes);
 
   const double N = (double)c->shape[0] * (double)c->shape[1] * (double)c->shape[2];
   const double fwdFactor = c->norm == dtrFftNormOrtho ? 1 / sqrt(N) : 1;
   const double tripFactor = c->norm == dtrFftNormNone ? N : 1;
   const double tol = dblOf(c->type) ? 1e-12 : 1e-5;
   int failed = runExecute(plan, in, out, dtrFftForward, c->graph, h, ib.bytes);
-  expectDevice("dtrFftExecute");
+  fftTestExpectDevice(gpu, myDevice, "dtrFftExecute");
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, caseComm);
   EXPECT(!failed, "%s: forward execute: %s", name, dtrGetLastError());
   if (!failed) {
-    toHost(hostOut, out, ob.bytes);
+    fftTestToHost(gpu, hostOut, out, ob.bytes);
     for (int64_t f = 0; f < H; f++) {
       double* ref = reference(c->shape, c->kind == dtrFftR2C, f);
       const double err = forwardError(hostOut, &ob, H, f, ref, c->shape, fwdFactor);
@@ -404,7 +352,7 @@ static void runCase(const Case* c) {
     }
     if (!c->inplace) {
       void* again = malloc(ib.bytes + 16);
-      toHost(again, in, ib.bytes);
+      fftTestToHost(gpu, again, in, ib.bytes);
       EXPECT(memcmp(again, h, ib.bytes) == 0, "%s: the forward changed its input", name);
       free(again);
     }
@@ -414,9 +362,9 @@ static void runCase(const Case* c) {
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, caseComm);
     EXPECT(!failed, "%s: inverse execute: %s", name, dtrGetLastError());
     if (!failed) {
-      toHost(hostBack, target, ib.bytes);
+      fftTestToHost(gpu, hostBack, target, ib.bytes);
       double d2 = 0, r2 = 0;
-      for (size_t i = 0; i < boxCount(&ib) * (size_t)parts; i++) {
+      for (size_t i = 0; i < fftTestCount(&ib) * (size_t)parts; i++) {
         const double want = getv(h, c->type, i) * tripFactor, got = getv(hostBack, c->type, i);
         d2 += (got - want) * (got - want);
         r2 += want * want;
@@ -433,15 +381,15 @@ static void runCase(const Case* c) {
   }
   if (single) EXPECT(dtrFftPlanDestroy(single) == dtrSuccess, "%s: destroy: %s", name, dtrGetLastError());
   EXPECT(dtrFftPlanDestroy(plan) == dtrSuccess, "%s: destroy: %s", name, dtrGetLastError());
-  expectDevice("dtrFftPlanDestroy");
-  release(in);
+  fftTestExpectDevice(gpu, myDevice, "dtrFftPlanDestroy");
+  fftTestRelease(gpu, in);
   if (c->pooled && gpu) {
     cudaFreeAsync(out, stream);
     cudaStreamSynchronize(stream);
   } else if (!c->inplace) {
-    release(out);
+    fftTestRelease(gpu, out);
   }
-  release(back);
+  fftTestRelease(gpu, back);
   free(h);
   free(hostOut);
   free(hostBack);
@@ -480,14 +428,14 @@ static double* paddedInverseReference(const Case* c, const int64_t m[3], int64_t
   for (int64_t kz = 0; kz < n[2]; kz++)
     for (int64_t ky = 0; ky < n[1]; ky++)
       for (int64_t kx = 0; kx < kx0; kx++) {
-        const uint64_t index = fieldIndex((uint64_t)(kx + kx0 * (ky + n[1] * kz)), field);
+        const uint64_t index = fftTestFieldIndex((uint64_t)(kx + kx0 * (ky + n[1] * kz)), field);
         const int64_t px = paddedIndex(kx, n[0], m[0], real), py = paddedIndex(ky, n[1], m[1], 0),
                       pz = paddedIndex(kz, n[2], m[2], 0);
         double w = factor;
         if (real && nyquistSplit(c, m) && kx == n[0] / 2) w *= 0.5;
         if (real && px != 0 && !(m[0] % 2 == 0 && px == m[0] / 2)) w *= 2;
         double* at = a + 2 * (px + m[0] * (py + m[1] * pz));
-        at[0] = w * inputValue(index, 0), at[1] = w * inputValue(index, 1);
+        at[0] = w * fftTestValue(index, 0), at[1] = w * fftTestValue(index, 1);
       }
   dft3(a, m, 1);
   if (real)
@@ -502,9 +450,9 @@ static double keptError(const void* got, const dtrBox_t* box, int64_t fields, in
                         const Case* c, const int64_t m[3], double factor) {
   double d2 = 0, r2 = 0;
   const int dbl = dblOf(c->type), real = c->kind == dtrFftR2C;
-  for (size_t u = 0; u < boxCount(box); u++) {
+  for (size_t u = 0; u < fftTestCount(box); u++) {
     int64_t k[3];
-    boxCoords(box, u, k);
+    fftTestCoords(box, u, k);
     const int64_t px = paddedIndex(k[0], c->shape[0], m[0], real), py = paddedIndex(k[1], c->shape[1], m[1], 0),
                   pz = paddedIndex(k[2], c->shape[2], m[2], 0);
     const double* want = ref + 2 * (px + m[0] * (py + m[1] * pz));
@@ -525,9 +473,9 @@ static double physicalError(const void* got, const dtrBox_t* box, int64_t fields
                             const Case* c, const int64_t m[3]) {
   double d2 = 0, r2 = 0;
   const int parts = partsOf(c->type);
-  for (size_t u = 0; u < boxCount(box); u++) {
+  for (size_t u = 0; u < fftTestCount(box); u++) {
     int64_t g[3];
-    boxCoords(box, u, g);
+    fftTestCoords(box, u, g);
     const double* want = ref + 2 * (g[0] + m[0] * (g[1] + m[1] * g[2]));
     for (int part = 0; part < parts; part++) {
       const double v = getv(got, c->type, (u * (size_t)fields + (size_t)field) * parts + part);
@@ -558,7 +506,7 @@ static int sameBox(const dtrBox_t* a, const dtrBox_t* b) {
 
 /* One execute of a padded plan from a poisoned output on; 1 where it failed on some rank. */
 static int paddedExecute(dtrFftPlan_t plan, const void* in, void* out, size_t outBytes, dtrFftDirection_t dir, int graph) {
-  poison(out, outBytes);
+  fftTestPoison(gpu, out, outBytes);
   int failed = runExecute(plan, in, out, dir, graph, NULL, 0);
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, caseComm);
   return failed;
@@ -639,23 +587,23 @@ static void runPaddedCase(const Case* c) {
   const int parts = partsOf(c->type);
   void* hPhys = malloc(ib.bytes + 16);
   void* hSpec = malloc(ob.bytes + 16);
-  for (size_t u = 0; u < boxCount(&ib); u++) {
+  for (size_t u = 0; u < fftTestCount(&ib); u++) {
     int64_t g[3];
-    boxCoords(&ib, u, g);
+    fftTestCoords(&ib, u, g);
     const uint64_t index = (uint64_t)(g[0] + m[0] * (g[1] + m[1] * g[2]));
     for (int64_t f = 0; f < H; f++)
       for (int part = 0; part < parts; part++)
-        setv(hPhys, c->type, (u * (size_t)H + (size_t)f) * parts + part, inputValue(fieldIndex(index, f), part));
+        setv(hPhys, c->type, (u * (size_t)H + (size_t)f) * parts + part, fftTestValue(fftTestFieldIndex(index, f), part));
   }
-  for (size_t u = 0; u < boxCount(&ob); u++) {
+  for (size_t u = 0; u < fftTestCount(&ob); u++) {
     int64_t k[3];
-    boxCoords(&ob, u, k);
+    fftTestCoords(&ob, u, k);
     const uint64_t index = (uint64_t)(k[0] + kx0 * (k[1] + c->shape[1] * k[2]));
     for (int64_t f = 0; f < H; f++)
       for (int part = 0; part < 2; part++)
-        setv(hSpec, ctype, (u * (size_t)H + (size_t)f) * 2 + part, inputValue(fieldIndex(index, f), part));
+        setv(hSpec, ctype, (u * (size_t)H + (size_t)f) * 2 + part, fftTestValue(fftTestFieldIndex(index, f), part));
   }
-  void *phys = alloc(ib.bytes), *phys2 = alloc(ib.bytes), *spec = alloc(ob.bytes), *spec2 = alloc(ob.bytes);
+  void *phys = fftTestAlloc(gpu, ib.bytes), *phys2 = fftTestAlloc(gpu, ib.bytes), *spec = fftTestAlloc(gpu, ob.bytes), *spec2 = fftTestAlloc(gpu, ob.bytes);
   void *hOut = malloc(ib.bytes + ob.bytes + 16), *hFwd = malloc(ob.bytes + 16), *hAgain = malloc(ib.bytes + ob.bytes + 16);
   const double N = (double)c->shape[0] * (double)c->shape[1] * (double)c->shape[2], M = (double)m[0] * (double)m[1] * (double)m[2];
   const double fwdFactor = c->norm == dtrFftNormInverse ? N / M : 1, invFactor = c->norm == dtrFftNormInverse ? 1 / N : 1;
@@ -663,54 +611,54 @@ static void runPaddedCase(const Case* c) {
   const double tol = dblOf(c->type) ? 1e-12 : 1e-5;
 
   /* The forward of the formula over the padded grid. */
-  toDevice(phys, hPhys, ib.bytes);
+  fftTestToDevice(gpu, phys, hPhys, ib.bytes);
   const int forwardFailed = paddedExecute(plan, phys, spec, ob.bytes, dtrFftForward, 0);
   EXPECT(!forwardFailed, "%s: forward execute: %s", name, dtrGetLastError());
   if (!forwardFailed) {
-    toHost(hFwd, spec, ob.bytes);
+    fftTestToHost(gpu, hFwd, spec, ob.bytes);
     for (int64_t f = 0; f < H; f++) {
       double* ref = reference(m, c->kind == dtrFftR2C, f);
       const double err = keptError(hFwd, &ob, H, f, ref, c, m, fwdFactor);
       free(ref);
       EXPECT(err <= tol, "%s: forward error %.3g of field %lld (bound %.0e)", name, err, (long long)f, tol);
     }
-    toHost(hAgain, phys, ib.bytes);
+    fftTestToHost(gpu, hAgain, phys, ib.bytes);
     EXPECT(!memcmp(hAgain, hPhys, ib.bytes), "%s: the forward changed its input", name);
   }
   /* The inverse of the formula's kept modes. */
-  toDevice(spec2, hSpec, ob.bytes);
+  fftTestToDevice(gpu, spec2, hSpec, ob.bytes);
   int failed = paddedExecute(plan, spec2, phys2, ib.bytes, dtrFftInverse, c->graph);
   EXPECT(!failed, "%s: inverse execute: %s", name, dtrGetLastError());
   if (!failed) {
-    toHost(hOut, phys2, ib.bytes);
+    fftTestToHost(gpu, hOut, phys2, ib.bytes);
     for (int64_t f = 0; f < H; f++) {
       double* ref = paddedInverseReference(c, m, f, invFactor);
       const double err = physicalError(hOut, &ib, H, f, ref, c, m);
       free(ref);
       EXPECT(err <= tol, "%s: inverse error %.3g of field %lld (bound %.0e)", name, err, (long long)f, tol);
     }
-    toHost(hAgain, spec2, ob.bytes);
+    fftTestToHost(gpu, hAgain, spec2, ob.bytes);
     EXPECT(!memcmp(hAgain, hSpec, ob.bytes), "%s: the inverse changed its input", name);
   }
   /* The round trip of kept modes: the formula's (C2C), a real field's spectrum (R2C). */
   const int twins = (m[1] == c->shape[1] || c->shape[1] % 2) && (m[2] == c->shape[2] || c->shape[2] % 2);
   if (!failed && !forwardFailed && (c->kind == dtrFftC2C || twins)) {
     const void* modes = c->kind == dtrFftC2C ? hSpec : hFwd;
-    toDevice(spec2, modes, ob.bytes);
+    fftTestToDevice(gpu, spec2, modes, ob.bytes);
     failed = paddedExecute(plan, spec2, phys2, ib.bytes, dtrFftInverse, 0);
     if (!failed) failed = paddedExecute(plan, phys2, spec, ob.bytes, dtrFftForward, 0);
     EXPECT(!failed, "%s: round trip: %s", name, dtrGetLastError());
     if (!failed) {
-      toHost(hAgain, spec, ob.bytes);
-      const double err = scaledError(hAgain, modes, boxCount(&ob) * (size_t)H * 2, ctype, tripFactor);
+      fftTestToHost(gpu, hAgain, spec, ob.bytes);
+      const double err = scaledError(hAgain, modes, fftTestCount(&ob) * (size_t)H * 2, ctype, tripFactor);
       EXPECT(err <= tol, "%s: round trip error %.3g (bound %.0e)", name, err, tol);
     }
   }
   EXPECT(dtrFftPlanDestroy(plan) == dtrSuccess, "%s: destroy: %s", name, dtrGetLastError());
-  release(phys);
-  release(phys2);
-  release(spec);
-  release(spec2);
+  fftTestRelease(gpu, phys);
+  fftTestRelease(gpu, phys2);
+  fftTestRelease(gpu, spec);
+  fftTestRelease(gpu, spec2);
   free(hPhys);
   free(hSpec);
   free(hOut);
@@ -783,17 +731,17 @@ static void badPadding(dtrGrid_t grid, const dtrFftConfig_t* cfg) {
   dtrFftGetBox(plan, dtrFftInputSide, &ib);
   dtrFftGetBox(plan, dtrFftOutputSide, &ob);
   const size_t bytes = ib.bytes > ob.bytes ? ib.bytes : ob.bytes;
-  void* buf = alloc(bytes);
-  poison(buf, bytes);
+  void* buf = fftTestAlloc(gpu, bytes);
+  fftTestPoison(gpu, buf, bytes);
   expectNamed(dtrFftExecute(plan, buf, buf, dtrFftForward, stream), dtrInvalidArgument, "padded plan", "padded in place");
   expectNamed(dtrFftExecute(plan, buf, buf, dtrFftInverse, stream), dtrInvalidArgument, "padded plan", "padded in place, inverse");
   unsigned char* h = malloc(bytes + 16);
-  toHost(h, buf, bytes);
+  fftTestToHost(gpu, h, buf, bytes);
   int clean = 1;
   for (size_t i = 0; i < bytes; i++) clean &= h[i] == 0xff;
   EXPECT(clean, "a refused padded execute wrote into its buffer");
   free(h);
-  release(buf);
+  fftTestRelease(gpu, buf);
   EXPECT(dtrFftPlanDestroy(plan) == dtrSuccess, "destroy: %s", dtrGetLastError());
 }
 
@@ -864,17 +812,17 @@ static void badInput(void) {
     dtrBox_t ib, ob;
     dtrFftGetBox(plan, dtrFftInputSide, &ib);
     dtrFftGetBox(plan, dtrFftOutputSide, &ob);
-    void* in = alloc(ib.bytes + ob.bytes);
-    void* out = alloc(ob.bytes);
-    poison(out, ob.bytes);
+    void* in = fftTestAlloc(gpu, ib.bytes + ob.bytes);
+    void* out = fftTestAlloc(gpu, ob.bytes);
+    fftTestPoison(gpu, out, ob.bytes);
     expectEverywhere(dtrFftExecute(plan, in, out, (dtrFftDirection_t)0, stream), dtrInvalidArgument, "direction 0");
     if (nranks > 1) {
       /* Forward on one rank, inverse on the others: refused everywhere before anything is exchanged. */
-      void* other = alloc(ib.bytes + ob.bytes);
+      void* other = fftTestAlloc(gpu, ib.bytes + ob.bytes);
       const dtrResult_t got = rank == 0 ? dtrFftExecute(plan, in, out, dtrFftForward, stream)
                                         : dtrFftExecute(plan, out, other, dtrFftInverse, stream);
       expectEverywhere(got, dtrMismatch, "directions differing between ranks");
-      release(other);
+      fftTestRelease(gpu, other);
     }
     expectEverywhere(dtrFftExecute(plan, in, in, dtrFftForward, stream), dtrInvalidArgument, "R2C in place");
     expectEverywhere(dtrFftExecute(plan, rank == 0 && ib.bytes ? NULL : in, out, dtrFftForward, stream), dtrInvalidArgument,
@@ -892,7 +840,7 @@ static void badInput(void) {
     }
     /* Nothing was written by the refused executes. */
     void* h = malloc(ob.bytes + 16);
-    toHost(h, out, ob.bytes);
+    fftTestToHost(gpu, h, out, ob.bytes);
     int clean = 1;
     for (size_t i = 0; i < ob.bytes; i++) clean &= ((unsigned char*)h)[i] == 0xff;
     EXPECT(clean, "a refused execute wrote into out");
@@ -901,8 +849,8 @@ static void badInput(void) {
     EXPECT(dtrFftGetWorkspaceSize(plan, &ws) == dtrSuccess && ws > 0, "workspace size %zu", ws);
     expectEverywhere(dtrFftGetBox(plan, (dtrFftSide_t)2, &ib), dtrInvalidArgument, "side 2");
     EXPECT(dtrFftPlanDestroy(plan) == dtrSuccess, "destroy: %s", dtrGetLastError());
-    release(in);
-    release(out);
+    fftTestRelease(gpu, in);
+    fftTestRelease(gpu, out);
   }
   EXPECT(dtrFftPlanDestroy(NULL) == dtrInvalidArgument, "destroy of NULL");
   dtrGridDestroy(grid);

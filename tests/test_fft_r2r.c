@@ -26,16 +26,12 @@
 
 #include "check.h"
 #include "disttranspose.h"
+#include "fft_test_support.h"
 #include "node_local.h"
 
-static int rank, nranks, gpu, verbose;
+static int rank, nranks, gpu, verbose, myDevice = -1;
 static cudaStream_t stream;
 
-static double inputValue(uint64_t index, int part) {
-  uint64_t x = index * 2 + (uint64_t)part + 0x9e3779b97f4a7c15ull;
-  x ^= x >> 30, x *= 0xbf58476d1ce4e5b9ull, x ^= x >> 27, x *= 0x94d049bb133111ebull, x ^= x >> 31;
-  return (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
 
 /* One forward transform of `kind` of a line of n complex points (stride s), by its defining sum; the
  * real-to-real kinds are FFTW's (REDFT10, REDFT01, RODFT10, RODFT01), on each part alike. */
@@ -72,8 +68,8 @@ static double* reference(const int64_t n[3], const dtrFftAxis_t axes[3], int rea
   double* a = malloc((size_t)N * 2 * sizeof *a);
   double* line = malloc((size_t)(n[0] + n[1] + n[2]) * 2 * sizeof *line);
   for (int64_t i = 0; i < N; i++) {
-    const uint64_t index = (uint64_t)i + ((uint64_t)field << 40);
-    a[2 * i] = inputValue(index, 0), a[2 * i + 1] = real ? 0 : inputValue(index, 1);
+    const uint64_t index = fftTestFieldIndex((uint64_t)i, field);
+    a[2 * i] = fftTestValue(index, 0), a[2 * i + 1] = real ? 0 : fftTestValue(index, 1);
   }
   for (int64_t z = 0; z < n[2]; z++)
     for (int64_t y = 0; y < n[1]; y++) transformLine(a + 2 * (z * n[1] + y) * n[0], n[0], 1, axes[0], line);
@@ -85,37 +81,7 @@ static double* reference(const int64_t n[3], const dtrFftAxis_t axes[3], int rea
   return a;
 }
 
-static void boxCoords(const dtrBox_t* b, size_t u, int64_t c[3]) {
-  for (int d = 0; d < 3; d++) {
-    const int axis = b->order[d];
-    c[axis] = b->start[axis] + (int64_t)(u % (size_t)b->size[axis]);
-    u /= (size_t)b->size[axis];
-  }
-}
-static size_t boxCount(const dtrBox_t* b) { return (size_t)(b->size[0] * b->size[1] * b->size[2]); }
 
-static void* alloc(size_t bytes) {
-  void* p = NULL;
-  if (!bytes) bytes = 16;
-  if (gpu) return cudaMalloc(&p, bytes) == cudaSuccess ? p : NULL;
-  return malloc(bytes);
-}
-static void release(void* p) {
-  if (gpu) cudaFree(p);
-  else free(p);
-}
-static void toDevice(void* d, const void* h, size_t bytes) {
-  if (gpu) cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), cudaDeviceSynchronize();
-  else memcpy(d, h, bytes);
-}
-static void toHost(void* h, const void* d, size_t bytes) {
-  if (gpu) cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost);
-  else memcpy(h, d, bytes);
-}
-static void poison(void* d, size_t bytes) {
-  if (gpu) cudaMemset(d, 0xff, bytes), cudaDeviceSynchronize();
-  else memset(d, 0xff, bytes);
-}
 static int execute(dtrFftPlan_t plan, const void* in, void* out, dtrFftDirection_t dir) {
   int bad = dtrFftExecute(plan, in, out, dir, stream) != dtrSuccess;
   if (gpu) bad |= cudaStreamSynchronize(stream) != cudaSuccess;
@@ -159,6 +125,7 @@ static void runCase(const Case* c) {
   memcpy(cfg.axes, c->axes, sizeof cfg.axes);
   dtrFftPlan_t plan = NULL;
   const dtrResult_t made = dtrFftPlanCreate(&plan, grid, c->shape, c->kind, c->type, &cfg);
+  fftTestExpectDevice(gpu, myDevice, "dtrFftPlanCreate");
   dtrGridDestroy(grid);
   if (made != dtrSuccess) {
     EXPECT(0, "%s: plan: %s", name, dtrGetLastError());
@@ -178,29 +145,29 @@ static void runCase(const Case* c) {
   EXPECT(ob.start[0] + ob.size[0] <= nxc, "%s: the output box reaches x = %lld", name, (long long)(ob.start[0] + ob.size[0]));
 
   /* The input from the formula, every field's at each point. */
-  const size_t inNumbers = boxCount(&ib) * (size_t)(H * inParts);
+  const size_t inNumbers = fftTestCount(&ib) * (size_t)(H * inParts);
   double* h = malloc(inNumbers * sizeof *h + 16);
   void* hin = malloc(ib.bytes + 16);
-  for (size_t u = 0; u < boxCount(&ib); u++) {
+  for (size_t u = 0; u < fftTestCount(&ib); u++) {
     int64_t g[3];
-    boxCoords(&ib, u, g);
+    fftTestCoords(&ib, u, g);
     const uint64_t index = (uint64_t)(g[0] + c->shape[0] * (g[1] + c->shape[1] * g[2]));
     for (int64_t f = 0; f < H; f++)
       for (int part = 0; part < inParts; part++) {
         const size_t at = (u * (size_t)H + (size_t)f) * (size_t)inParts + (size_t)part;
-        h[at] = inputValue(index + ((uint64_t)f << 40), part);
+        h[at] = fftTestValue(index + ((uint64_t)f << 40), part);
         if (dbl) ((double*)hin)[at] = h[at];
         else ((float*)hin)[at] = (float)h[at], h[at] = ((float*)hin)[at];
       }
   }
   const size_t larger = ib.bytes > ob.bytes ? ib.bytes : ob.bytes;
-  void* in = alloc(c->inplace ? larger : ib.bytes);
-  void* out = c->inplace ? in : alloc(ob.bytes);
-  void* back = alloc(ib.bytes);
+  void* in = fftTestAlloc(gpu, c->inplace ? larger : ib.bytes);
+  void* out = c->inplace ? in : fftTestAlloc(gpu, ob.bytes);
+  void* back = fftTestAlloc(gpu, ib.bytes);
   void* got = malloc(larger + 16);
-  toDevice(in, hin, ib.bytes);
-  if (!c->inplace) poison(out, ob.bytes);
-  poison(back, ib.bytes);
+  fftTestToDevice(gpu, in, hin, ib.bytes);
+  if (!c->inplace) fftTestPoison(gpu, out, ob.bytes);
+  fftTestPoison(gpu, back, ib.bytes);
 
   double N = 1;
   for (int d = 0; d < 3; d++) N *= (double)c->shape[d] * (c->axes[d] ? 2.0 : 1.0);
@@ -208,14 +175,15 @@ static void runCase(const Case* c) {
   const double tol = dbl ? 1e-12 : 1e-5;
   int failed = execute(plan, in, out, dtrFftForward);
   EXPECT(!failed, "%s: forward: %s", name, dtrGetLastError());
+  fftTestExpectDevice(gpu, myDevice, "dtrFftExecute");
   if (!failed) {
-    toHost(got, out, ob.bytes);
+    fftTestToHost(gpu, got, out, ob.bytes);
     for (int64_t f = 0; f < H; f++) {
       double* ref = reference(c->shape, c->axes, c->kind == dtrFftR2C, f);
       double d2 = 0, r2 = 0;
-      for (size_t u = 0; u < boxCount(&ob); u++) {
+      for (size_t u = 0; u < fftTestCount(&ob); u++) {
         int64_t g[3];
-        boxCoords(&ob, u, g);
+        fftTestCoords(&ob, u, g);
         const double* want = ref + 2 * (g[0] + c->shape[0] * (g[1] + c->shape[1] * g[2]));
         for (int part = 0; part < outParts; part++) {
           const size_t at = (u * (size_t)H + (size_t)f) * (size_t)outParts + (size_t)part;
@@ -229,14 +197,14 @@ static void runCase(const Case* c) {
       EXPECT(err <= tol, "%s: forward error %.3g of field %lld (bound %.0e)", name, err, (long long)f, tol);
     }
     if (!c->inplace) {
-      toHost(got, in, ib.bytes);
+      fftTestToHost(gpu, got, in, ib.bytes);
       EXPECT(!memcmp(got, hin, ib.bytes), "%s: the forward changed its input", name);
     }
     void* target = c->inplace ? in : back;
     failed = execute(plan, out, target, dtrFftInverse);
     EXPECT(!failed, "%s: inverse: %s", name, dtrGetLastError());
     if (!failed) {
-      toHost(got, target, ib.bytes);
+      fftTestToHost(gpu, got, target, ib.bytes);
       double d2 = 0, r2 = 0;
       for (size_t i = 0; i < inNumbers; i++) {
         const double v = dbl ? ((double*)got)[i] : ((float*)got)[i], w = h[i] * tripFactor;
@@ -248,9 +216,9 @@ static void runCase(const Case* c) {
     }
   }
   EXPECT(dtrFftPlanDestroy(plan) == dtrSuccess, "%s: destroy: %s", name, dtrGetLastError());
-  release(in);
-  if (!c->inplace) release(out);
-  release(back);
+  fftTestRelease(gpu, in);
+  if (!c->inplace) fftTestRelease(gpu, out);
+  fftTestRelease(gpu, back);
   free(h);
   free(hin);
   free(got);
@@ -324,24 +292,24 @@ static void badInput(void) {
     double* back = malloc(ob.bytes + 16);
     for (size_t i = 0; i < count; i++) modes[i] = sin(0.37 * (double)i + rank);
     /* R2C's kept modes hold Hermitian planes: make the input real by a forward of a real field first. */
-    void* din = alloc(ib.bytes + 16);
-    void* dout = alloc(ob.bytes + 16);
+    void* din = fftTestAlloc(gpu, ib.bytes + 16);
+    void* dout = fftTestAlloc(gpu, ob.bytes + 16);
     if (t) {
       double* field = malloc(ib.bytes + 16);
       for (size_t i = 0; i < ib.bytes / sizeof(double); i++) field[i] = cos(0.11 * (double)i + rank);
-      toDevice(din, field, ib.bytes);
+      fftTestToDevice(gpu, din, field, ib.bytes);
       expectEverywhere(dtrFftExecute(plan, din, dout, dtrFftForward, stream), dtrSuccess, what);
       if (gpu) cudaStreamSynchronize(stream);
-      toHost(modes, dout, ob.bytes);
+      fftTestToHost(gpu, modes, dout, ob.bytes);
       free(field);
     } else {
-      toDevice(dout, modes, ob.bytes);
+      fftTestToDevice(gpu, dout, modes, ob.bytes);
     }
     /* R2C: the forward of the padded field keeps modes that a further round trip must return unchanged. */
     expectEverywhere(dtrFftExecute(plan, dout, din, dtrFftInverse, stream), dtrSuccess, what);
     expectEverywhere(dtrFftExecute(plan, din, dout, dtrFftForward, stream), dtrSuccess, what);
     if (gpu) cudaStreamSynchronize(stream);
-    toHost(back, dout, ob.bytes);
+    fftTestToHost(gpu, back, dout, ob.bytes);
     double err = 0, ref = 0;
     for (size_t i = 0; i < count; i++) {
       err = fmax(err, fabs(back[i] - modes[i]));
@@ -352,8 +320,8 @@ static void badInput(void) {
     double refAll = 0;
     MPI_Allreduce(&ref, &refAll, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     EXPECT(all <= 1e-10 * (refAll > 1 ? refAll : 1), "%s: round trip of the kept modes off by %g (of %g)", what, all, refAll);
-    release(din);
-    release(dout);
+    fftTestRelease(gpu, din);
+    fftTestRelease(gpu, dout);
     free(modes);
     free(back);
     dtrFftPlanDestroy(plan);
@@ -368,12 +336,12 @@ static void badInput(void) {
     dtrBox_t ib, ob;
     dtrFftGetBox(plan, dtrFftInputSide, &ib);
     dtrFftGetBox(plan, dtrFftOutputSide, &ob);
-    void* both = alloc(ib.bytes > ob.bytes ? ib.bytes : ob.bytes);
+    void* both = fftTestAlloc(gpu, ib.bytes > ob.bytes ? ib.bytes : ob.bytes);
     if (gpu) cudaMemset(both, 0, ib.bytes > ob.bytes ? ib.bytes : ob.bytes), cudaDeviceSynchronize();
     else memset(both, 0, ib.bytes > ob.bytes ? ib.bytes : ob.bytes);
     expectEverywhere(dtrFftExecute(plan, both, both, dtrFftForward, stream), dtrSuccess, "a real plan in place");
     if (gpu) cudaStreamSynchronize(stream);
-    release(both);
+    fftTestRelease(gpu, both);
     dtrFftPlanDestroy(plan);
   }
   dtrGridDestroy(grid);
@@ -390,6 +358,7 @@ int main(int argc, char** argv) {
       MPI_Finalize();
       return DTR_TEST_SKIP;
     }
+    cudaGetDevice(&myDevice);
     cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
   }
   int grids[8][2];
