@@ -12,6 +12,7 @@
 #ifndef DTR_AXIS_LAUNCH_H
 #define DTR_AXIS_LAUNCH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cuda_runtime_api.h>
@@ -47,6 +48,18 @@ typedef enum {
   dtrAxisScatterCosine = 3,    /* 2 Re(exp(-i pi k / 2n) V[k]), k = p, from the half spectrum V of a real row */
   dtrAxisScatterSine = 4       /* the same with k = n - 1 - p */
 } dtrAxisScatter;
+
+/* The real-to-real kinds a pass runs (a kind forward, the other of its pair inverse). */
+typedef enum { dtrAxisDct2 = 0, dtrAxisDct3 = 1, dtrAxisDst2 = 2, dtrAxisDst3 = 3 } dtrAxisKind;
+
+/* The pass in one trip through HBM (axis_one_trip.cu): where the lines are packed on both sides (one line
+ * a unit, one field, the points contiguous) and n is a power of two from 8 to 4096. Its table (FFT
+ * twiddles and post-twiddles, made on the host once per pass) lies in device memory. */
+int dtrAxisOneTripFits(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into);
+size_t dtrAxisOneTripTableBytes(int64_t n, int dbl);
+void dtrAxisOneTripTable(int64_t n, int dbl, void* host);
+cudaError_t dtrAxisOneTripLaunch(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into, const void* in, void* out,
+                                 int kind, const void* table, cudaStream_t stream);
 
 cudaError_t dtrAxisGatherLaunch(const dtrAxisRows* r, dtrAxisSide side, const void* data, void* rows,
                                 dtrAxisGather how, cudaStream_t stream);

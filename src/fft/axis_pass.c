@@ -11,10 +11,17 @@
  * - i X[n - k]), v = inverse DFT (C2R), then Makhoul's order undone. A DST-II is a DCT-II of (-1)^j x
  * read backwards, a DST-III a DCT-III of x backwards times (-1)^j. So each pass is three kernels and one
  * cuFFT call on packed rows, the reordering and the twiddles fused into the gather and the scatter.
+ *
+ * Where the lines are packed on both sides and n is a power of two from 8 to 4096 (the pencils' own
+ * passes at the sizes spectral codes use), the pass is one kernel instead (axis_one_trip.cu): whole
+ * lines in shared memory, its own FFT there, one trip through HBM instead of three. The others (odd
+ * sizes, several fields, lines in whole planes) keep the three kernels around cuFFT.
  */
 #include "axis_pass.h"
 
 #include <stdlib.h>
+
+#include <cuda_runtime_api.h>
 
 #include "axis_launch.h"
 #include "core/checks.h"
@@ -25,6 +32,7 @@ struct dtrAxisPass {
   int64_t n, parts;
   int dft;              /* a DFT over lines in whole planes, not a real-to-real kind */
   dtrCufftPass* rows;   /* the packed rows' transforms: R2C and C2R (real-to-real), or C2C (a DFT) */
+  void* table;          /* the one-trip pass's twiddles (device memory), or NULL: the three kernels */
   size_t rowBytes;      /* the rows' scratch: real rows (n numbers), then their half spectra */
   size_t scratch;
   char* area;
@@ -38,7 +46,16 @@ static int64_t rowsPerUnit(const dtrAxisPass* p) {
 void dtrAxisPassDestroy(dtrAxisPass* p) {
   if (!p) return;
   dtrCufftPassDestroy(p->rows);
+  if (p->table) cudaFree(p->table);
   free(p);
+}
+
+/* One side's layout in points: where a transform's lines and points lie (packed by default). */
+static dtrAxisSide sideOf(const dtrLocalFftShape* s, int input) {
+  const int64_t stride = input ? s->in_stride : s->out_stride, dist = input ? s->in_dist : s->out_dist;
+  const int64_t lineDist = input ? s->in_line_dist : s->out_line_dist;
+  const dtrAxisSide side = {dist ? dist : s->n[0] * dtrLocalFftLines(s), lineDist ? lineDist : s->n[0], stride ? stride : 1};
+  return side;
 }
 
 dtrResult_t dtrAxisPassCreate(const dtrLocalFftShape* s, const int64_t* batches, int nbatches, dtrAxisPass** out) {
@@ -61,6 +78,27 @@ dtrResult_t dtrAxisPassCreate(const dtrLocalFftShape* s, const int64_t* batches,
   for (int i = 0; i < nbatches; i++) {
     rowBatches[i] = batches[i] * rowsPerUnit(p);
     if (batches[i] > most) most = batches[i];
+  }
+  const dtrAxisRows probe = {p->n, 1, dtrLocalFftLines(s), dtrLocalFftFields(s), (int)p->parts, s->dbl, p->dft};
+  if (!p->dft && dtrAxisOneTripFits(&probe, sideOf(s, 1), sideOf(s, 0))) {
+    free(rowBatches);
+    const size_t bytes = dtrAxisOneTripTableBytes(p->n, s->dbl);
+    void* host = malloc(bytes);
+    if (!host || cudaMalloc(&p->table, bytes) != cudaSuccess) {
+      free(host);
+      p->table = NULL;
+      dtrAxisPassDestroy(p);
+      return dtrSetError(dtrOutOfMemory, "cannot allocate the twiddles of a real-to-real pass of %lld points", (long long)p->n);
+    }
+    dtrAxisOneTripTable(p->n, s->dbl, host);
+    const cudaError_t err = cudaMemcpy(p->table, host, bytes, cudaMemcpyHostToDevice);
+    free(host);
+    if (err != cudaSuccess) {
+      dtrAxisPassDestroy(p);
+      return dtrSetError(dtrCudaError, "copying a real-to-real pass's twiddles: %s", cudaGetErrorString(err));
+    }
+    *out = p;
+    return dtrSuccess;
   }
   /* The rows' plans: packed transforms of one number each; one point needs none (the scatter scales it). */
   const dtrLocalFftShape rowShape = {.dims = 1, .n = {p->n, 0}, .real = !p->dft, .dbl = s->dbl};
@@ -89,14 +127,6 @@ dtrResult_t dtrAxisPassSetWorkArea(dtrAxisPass* p, void* area) {
   return p->rows ? dtrCufftPassSetWorkArea(p->rows, (char*)area + p->scratch) : dtrSuccess;
 }
 
-/* One side's layout in points: where a transform's lines and points lie (packed by default). */
-static dtrAxisSide sideOf(const dtrLocalFftShape* s, int input) {
-  const int64_t stride = input ? s->in_stride : s->out_stride, dist = input ? s->in_dist : s->out_dist;
-  const int64_t lineDist = input ? s->in_line_dist : s->out_line_dist;
-  const dtrAxisSide side = {dist ? dist : s->n[0] * dtrLocalFftLines(s), lineDist ? lineDist : s->n[0], stride ? stride : 1};
-  return side;
-}
-
 /* The kind the direction runs: a kind forward, the other of its pair inverse. */
 static int kindOf(int kind, int direction) {
   if (direction == dtrFftForward) return kind;
@@ -123,6 +153,11 @@ dtrResult_t dtrAxisPassRun(dtrAxisPass* p, int direction, int64_t count, const v
   }
   const int kind = kindOf(s->kind[0], direction);
   const int sine = kind == dtrFftDst2 || kind == dtrFftDst3;
+  if (p->table) {
+    const int one = kind == dtrFftDct2 ? dtrAxisDct2 : kind == dtrFftDct3 ? dtrAxisDct3 : kind == dtrFftDst2 ? dtrAxisDst2 : dtrAxisDst3;
+    CUDACHECK(dtrAxisOneTripLaunch(&rows, from, into, in, out, one, p->table, stream));
+    return dtrSuccess;
+  }
   if (p->n == 1) { /* y = 2x for a type II, y = x for a type III */
     CUDACHECK(dtrAxisGatherLaunch(&rows, from, in, real, dtrAxisGatherCopy, stream));
     const double factor = kind == dtrFftDct2 || kind == dtrFftDst2 ? 2.0 : 1.0;
