@@ -25,11 +25,12 @@
 #include "common/spectral_box.h"
 
 /* A box of one side of the transform: part of (or all of) a global array. The distributed solver's
- * boxes are dtrFftGetBox's (the X-pencil of the velocity, the Z-pencil of its transform); the
- * reference's are the whole arrays in FFTW's layout ([z][y][x], x fastest). */
+ * boxes are dtrFftGetBox's (the X-pencil of the physical grid, the Z-pencil of the transform's modes);
+ * the reference's are the whole arrays in FFTW's layout ([z][y][x], x fastest). */
 typedef struct {
   ExBox box;
-  int64_t n; /* points per axis of the physical grid: the period of the wavenumbers */
+  int64_t n; /* the physical side: its grid's points per axis (the spacing 2 pi / n), m = floor(3n/2) under
+                the 3/2 rule; the spectral side: the modes' n, the period of the wavenumbers */
 } NsBox;
 
 /* Components per point: the three fields of one plan. */
@@ -37,8 +38,9 @@ typedef struct {
 
 EX_HD int64_t nsBoxPoints(const NsBox* b) { return exBoxPoints(&b->box); }
 
-/* The wavenumbers of the spectral point p. An even n's Nyquist mode counts as +n/2, as numpy.fft.rfftfreq
- * and the Python example have it; the 2/3 rule removes it from every product anyway. */
+/* The wavenumbers of the spectral point p (b: the spectral box, n the modes'). An even n's Nyquist mode
+ * counts as +n/2, as numpy.fft.rfftfreq and the Python example have it; both rules zero it in every
+ * product, so the velocity never holds it. */
 EX_HD void nsWavevector(const NsBox* b, int64_t p, double k[3]) {
   int64_t c[3];
   exBoxCoords(&b->box, p, c);
@@ -46,14 +48,21 @@ EX_HD void nsWavevector(const NsBox* b, int64_t p, double k[3]) {
 }
 
 /*
- * Dealiasing: the factor by which a mode of the transformed product u x omega is kept. One rule now:
- *   nsTwoThirds: Orszag's 2/3 rule, every mode with some |k_d| > cut = (2/3)(n/2) zeroed. A product of
- *   two modes within the cut reaches |k| <= 2 cut, whose alias folds back to |k| >= n - 2 cut >= cut:
- *   onto the zeroed modes (or, where 6 divides n, onto the cut itself, as in the Python example).
- * The 3/2 rule (transforms padded to 3n/2 points, the product truncated back to n modes by the plan)
- * would be a second rule here, keeping every mode the padded plan returns.
+ * Dealiasing: the factor by which a mode of the transformed product u x omega is kept.
+ *   nsThreeHalves: Orszag's 3/2 rule, the product formed on the padded grid of m = floor(3n/2) points per
+ *   axis (the plan's config.padding = 1.5) and its transform truncated back to the n modes by the plan;
+ *   every mode the plan returns is kept, but for an even n's Nyquist modes (some |k_d| = n/2), zeroed.
+ *   The kept |k_d| <= n/2 - 1 (odd n: (n - 1)/2) make products up to |k_d| = n - 2 (n - 1), whose
+ *   aliases fold to |k_d| >= m - (n - 2) = n/2 + 2 (m - (n - 1) = (n + 1)/2): beyond the kept modes.
+ *   The Nyquist modes would take the aliases of the products that reach n (m - n = n/2), and on the
+ *   padded grid they have no twin (numpy's -n/2 of y and z alone, R2C's x split in halves: the plan's
+ *   convention, docs/fft.md): zeroed, as dealiasing codes do, so that the velocity never holds them.
+ *   nsTwoThirds: the 2/3 rule on the unpadded grid, every mode with some |k_d| > cut = (2/3)(n/2)
+ *   zeroed. A product of two modes within the cut reaches |k| <= 2 cut, whose alias folds back to
+ *   |k| >= n - 2 cut >= cut: onto the zeroed modes (or, where 6 divides n, onto the cut itself, as in the
+ *   Python example).
  */
-typedef enum { nsTwoThirds = 0 } NsDealiasRule;
+typedef enum { nsTwoThirds = 0, nsThreeHalves = 1 } NsDealiasRule;
 
 EX_HD double nsDealias(NsDealiasRule rule, int64_t n, const double k[3]) {
   switch (rule) {
@@ -61,6 +70,10 @@ EX_HD double nsDealias(NsDealiasRule rule, int64_t n, const double k[3]) {
       /* The cut as the Python example computes it, so that both keep the same modes. */
       const double cut = 2.0 / 3.0 * (double)(n / 2);
       return fabs(k[0]) <= cut && fabs(k[1]) <= cut && fabs(k[2]) <= cut ? 1.0 : 0.0;
+    }
+    case nsThreeHalves: {
+      const double nyquist = n % 2 == 0 ? (double)(n / 2) : -1.0;
+      return fabs(k[0]) != nyquist && fabs(k[1]) != nyquist && fabs(k[2]) != nyquist ? 1.0 : 0.0;
     }
   }
   return 0.0;

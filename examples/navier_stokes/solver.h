@@ -2,9 +2,11 @@
  * The time stepping of the Taylor-Green example, written once for the distributed run and for the
  * single-process reference: classical RK4 on the velocity's transform, each right-hand side the
  * vorticity by i k x u hat, both back to physical space, u x omega there, its transform dealiased and
- * projected (physics.h). What differs between the two is behind the solver's fields: the boxes (a
- * rank's pencils, or the whole arrays), where the pointwise work runs (host loops or kernels on the
- * stream) and the transform (the library's distributed FFT of three fields, or FFTW on the whole array).
+ * projected (physics.h). Under the 3/2 rule the physical side is the padded grid (m = floor(3n/2) points
+ * per axis) and the transform pads and truncates; the step is the same. What differs between the
+ * distributed run and the reference is behind the solver's fields: the boxes (a rank's pencils, or the
+ * whole arrays), where the pointwise work runs (host loops or kernels on the stream) and the transform
+ * (the library's distributed FFT of three fields, or FFTW on the whole array).
  */
 #ifndef NS_SOLVER_H
 #define NS_SOLVER_H
@@ -18,14 +20,16 @@
 
 typedef struct NsSolver NsSolver;
 
-/* The transform of three fields between the solver's sides: forward (real velocity to its transform,
- * unscaled) or inverse (scaled by 1/n^3, so that a round trip gives the field back). 0 on success. A
+/* The transform of three fields between the solver's sides: forward (the real field on the physical grid
+ * to its n^3 modes: unscaled; padded, scaled by n^3/m^3, so that a field the modes hold gets the same
+ * modes either way) or inverse (scaled by 1/n^3, so that a round trip gives the field back). 0 on success. A
  * collective transform must fail on every rank alike, and must refuse (fail on every rank) where this
  * rank's solver has failed already (`failure`), so that no rank is left waiting in it. */
 typedef int (*NsTransform)(NsSolver* s, const void* in, void* out, int inverse);
 
 struct NsSolver {
-  NsBox phys, spec;       /* the physical side's box (real, 3 per point) and the spectral side's (complex) */
+  NsBox phys, spec;       /* the physical side's box (real, 3 per point; the padded grid's under the 3/2 rule)
+                             and the spectral side's (complex, the kept modes) */
   int dbl;                /* fp64 storage (else fp32) */
   int gpu;                /* device arrays, kernels on `stream` (else host arrays and loops) */
   cudaStream_t stream;

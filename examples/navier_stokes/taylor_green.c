@@ -3,19 +3,27 @@
  * periodic box [0, 2 pi)^3, on the library's distributed FFT; the C counterpart of
  * python/examples/taylor_green.py. The Taylor-Green vortex, the three velocity components transformed
  * together (one real-to-complex plan of three fields: one exchange for all), classical RK4, the
- * nonlinear term u x omega in physical space dealiased by the 2/3 rule, the pressure by projection.
+ * nonlinear term u x omega in physical space, the pressure by projection. Dealiasing (--dealias):
+ *   3/2 (default): the plan pads (config.padding = 1.5 on every axis): its inverse writes the velocity and
+ *     the vorticity on the padded grid of m = floor(3n/2) points per axis, u x omega is formed there, and
+ *     its forward truncates the product's transform back to the n modes; the solver's spectral arrays are
+ *     the padded plan's kept modes, its physical arrays the padded grid (the initial vortex is sampled
+ *     there and the velocity comes back there), so this one plan serves every transform of the run;
+ *   2/3: the unpadded plan of n^3 points, every mode with some |k_d| > (2/3)(n/2) zeroed in the product.
  *
  *   mpirun -np 4 taylor_green --n 64 --steps 20 --grid 2x2 --check
  *
  * The velocity is real, fp64 or fp32 (--type; its transform c128 or c64). On the cpu backend the arrays
  * are host memory and the pointwise work host loops; on the GPU backends device memory and kernels on
  * the stream the FFT runs on; both call the same functions at every point (physics.h), and the reference
- * below runs the very same step (solver.c) with FFTW on the whole array.
+ * below runs the very same step (solver.c) with FFTW on the whole array, padded as the plan pads.
  *
  * --check (every rank's exit status 1 where a check fails):
- *   1. the velocity after the steps, gathered on rank 0, against a single-process run of the same steps
- *      on rank 0 (fp64, FFTW's 3-D transforms of the whole array in its own layout): max |u - u_ref| /
- *      max |u_ref| within 1e-10 for fp64, 1e-5 for fp32;
+ *   1. the velocity after the steps (on the physical grid: m^3 points under the 3/2 rule), gathered on
+ *      rank 0, against a single-process run of the same steps on rank 0 (fp64, FFTW's 3-D transforms of
+ *      the whole array in its own layout; under the 3/2 rule the spectrum zero-padded onto the m-grid and
+ *      truncated back explicitly, the plan's convention at the Nyquist planes and its normalization):
+ *      max |u - u_ref| / max |u_ref| within 1e-10 for fp64, 1e-5 for fp32;
  *   2. the kinetic energy E = <|u|^2>/2 at t = steps dt against the decay the vortex starts with,
  *      E0 exp(-6 nu t), as the Python example checks it, within 1e-3 (why: energyLawError below).
  * The last line says whether every check passed. Time per step: the median over the steps after the
@@ -47,15 +55,20 @@
  * on any error before a result could be looked at. */
 
 /* The checks' bounds. fp64: 1e-10 as the Python example's; the rounding of a dozen transforms a step is
- * ~1e-15 (measured up to 7e-16). fp32 against the fp64 reference: the storage's rounding (6e-8) through
- * the same transforms, measured 1.3e-7 to 2.2e-7 (n = 5 to 32, 3 to 40 steps, slabs and pencils): the
- * bound leaves room for larger grids and longer runs and still fails any layout or index error, which
- * moves whole modes (errors of order 1). The energy law: energyLawError. */
+ * ~1e-15 (measured 0 to 9e-16 under the 3/2 rule, n = 5 to 32, 3 to 40 steps, 1 to 6 ranks, slabs and
+ * pencils; up to 7e-16 under the 2/3 rule). fp32 against the fp64 reference: the storage's rounding (6e-8)
+ * through the same transforms, measured 1.1e-7 to 4.4e-7 (the same runs; 1.3e-7 to 2.2e-7 under the 2/3
+ * rule): the bound leaves room for larger grids and longer runs and still fails a layout or index error
+ * among the modes that carry the flow (one rank's spectral box one mode off: 1e-2). The fp64 bound also
+ * catches one in the highest modes (the reference's odd-n padding one index off: 5e-8 to 2.3e-6). The
+ * energy law: energyLawError. */
 #define NS_BOUND_FP64 1e-10
 #define NS_BOUND_FP32 1e-5
 #define NS_ENERGY_BOUND 1e-3
-/* --check gathers the whole array on rank 0: its points must be counted by an int (MPI's counts). */
+/* --check gathers the whole physical array on rank 0: its points must be counted by an int (MPI's counts). */
 #define NS_CHECK_MAX_N 1290
+/* The 3/2 rule's padding factor, on every axis (dtrFftConfig_t.padding). */
+#define NS_PADDING 1.5
 
 typedef struct {
   long long n;
@@ -69,6 +82,7 @@ typedef struct {
   int check;
   const char* json;
   int everyGpu;         /* every rank sees a GPU: --backend auto takes the GPU backends */
+  NsDealiasRule dealias;
 } Options;
 
 /* Its messages' prefix. */
@@ -79,8 +93,11 @@ static int rank, nranks;
 static void usage(void) {
   if (rank) return;
   printf("Usage: mpirun -np P taylor_green [--n N] [--steps S] [--dt DT] [--nu NU] [--grid PRxPC | auto]\n"
-         "                                 [--backend auto|cpu|nccl|p2p] [--type fp64|fp32] [--check] [--json FILE]\n"
-         "The Taylor-Green vortex on N^3 points (default 32): S RK4 steps (10) of DT (0.01), viscosity NU (0.1).\n"
+         "                                 [--backend auto|cpu|nccl|p2p] [--type fp64|fp32] [--dealias 3/2|2/3]\n"
+         "                                 [--check] [--json FILE]\n"
+         "The Taylor-Green vortex on N^3 modes (default 32): S RK4 steps (10) of DT (0.01), viscosity NU (0.1).\n"
+         "--dealias: 3/2 (default; u x omega on the padded grid of floor(3N/2)^3 points), or 2/3 (on N^3 points,\n"
+         "the modes above 2/3 of N/2 zeroed).\n"
          "--type: the real velocity's (fp64 default; its transform c128), fp32 (c64); c128 and c64 name them too.\n"
          "--grid: default the library's; auto: the grid the FFT ran fastest on (dtrGridAutotune).\n"
          "--backend: default auto (the library's choice of GPU backend where every rank has a GPU, else cpu).\n"
@@ -89,6 +106,12 @@ static void usage(void) {
 
 /* ---- options ------------------------------------------------------------------------------------- */
 
+/* The physical grid's points per axis before the plan is made: the padded grid's as the library defines it
+ * (floor(n * padding)), n under the 2/3 rule. Once made, the plan's boxes say it (main). */
+static int64_t physicalN(const Options* o) {
+  return o->dealias == nsThreeHalves ? (int64_t)floor((double)o->n * NS_PADDING) : o->n;
+}
+
 /* One option into *o (what usage says of it): NULL, or what it expected. */
 static const char* takeOption(void* options, const char* a, const char* v) {
   Options* o = options;
@@ -96,7 +119,8 @@ static const char* takeOption(void* options, const char* a, const char* v) {
   if (!strcmp(a, "--check")) {
     o->check = 1;
   } else if (!strcmp(a, "--n")) {
-    /* At least 4: the vortex's modes (k = 1) and their first products (k = 2) within the 2/3 cut. */
+    /* At least 4: the vortex's modes (k = 1) kept by either rule (their first products, k = 2, from n = 5 under
+     * the 3/2 rule, 6 under the 2/3 rule). */
     if (exParseWhole(v, 4, 1 << 20, &w)) return "a whole number of points per axis, at least 4";
     o->n = w;
   } else if (!strcmp(a, "--steps")) {
@@ -112,6 +136,10 @@ static const char* takeOption(void* options, const char* a, const char* v) {
     return exParseBackend(v, o->everyGpu, &o->backend, &o->gpu);
   } else if (!strcmp(a, "--type")) {
     if (exParsePrecision(v, &o->dbl)) return "fp64 or fp32 (the velocity's; c128 or c64, its transform's, name the same)";
+  } else if (!strcmp(a, "--dealias")) {
+    if (!strcmp(v, "3/2")) o->dealias = nsThreeHalves;
+    else if (!strcmp(v, "2/3")) o->dealias = nsTwoThirds;
+    else return "3/2 (padded transforms) or 2/3 (a cut)";
   } else {
     o->json = v;
   }
@@ -121,13 +149,16 @@ static const char* takeOption(void* options, const char* a, const char* v) {
 /* 0: run; 1: --help; -1: a bad option, described in msg. */
 static int parse(int argc, char** argv, Options* o, int everyGpu, char* msg, size_t len) {
   static const char* const flags[] = {"--check", NULL};
-  static const char* const valued[] = {"--n", "--steps", "--dt", "--nu", "--grid", "--backend", "--type", "--json", NULL};
-  *o = (Options){32, 10, 0.01, 0.1, 0, 0, 0, everyGpu ? dtrBackendAuto : dtrBackendCpu, everyGpu, 1, 0, NULL, everyGpu};
+  static const char* const valued[] = {"--n", "--steps", "--dt", "--nu", "--grid", "--backend", "--type", "--dealias", "--json",
+                                       NULL};
+  *o = (Options){32, 10, 0.01, 0.1, 0, 0, 0, everyGpu ? dtrBackendAuto : dtrBackendCpu, everyGpu, 1, 0, NULL, everyGpu,
+                 nsThreeHalves};
   const int read = exReadOptions(argc, argv, flags, valued, takeOption, o, msg, len);
   if (read) return read;
-  if (o->check && o->n > NS_CHECK_MAX_N) {
-    snprintf(msg, len, "--check gathers the whole array on rank 0, at most %d^3 points (MPI's counts); --n is %lld",
-             NS_CHECK_MAX_N, o->n);
+  const int64_t m = physicalN(o);
+  if (o->check && m > NS_CHECK_MAX_N) {
+    snprintf(msg, len, "--check gathers the whole physical array on rank 0, at most %d^3 points (MPI's counts); --n %lld "
+             "makes %lld^3", NS_CHECK_MAX_N, o->n, (long long)m);
     return -1;
   }
   return 0;
@@ -136,8 +167,10 @@ static int parse(int argc, char** argv, Options* o, int everyGpu, char* msg, siz
 /* Every rank must run with the same options (an MPMD launch could give them different ones): the
  * options that shape the run. */
 static int optionsAgree(const Options* o, char* msg, size_t len) {
-  static const char* const names[] = {"--n", "--steps", "--dt", "--nu", "--grid", "--grid", "--grid", "--backend", "--type", "--check"};
-  const double mine[] = {(double)o->n, o->steps, o->dt, o->nu, o->pr, o->pc, o->autogrid, o->backend, o->dbl, o->check};
+  static const char* const names[] = {"--n", "--steps", "--dt", "--nu", "--grid", "--grid", "--grid", "--backend", "--type",
+                                      "--check", "--dealias"};
+  const double mine[] = {(double)o->n, o->steps, o->dt, o->nu, o->pr, o->pc, o->autogrid, o->backend, o->dbl, o->check,
+                         o->dealias};
   return exValuesAgree((int)(sizeof mine / sizeof mine[0]), mine, names, msg, len);
 }
 
@@ -169,54 +202,85 @@ static double energy(const NsBox* phys, int dbl, const void* u) {
 /* ---- the single-process reference (rank 0) ------------------------------------------------------- */
 
 #ifdef NS_HAVE_FFTW
+/*
+ * The reference's transforms: FFTW's of the whole m^3 grid (m = n without padding), with the plan's padding
+ * written out: the inverse puts the n modes among zeros in the padded spectrum (numpy's order along y and z:
+ * k < ceil(n/2) at index k, the others at k + m - n; along x, 0 .. n/2 at their index, the Nyquist plane
+ * n/2 of an even n halved where m > n), scaled by 1/N (N = n^3: dtrFftNormInverse), and transforms it; the
+ * forward transforms the m^3 grid and keeps those modes, scaled by N/M (M = m^3), the Nyquist plane doubled
+ * back. Without padding this is FFTW's pair with the inverse scaled by 1/N.
+ */
 typedef struct {
   fftw_plan forward, inverse;
-  double* scratch; /* the inverse's input: FFTW's multi-dimensional complex-to-real overwrites its input */
-  size_t specBytes;
-  int64_t values;  /* reals of the physical array */
-  double scale;    /* 1 / n^3 */
+  double* padded;  /* the padded spectrum ((m/2 + 1) x m x m points of 3 complex numbers): the forward's
+                      output, the inverse's input (FFTW's multi-dimensional complex-to-real overwrites it) */
+  size_t paddedBytes;
+  int64_t n, m;
 } Reference;
+
+/* The padded index of mode k along a complex axis. */
+static int64_t paddedIndex(const Reference* r, int64_t k) { return k < (r->n + 1) / 2 ? k : k + r->m - r->n; }
+
+/* The n modes ([z][y][x] of (n/2 + 1) x n x n points, 3 fields) into the padded spectrum (pad), or out
+ * of it (!pad), scaled by `factor`, the Nyquist plane of an even n by `factor * nyquist` where m > n. */
+static void referenceMove(Reference* r, double* modes, int pad, double factor, double nyquist) {
+  const int64_t n = r->n, m = r->m, hn = n / 2 + 1, hm = m / 2 + 1;
+  const int64_t split = n % 2 == 0 && m > n ? n / 2 : -1;
+  if (pad) memset(r->padded, 0, r->paddedBytes);
+  for (int64_t z = 0; z < n; z++)
+    for (int64_t y = 0; y < n; y++)
+      for (int64_t x = 0; x < hn; x++) {
+        double* kept = modes + 2 * NS_FIELDS * ((z * n + y) * hn + x);
+        double* at = r->padded + 2 * NS_FIELDS * ((paddedIndex(r, z) * m + paddedIndex(r, y)) * hm + x);
+        const double f = x == split ? factor * nyquist : factor;
+        for (int j = 0; j < 2 * NS_FIELDS; j++) {
+          if (pad) at[j] = kept[j] * f;
+          else kept[j] = at[j] * f;
+        }
+      }
+}
 
 static int referenceTransform(NsSolver* s, const void* in, void* out, int inverse) {
   Reference* r = s->context;
   if (s->failure.failed) return -1;
+  const double n3 = (double)r->n * (double)r->n * (double)r->n, m3 = (double)r->m * (double)r->m * (double)r->m;
   if (!inverse) {
     /* Out of place, FFTW's real-to-complex transforms leave the input as it was. */
-    fftw_execute_dft_r2c(r->forward, (double*)(uintptr_t)in, out);
+    fftw_execute_dft_r2c(r->forward, (double*)(uintptr_t)in, (fftw_complex*)r->padded);
+    referenceMove(r, out, 0, n3 / m3, 2.0);
     return 0;
   }
-  memcpy(r->scratch, in, r->specBytes);
-  fftw_execute_dft_c2r(r->inverse, (fftw_complex*)r->scratch, out);
-  double* u = out;
-  for (int64_t j = 0; j < r->values; j++) u[j] *= r->scale;
+  referenceMove(r, (double*)(uintptr_t)in, 1, 1.0 / n3, 0.5);
+  fftw_execute_dft_c2r(r->inverse, (fftw_complex*)r->padded, out);
   return 0;
 }
 
-/* The same steps on the whole array in one process, fp64, FFTW: into `out` ([z][y][x][3]). 0 on success;
- * else msg says why. */
-static int referenceRun(const Options* o, double* out, char* msg, size_t len) {
+/* The same steps on the whole array in one process, fp64, FFTW, on the physical grid of m points per axis
+ * (the plan's): into `out` ([z][y][x][3] of m^3 points). 0 on success; else msg says why. */
+static int referenceRun(const Options* o, int64_t m, double* out, char* msg, size_t len) {
   const int64_t n = o->n;
   NsSolver s;
   memset(&s, 0, sizeof s);
-  s.phys = (NsBox){{{0, 0, 0}, {n, n, n}, {0, 1, 2}}, n};
+  s.phys = (NsBox){{{0, 0, 0}, {m, m, m}, {0, 1, 2}}, m};
   s.spec = (NsBox){{{0, 0, 0}, {n / 2 + 1, n, n}, {0, 1, 2}}, n};
   s.dbl = 1;
-  s.stage = (NsStage){o->nu, o->dt, nsTwoThirds, 0};
-  Reference r = {NULL, NULL, NULL, nsSideBytes(&s, 1), nsBoxPoints(&s.phys) * NS_FIELDS, 1.0 / ((double)n * (double)n * (double)n)};
+  s.stage = (NsStage){o->nu, o->dt, o->dealias, 0};
+  Reference r = {NULL, NULL, NULL, (size_t)((m / 2 + 1) * m * m) * NS_FIELDS * 2 * sizeof(double), n, m};
   s.transform = referenceTransform;
   s.context = &r;
   int status = -1;
-  if (nsSolverAllocate(&s) || !(r.scratch = aligned_alloc(64, (r.specBytes + 63) / 64 * 64))) {
-    snprintf(msg, len, "the reference on rank 0: %s", s.failure.failed ? s.failure.error : "cannot allocate its scratch array");
+  if (nsSolverAllocate(&s) || !(r.padded = aligned_alloc(64, (r.paddedBytes + 63) / 64 * 64))) {
+    snprintf(msg, len, "the reference on rank 0: %s", s.failure.failed ? s.failure.error : "cannot allocate its padded spectrum");
     goto done;
   }
-  /* The whole array in FFTW's row-major order, z slowest, x fastest, three fields a point. */
-  const int dims[3] = {(int)n, (int)n, (int)n};
-  r.forward = fftw_plan_many_dft_r2c(3, dims, NS_FIELDS, s.w, NULL, NS_FIELDS, 1, s.wh, NULL, NS_FIELDS, 1, FFTW_ESTIMATE);
-  r.inverse = fftw_plan_many_dft_c2r(3, dims, NS_FIELDS, (fftw_complex*)r.scratch, NULL, NS_FIELDS, 1, s.u, NULL, NS_FIELDS, 1,
+  /* The whole arrays in FFTW's row-major order, z slowest, x fastest, three fields a point. */
+  const int dims[3] = {(int)m, (int)m, (int)m};
+  r.forward = fftw_plan_many_dft_r2c(3, dims, NS_FIELDS, s.w, NULL, NS_FIELDS, 1, (fftw_complex*)r.padded, NULL, NS_FIELDS, 1,
+                                     FFTW_ESTIMATE);
+  r.inverse = fftw_plan_many_dft_c2r(3, dims, NS_FIELDS, (fftw_complex*)r.padded, NULL, NS_FIELDS, 1, s.u, NULL, NS_FIELDS, 1,
                                      FFTW_ESTIMATE);
   if (!r.forward || !r.inverse) {
-    snprintf(msg, len, "the reference on rank 0: FFTW could not plan the %lld^3 transforms of three fields", o->n);
+    snprintf(msg, len, "the reference on rank 0: FFTW could not plan the %lld^3 transforms of three fields", (long long)m);
     goto done;
   }
   nsHostInitial(&s.phys, 1, s.u);
@@ -232,16 +296,17 @@ fail:
 done:
   if (r.forward) fftw_destroy_plan(r.forward);
   if (r.inverse) fftw_destroy_plan(r.inverse);
-  free(r.scratch);
+  free(r.padded);
   nsSolverFree(&s);
   return status;
 }
 #endif
 
 /*
- * Check 1, collective: every rank's velocity gathered on rank 0 into the whole array, against the
- * reference's. 0 and the relative error (max |u - u_ref| / max |u_ref|, NaN where either has a NaN) in
- * *err on every rank, or -1 where it could not be computed (msg says why, on rank 0).
+ * Check 1, collective: every rank's velocity gathered on rank 0 into the whole array (the physical grid's
+ * phys->n^3 points), against the reference's. 0 and the relative error (max |u - u_ref| / max |u_ref|, NaN
+ * where either has a NaN) in *err on every rank, or -1 where it could not be computed (msg says why, on
+ * rank 0).
  */
 static int compareWithReference(const Options* o, const NsBox* phys, const void* u, double* err, char* msg, size_t len) {
   /* Where each rank's box lies: its start, size and memory order. */
@@ -252,7 +317,7 @@ static int compareWithReference(const Options* o, const NsBox* phys, const void*
   void* all = NULL;
   double* ref = NULL;
   const size_t elem = o->dbl ? sizeof(double) : sizeof(float);
-  const int64_t n = o->n, total = n * n * n;
+  const int64_t m = phys->n, total = m * m * m;
   int ok = 1;
   if (rank == 0) {
     boxes = malloc(sizeof(int64_t) * 9 * (size_t)nranks);
@@ -265,7 +330,7 @@ static int compareWithReference(const Options* o, const NsBox* phys, const void*
   MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
   double result[2] = {0, NAN}; /* compared, error */
   if (!ok) {
-    snprintf(msg, len, "rank 0 cannot hold the whole array (%lld^3 points) to compare", o->n);
+    snprintf(msg, len, "rank 0 cannot hold the whole array (%lld^3 points) to compare", (long long)m);
     goto done;
   }
   MPI_Gather(mine, 9, MPI_INT64_T, boxes, 9, MPI_INT64_T, 0, MPI_COMM_WORLD);
@@ -282,7 +347,7 @@ static int compareWithReference(const Options* o, const NsBox* phys, const void*
   MPI_Type_free(&point);
   if (rank == 0) {
 #ifdef NS_HAVE_FFTW
-    if (referenceRun(o, ref, msg, len) == 0) {
+    if (referenceRun(o, m, ref, msg, len) == 0) {
       double diff = 0, top = 0;
       for (int q = 0; q < nranks; q++) {
         ExBox b;
@@ -291,7 +356,7 @@ static int compareWithReference(const Options* o, const NsBox* phys, const void*
         for (int64_t p = 0; p < points; p++) {
           int64_t c[3];
           exBoxCoords(&b, p, c);
-          const int64_t at = c[0] + n * (c[1] + n * c[2]);
+          const int64_t at = c[0] + m * (c[1] + m * c[2]);
           for (int f = 0; f < NS_FIELDS; f++) {
             const double want = ref[NS_FIELDS * at + f], got = exLoad(all, o->dbl, NS_FIELDS * (displs[q] + p) + f);
             /* Written so that a NaN on either side sticks (fmax would drop it). */
@@ -345,6 +410,7 @@ static double energyLawDeparture(const Options* o) {
 
 typedef struct {
   int pr, pc, chunks;
+  long long m; /* the physical grid's points per axis (the padded plan's; n under the 2/3 rule) */
   const char* backend;
   int warmup, timed;
   double step, stepMin, stepMax; /* seconds */
@@ -358,6 +424,8 @@ static int writeJson(const Options* o, const Results* r) {
   if (!f) return -1;
   fprintf(f, "{\"example\": \"taylor_green\", \"n\": %lld, \"type\": \"%s\", \"kind\": \"R2C\", \"howmany\": %d,\n", o->n,
           o->dbl ? "fp64" : "fp32", NS_FIELDS);
+  fprintf(f, " \"dealias\": \"%s\", \"padding\": %g, \"physical_n\": %lld,\n", o->dealias == nsThreeHalves ? "3/2" : "2/3",
+          o->dealias == nsThreeHalves ? NS_PADDING : 1.0, r->m);
   fprintf(f, " \"grid\": [%d, %d], \"autotuned\": %s, \"layout\": \"%s\", \"ranks\": %d, \"backend\": \"%s\", \"chunks\": %d,\n",
           r->pr, r->pc, o->autogrid ? "true" : "false", r->pr == 1 ? "slabs" : "pencils", nranks, r->backend, r->chunks);
   fprintf(f, " \"steps\": %d, \"dt\": %.17g, \"nu\": %.17g, \"warmup_steps\": %d, \"timed_steps\": %d,\n", o->steps, o->dt,
@@ -411,7 +479,10 @@ int main(int argc, char** argv) {
 
   const int64_t shape[3] = {o.n, o.n, o.n};
   const dtrDataType_t type = o.dbl ? dtrFloat64 : dtrFloat32;
-  if (o.autogrid && exGridAutotune(PROGRAM, shape, type, NS_FIELDS, &o.backend, &o.pr, &o.pc)) goto finish;
+  /* A padded plan's pencils, passes and exchanges are those of the plan of its padded grid: the tuner
+   * times that one. */
+  const int64_t tuned[3] = {physicalN(&o), physicalN(&o), physicalN(&o)};
+  if (o.autogrid && exGridAutotune(PROGRAM, tuned, type, NS_FIELDS, &o.backend, &o.pr, &o.pc)) goto finish;
   const int refused = exGridCreate(PROGRAM, o.pr, o.pc, &grid);
   if (refused) {
     status = refused;
@@ -421,12 +492,18 @@ int main(int argc, char** argv) {
   if ((r = dtrGridGetDims(grid, &res.pr, &res.pc, NULL, NULL)) != dtrSuccess) goto libraryFailed;
 
   /* One plan for the three components: one exchange for all of them, each transformed as alone. The
-   * inverse scales by 1/n^3, as numpy.fft's irfftn, so that the solver works on plain coefficients. */
+   * inverse scales by 1/n^3, as numpy.fft's irfftn, so that the solver works on plain coefficients (padded,
+   * the forward by n^3/m^3: the padded forward of a field the kept modes hold gives those modes, as the
+   * unpadded plan's forward does). Under the 3/2 rule the plan pads every axis: its physical side is this
+   * rank's X-pencil of the m^3 grid, its spectral side the kept modes of its padded Z-pencil. Those are not
+   * the unpadded plan's Z-pencil boxes (a rank keeps the modes of its own padded box), so the padded plan
+   * is the only one: the initial vortex is sampled on the m-grid and the velocity comes back there. */
   dtrFftConfig_t cfg;
   dtrFftConfigInit(&cfg);
   cfg.transpose.backend = o.backend;
   cfg.norm = dtrFftNormInverse;
   cfg.howmany = NS_FIELDS;
+  if (o.dealias == nsThreeHalves) cfg.padding[0] = cfg.padding[1] = cfg.padding[2] = NS_PADDING;
   if ((r = dtrFftPlanCreate(&plan, grid, shape, dtrFftR2C, type, &cfg)) != dtrSuccess) goto libraryFailed;
   dtrBackend_t backend;
   dtrBox_t physBox, specBox;
@@ -435,12 +512,16 @@ int main(int argc, char** argv) {
       (r = dtrFftGetBox(plan, dtrFftOutputSide, &specBox)) != dtrSuccess)
     goto libraryFailed;
   res.backend = dtrBackendName(backend);
+  /* The physical grid's points per axis: the X-pencil holds x whole. */
+  res.m = physBox.size[0];
 
-  toNsBox(&physBox, o.n, &s.phys);
+  /* The boxes as the plan gives them (the padded grid's sizes on the physical side, the kept modes' on the
+   * spectral side); the kernels and loops take every point of a box. */
+  toNsBox(&physBox, res.m, &s.phys);
   toNsBox(&specBox, o.n, &s.spec);
   s.dbl = o.dbl;
   s.gpu = o.gpu;
-  s.stage = (NsStage){o.nu, o.dt, nsTwoThirds, 0};
+  s.stage = (NsStage){o.nu, o.dt, o.dealias, 0};
   s.transform = distributedTransform;
   s.context = plan;
   const size_t physBytes = nsSideBytes(&s, 0);
@@ -490,9 +571,10 @@ int main(int argc, char** argv) {
     res.passed = res.compared && res.refError <= res.refBound && res.energyError <= NS_ENERGY_BOUND;
   }
   if (rank == 0) {
-    printf("# taylor_green: %lld^3, %s velocity (R2C, %d fields in one plan), %d ranks on a %d x %d grid (%s), %s backend, "
-           "%d chunk%s; nu %g, dt %g, %d RK4 steps\n",
-           o.n, o.dbl ? "fp64" : "fp32", NS_FIELDS, nranks, res.pr, res.pc,
+    printf("# taylor_green: %lld^3 modes, %s (%lld^3 points), %s velocity (R2C, %d fields in one plan), %d ranks on a %d x %d "
+           "grid (%s), %s backend, %d chunk%s; nu %g, dt %g, %d RK4 steps\n",
+           o.n, o.dealias == nsThreeHalves ? "3/2 rule" : "2/3 rule", res.m, o.dbl ? "fp64" : "fp32", NS_FIELDS, nranks, res.pr,
+           res.pc,
            o.autogrid ? (res.pr == 1 ? "slabs, chosen by dtrGridAutotune" : "pencils, chosen by dtrGridAutotune")
                       : (res.pr == 1 ? "slabs" : "pencils"),
            res.backend, res.chunks, res.chunks == 1 ? "" : "s", o.nu, o.dt, o.steps);
