@@ -32,6 +32,7 @@ import numpy as np
 from mpi4py import MPI
 
 import disttranspose as dt
+from example_support import along, array_library, host, indices, signed
 
 COMM = MPI.COMM_WORLD
 PADDING = 1.5  # the 3/2 rule
@@ -44,17 +45,13 @@ def padded(n):
 
 def wavenumbers(box, n, xp):
     """The wavenumbers (kx, ky, kz) of this rank's kept modes (its box of the spectral side), broadcast
-    over its array's three spatial axes (box.order lists them fastest first; the fields' axis follows
-    them): 0 ... n // 2 along x, the halved axis; numpy's order along y and z (the Nyquist mode of an
-    even n is -n / 2, where the library keeps it)."""
-    axes = ["xyz".index(a) for a in reversed(box.order)]  # the array's axis j holds dimension axes[j]
+    over its array's spatial axes: 0 ... n // 2 along x, the halved axis; numpy's order along y and z
+    (the Nyquist mode of an even n is -n / 2, where the library keeps it)."""
     k = []
     for d in range(3):
-        idx = np.arange(box.start[d], box.start[d] + box.size[d])
-        kd = idx if d == 0 else np.where(idx < (n + 1) // 2, idx, idx - n)
-        view = [1, 1, 1]
-        view[axes.index(d)] = len(kd)
-        k.append(xp.asarray(kd.reshape(view).astype(np.float64)))
+        idx = indices(box, d)
+        kd = idx if d == 0 else signed(idx, n)
+        k.append(xp.asarray(along(box, d, kd.astype(np.float64))))
     return k
 
 
@@ -151,11 +148,6 @@ def reference(n, nu, dt_, steps):
     return inverse(uh)
 
 
-def host(a):
-    """A NumPy array of a NumPy, CuPy or JAX array."""
-    return a.get() if hasattr(a, "get") else np.asarray(a)
-
-
 def gather(box, a, whole_shape):
     """Collective: every rank's array of its box (of either side) put together on rank 0 as the whole
     array [z][y][x][f] of whole_shape; None on the other ranks."""
@@ -233,29 +225,6 @@ def main(argv=None):
             if COMM.rank == 0:
                 print(f"taylor_green: {'every check passed' if ok else 'a check FAILED'}")
     return 0 if ok else 1
-
-
-def array_library(name):
-    """(the array module, jax or None) for --lib; a missing library ends the run with ctest's skip code
-    (77) and the reason, on every rank alike. CuPy's arrays go on the node-local rank's GPU (ranks share
-    GPUs where there are fewer)."""
-    try:
-        if name == "jax":
-            import jax
-            import jax.numpy as xp
-            jax.config.update("jax_enable_x64", True)
-            return xp, jax
-        if name == "cupy":
-            import cupy as xp
-            local = COMM.Split_type(MPI.COMM_TYPE_SHARED)
-            xp.cuda.Device(local.Get_rank() % xp.cuda.runtime.getDeviceCount()).use()
-            local.Free()
-            return xp, None
-    except ImportError as e:
-        if COMM.rank == 0:
-            print(f"SKIP: --lib {name}: {e}", flush=True)
-        sys.exit(77)
-    return np, None
 
 
 def padding_check(forward, inverse, bx, bk, n, m, xp):
