@@ -1,0 +1,66 @@
+"""What the examples (taylor_green.py, poisson.py) share: the array library of --lib, host copies and
+waiting for results, and per-axis values laid out along a rank's box. Imported from the examples'
+folder (python puts a script's folder first on its path)."""
+
+import sys
+
+import numpy as np
+from mpi4py import MPI
+
+
+def array_library(name, comm=MPI.COMM_WORLD):
+    """(the array module, jax or None) for --lib numpy, cupy or jax (JAX with 64-bit types on). A missing
+    library ends the run with ctest's skip code (77) and the reason, on every rank alike. CuPy's arrays
+    go on the node-local rank's GPU (ranks share GPUs where there are fewer)."""
+    try:
+        if name == "jax":
+            import jax
+            import jax.numpy as xp
+            jax.config.update("jax_enable_x64", True)
+            return xp, jax
+        if name == "cupy":
+            import cupy as xp
+            local = comm.Split_type(MPI.COMM_TYPE_SHARED)
+            xp.cuda.Device(local.Get_rank() % xp.cuda.runtime.getDeviceCount()).use()
+            local.Free()
+            return xp, None
+    except ImportError as e:
+        if comm.rank == 0:
+            print(f"SKIP: --lib {name}: {e}", flush=True)
+        sys.exit(77)
+    return np, None
+
+
+def host(a):
+    """A NumPy array of a NumPy, CuPy or JAX array (waiting for the work that makes it)."""
+    return a.get() if hasattr(a, "get") else np.asarray(a)
+
+
+def wait(a):
+    """Until the work that makes `a` is done (CuPy queues it on its stream, JAX runs it asynchronously)."""
+    if hasattr(a, "block_until_ready"):
+        a.block_until_ready()
+    elif hasattr(a, "get"):
+        import cupy
+        cupy.cuda.get_current_stream().synchronize()
+
+
+def along(box, d, values):
+    """values (one per index of the box along dimension d: 0 = x, 1 = y, 2 = z) shaped to broadcast over
+    the three spatial axes of the box's array (box.order lists them fastest first; a trailing axis of
+    fields broadcasts as well with [..., None])."""
+    axes = ["xyz".index(a) for a in reversed(box.order)]  # the array's axis j holds dimension axes[j]
+    view = [1, 1, 1]
+    view[axes.index(d)] = len(values)
+    return np.asarray(values).reshape(view)
+
+
+def indices(box, d):
+    """The global indices of the box along dimension d (0 = x, 1 = y, 2 = z)."""
+    return np.arange(box.start[d], box.start[d] + box.size[d])
+
+
+def signed(idx, n):
+    """Indices of an axis of n modes as wavenumbers in numpy's order: 0 ... ceil(n / 2) - 1, then the
+    negative ones (an even n's Nyquist mode, -n / 2, among them, where the library keeps it)."""
+    return np.where(idx < (n + 1) // 2, idx, idx - n)
