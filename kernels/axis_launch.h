@@ -52,9 +52,10 @@ typedef enum {
 /* The real-to-real kinds a pass runs (a kind forward, the other of its pair inverse). */
 typedef enum { dtrAxisDct2 = 0, dtrAxisDct3 = 1, dtrAxisDst2 = 2, dtrAxisDst3 = 3 } dtrAxisKind;
 
-/* The pass in one trip through HBM (axis_one_trip.cu): where the lines are packed on both sides (one line
- * a unit, one field, the points contiguous) and n is a power of two from 8 to 4096. Its table (FFT
- * twiddles and post-twiddles, made on the host once per pass) lies in device memory. */
+/* A real-to-real pass in one trip through HBM (axis_one_trip.cu): one field, n a power of two from 8 to
+ * 4096, and the lines either packed on both sides (one line a unit, its points contiguous) or side by side (a
+ * plane's columns: lines 1 point apart) where enough of them fit a block. Its table (FFT twiddles and
+ * post-twiddles, made on the host once per pass) lies in device memory. */
 int dtrAxisOneTripFits(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into);
 size_t dtrAxisOneTripTableBytes(int64_t n, int dbl);
 void dtrAxisOneTripTable(int64_t n, int dbl, void* host);

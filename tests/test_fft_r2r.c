@@ -4,8 +4,9 @@
  * the transforms' defining sums applied axis by axis to the whole array in double precision (no FFT
  * library involved), on every rank alike:
  *   - every grid the rank count factors into, shapes with 1-point axes, primes, R != C, fewer planes
- *     than ranks, 2-D ones (nz = 1), and powers of two from 8 up, which the GPU passes run in one trip
- *     (an odd count of real lines among them, the last of its pair alone);
+ *     than ranks, 2-D ones (nz = 1), and powers of two from 8 to 4096, which the GPU passes run in one
+ *     trip (an odd count of real lines among them, the last of its pair alone; 2048 and 4096 points,
+ *     whose lines take a whole block);
  *   - C2C c64 and c128 with any mix of kinds (a real-to-real kind acts on both parts of complex data),
  *     R2C fp32 and fp64 with x periodic and kinds on y and z, and R2C with every axis real-to-real (a
  *     real plan: real arrays of the input's shape on both sides, in place too);
@@ -365,7 +366,7 @@ int main(int argc, char** argv) {
   int grids[8][2];
   const int ngrids = dtrTestGrids(nranks, grids);
   static const int64_t shapes[][3] = {{8, 6, 5}, {9, 7, 4}, {1, 1, 1}, {5, 3, 2}, {2, 13, 3}, {12, 9, 1}, {16, 16, 16},
-                                      {8, 3, 3}, {32, 5, 64}};
+                                      {8, 3, 3}, {32, 5, 64}, {2048, 2, 1}, {4096, 1, 1}};
   const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
   const dtrFftAxis_t P = dtrFftPeriodic, C2 = dtrFftDct2, C3 = dtrFftDct3, S2 = dtrFftDst2, S3 = dtrFftDst3;
   /* C2C: any mix; R2C: x periodic, or every axis real-to-real. */

@@ -12,10 +12,10 @@
  * read backwards, a DST-III a DCT-III of x backwards times (-1)^j. So each pass is three kernels and one
  * cuFFT call on packed rows, the reordering and the twiddles fused into the gather and the scatter.
  *
- * Where the lines are packed on both sides and n is a power of two from 8 to 4096 (the pencils' own
- * passes at the sizes spectral codes use), the pass is one kernel instead (axis_one_trip.cu): whole
- * lines in shared memory, its own FFT there, one trip through HBM instead of three. The others (odd
- * sizes, several fields, lines in whole planes) keep the three kernels around cuFFT.
+ * Where n is a power of two from 8 to 4096 and the lines are packed (the pencils' own passes) or a
+ * plane's columns (a slab's 2-D pass split in two), one field, a real-to-real pass is one kernel instead
+ * (axis_one_trip.cu): whole lines in shared memory, its own FFT there, one trip through HBM instead of
+ * three. The others (odd sizes, several fields, lines that change layout) keep the kernels around cuFFT.
  */
 #include "axis_pass.h"
 
@@ -80,7 +80,7 @@ dtrResult_t dtrAxisPassCreate(const dtrLocalFftShape* s, const int64_t* batches,
     if (batches[i] > most) most = batches[i];
   }
   const dtrAxisRows probe = {p->n, 1, dtrLocalFftLines(s), dtrLocalFftFields(s), (int)p->parts, s->dbl, p->dft};
-  if (!p->dft && dtrAxisOneTripFits(&probe, sideOf(s, 1), sideOf(s, 0))) {
+  if (dtrAxisOneTripFits(&probe, sideOf(s, 1), sideOf(s, 0))) {
     free(rowBatches);
     const size_t bytes = dtrAxisOneTripTableBytes(p->n, s->dbl);
     void* host = malloc(bytes);
@@ -88,14 +88,14 @@ dtrResult_t dtrAxisPassCreate(const dtrLocalFftShape* s, const int64_t* batches,
       free(host);
       p->table = NULL;
       dtrAxisPassDestroy(p);
-      return dtrSetError(dtrOutOfMemory, "cannot allocate the twiddles of a real-to-real pass of %lld points", (long long)p->n);
+      return dtrSetError(dtrOutOfMemory, "cannot allocate the twiddles of a pass of %lld points", (long long)p->n);
     }
     dtrAxisOneTripTable(p->n, s->dbl, host);
     const cudaError_t err = cudaMemcpy(p->table, host, bytes, cudaMemcpyHostToDevice);
     free(host);
     if (err != cudaSuccess) {
       dtrAxisPassDestroy(p);
-      return dtrSetError(dtrCudaError, "copying a real-to-real pass's twiddles: %s", cudaGetErrorString(err));
+      return dtrSetError(dtrCudaError, "copying a pass's twiddles: %s", cudaGetErrorString(err));
     }
     *out = p;
     return dtrSuccess;
