@@ -23,19 +23,9 @@
 #include <stdint.h>
 
 #include "axis_launch.h"
+#include "complex_of.cuh"
 
 namespace {
-
-template <typename E>
-struct ComplexOf;
-template <>
-struct ComplexOf<float> {
-  using type = float2;
-};
-template <>
-struct ComplexOf<double> {
-  using type = double2;
-};
 
 template <typename C>
 __device__ __forceinline__ C add(C a, C b) {
@@ -68,6 +58,52 @@ __device__ __forceinline__ C twiddled(C a, const C* __restrict__ tw, int m) {
 
 /* Makhoul's order: the evens up, the odds down. */
 __device__ __forceinline__ int evenOdd(int j, int n) { return (j & 1) ? n - 1 - (j >> 1) : j >> 1; }
+
+/* Where point j of a line goes in its row on the way in (Makhoul's order for a type II, reversed for a
+ * DST-III), and its value (negated at odd j for a DST-II). */
+template <int Kind, typename C>
+__device__ __forceinline__ int placeIn(int j, int n, C* v) {
+  if constexpr (Kind == dtrAxisDct2 || Kind == dtrAxisDst2) {
+    if (Kind == dtrAxisDst2 && (j & 1)) *v = C{-v->x, -v->y};
+    return evenOdd(j, n);
+  }
+  return Kind == dtrAxisDst3 ? n - 1 - j : j;
+}
+
+/* A type III's V[k] = conj(W[k]) (X[k] - i X[n - k]), X[n] = 0, for the pair k, n - k of row x, in place
+ * (k = 0: V[0] = X[0] and V[n/2]). */
+template <typename C>
+__device__ __forceinline__ void preTwiddle(C* x, int k, int n, const C* __restrict__ W) {
+  const int half = n >> 1;
+  if (k == 0) {
+    const C m = x[half];
+    x[half] = mulConj(C{m.x + m.y, m.y - m.x}, W[half]); /* X - i X */
+  } else {
+    const C a = x[k], b = x[n - k];
+    x[k] = mulConj(C{a.x + b.y, a.y - b.x}, W[k]);
+    x[n - k] = mulConj(C{b.x + a.y, b.y - a.x}, W[n - k]);
+  }
+}
+
+/* A type II's y[k] = W[k] V[k] + conj(W[k]) V[n - k] (V[n] = V[0]) and y[n - k] of the pair k, n - k of
+ * row x; k = 0 gives y[0] and y[n/2] (whose W + conj W is 2 cos(pi / 4)). The output indices into *ka, *kb. */
+template <typename C>
+__device__ __forceinline__ void postTwiddle(const C* x, int k, int n, const C* __restrict__ W, C* ya, C* yb, int* ka,
+                                            int* kb) {
+  const int half = n >> 1;
+  if (k == 0) {
+    const C v0 = x[0], vh = x[half];
+    const auto c = 2 * W[half].x;
+    *ya = C{2 * v0.x, 2 * v0.y};
+    *yb = C{c * vh.x, c * vh.y};
+    *ka = 0, *kb = half;
+  } else {
+    const C a = x[k], b = x[n - k];
+    *ya = add(mul(a, W[k]), mulConj(b, W[k]));
+    *yb = add(mul(b, W[n - k]), mulConj(a, W[n - k]));
+    *ka = k, *kb = n - k;
+  }
+}
 
 /* The FFT of each of the block's lines in shared memory (line r at buf + r pitch), B butterflies a
  * thread (n / 4 a line); tw[m] = exp(-2 pi i m / n). */
@@ -180,52 +216,30 @@ __global__ void __launch_bounds__(Columns ? 512 : 256) oneTripKernel(const E* __
         if (from[2 * r] >= 0) v.x = in[from[2 * r] + j * g.inPoint];
         if (from[2 * r + 1] >= 0) v.y = in[from[2 * r + 1] + j * g.inPoint];
       }
-      int at = j;
-      if constexpr (typeII) {
-        at = evenOdd(j, n);
-        if (sine && (j & 1)) v = C{-v.x, -v.y};
-      } else if constexpr (sine) {
-        at = n - 1 - j;
-      }
+      const int at = placeIn<Kind>(j, n, &v);
       buf[r * pitch + at] = v;
     }
     __syncthreads();
     if constexpr (!typeII) {
-      /* V[k] = conj(W[k]) (X[k] - i X[n - k]), X[n] = 0: the pairs k, n - k by one thread, in place. */
+      /* The pairs k, n - k by one thread, in place. */
 #pragma unroll
       for (int q = 0; q < 2 * B; q++) {
         const int e = threadIdx.x + q * blockDim.x;
-        const int r = e / half, k = e % half;
-        C* x = buf + r * pitch;
-        if (k == 0) {
-          const C m = x[half];
-          x[half] = mulConj(C{m.x + m.y, m.y - m.x}, W[half]); /* X - i X */
-        } else {
-          const C a = x[k], b = x[n - k];
-          x[k] = mulConj(C{a.x + b.y, a.y - b.x}, W[k]);
-          x[n - k] = mulConj(C{b.x + a.y, b.y - a.x}, W[n - k]);
-        }
+        preTwiddle(buf + (e / half) * pitch, e % half, n, W);
       }
       __syncthreads();
     }
     stockham<inverseFft, C, B>(buf, n, g.logn, pitch, tw);
     if constexpr (typeII) {
-      /* y[k] = W[k] V[k] + conj(W[k]) V[n - k], V[n] = V[0]: the pairs k, n - k by one thread, in place. */
+      /* The pairs k, n - k by one thread, in place (read before written, by the same thread). */
 #pragma unroll
       for (int q = 0; q < 2 * B; q++) {
         const int e = threadIdx.x + q * blockDim.x;
-        const int r = e / half, k = e % half;
-        C* x = buf + r * pitch;
-        if (k == 0) {
-          const C v0 = x[0], vh = x[half];
-          const E c = 2 * W[half].x; /* W + conj W = 2 cos(pi / 4) */
-          x[0] = C{2 * v0.x, 2 * v0.y};
-          x[half] = C{c * vh.x, c * vh.y};
-        } else {
-          const C a = x[k], b = x[n - k];
-          x[k] = add(mul(a, W[k]), mulConj(b, W[k]));
-          x[n - k] = add(mul(b, W[n - k]), mulConj(a, W[n - k]));
-        }
+        C* x = buf + (e / half) * pitch;
+        C ya, yb;
+        int ka, kb;
+        postTwiddle(x, e % half, n, W, &ya, &yb, &ka, &kb);
+        x[ka] = ya, x[kb] = yb;
       }
       __syncthreads();
     }
@@ -295,13 +309,7 @@ __global__ void packedKernel(const E* __restrict__ in, E* __restrict__ out, Line
       const int r = e >> g.logn, j = e & (n - 1);
       const int64_t line = first + r;
       C v = line < g.count ? packedLoad<E, Complex>(in, g, line, j) : C{0, 0};
-      int at = j;
-      if constexpr (typeII) {
-        at = evenOdd(j, n);
-        if (sine && (j & 1)) v = C{-v.x, -v.y};
-      } else if constexpr (sine) {
-        at = n - 1 - j;
-      }
+      const int at = placeIn<Kind>(j, n, &v);
       buf[r * n + at] = v;
     }
     __syncthreads();
@@ -309,16 +317,7 @@ __global__ void packedKernel(const E* __restrict__ in, E* __restrict__ out, Line
 #pragma unroll
       for (int q = 0; q < 2; q++) {
         const int e = threadIdx.x + q * blockDim.x;
-        const int r = e / half, k = e % half;
-        C* x = buf + r * n;
-        if (k == 0) {
-          const C m = x[half];
-          x[half] = mulConj(C{m.x + m.y, m.y - m.x}, W[half]);
-        } else {
-          const C a = x[k], b = x[n - k];
-          x[k] = mulConj(C{a.x + b.y, a.y - b.x}, W[k]);
-          x[n - k] = mulConj(C{b.x + a.y, b.y - a.x}, W[n - k]);
-        }
+        preTwiddle(buf + (e / half) * n, e % half, n, W);
       }
       __syncthreads();
     }
@@ -330,20 +329,9 @@ __global__ void packedKernel(const E* __restrict__ in, E* __restrict__ out, Line
         const int r = e / half, k = e % half;
         const int64_t line = first + r;
         if (line >= g.count) continue;
-        const C* x = buf + r * n;
-        int ka = k, kb = n - k;
         C ya, yb;
-        if (k == 0) {
-          const C v0 = x[0], vh = x[half];
-          ya = C{2 * v0.x, 2 * v0.y};
-          const E c = 2 * W[half].x;
-          yb = C{c * vh.x, c * vh.y};
-          kb = half;
-        } else {
-          const C a = x[k], b = x[n - k];
-          ya = add(mul(a, W[k]), mulConj(b, W[k]));
-          yb = add(mul(b, W[n - k]), mulConj(a, W[n - k]));
-        }
+        int ka, kb;
+        postTwiddle(buf + r * n, k, n, W, &ya, &yb, &ka, &kb);
         if constexpr (sine) ka = n - 1 - ka, kb = n - 1 - kb;
         packedStore<E, Complex>(out, g, line, ka, ya);
         packedStore<E, Complex>(out, g, line, kb, yb);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "axis_launch.h"
+#include "complex_of.cuh"
 
 namespace {
 
@@ -114,17 +115,6 @@ __global__ void __launch_bounds__(kTile* kStep) gatherKernel(Layout g, const E* 
     __syncthreads();
   }
 }
-
-template <typename T>
-struct ComplexOf;
-template <>
-struct ComplexOf<float> {
-  using type = float2;
-};
-template <>
-struct ComplexOf<double> {
-  using type = double2;
-};
 
 __device__ __forceinline__ void cosSinPi(double x, double* c, double* s) { sincospi(x, s, c); }
 __device__ __forceinline__ void cosSinPi(float x, float* c, float* s) { sincospif(x, s, c); }
