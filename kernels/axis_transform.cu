@@ -48,18 +48,6 @@ __device__ __forceinline__ E negated(E v) {
   return -v;
 }
 
-/* The pair of numbers one word holds (the two parts of a complex point). */
-template <typename E>
-struct PairOf;
-template <>
-struct PairOf<float> {
-  using type = float2;
-};
-template <>
-struct PairOf<double> {
-  using type = double2;
-};
-
 /* Where each of the tile's rows starts in the data, into `start` (the first kTile threads of the block). */
 __device__ __forceinline__ void tileStarts(const Layout& g, int64_t s0, int64_t* start) {
   const int t = threadIdx.y * kTile + threadIdx.x;
@@ -78,7 +66,7 @@ __global__ void __launch_bounds__(kTile* kStep) gatherKernel(Layout g, const E* 
     const int64_t j0 = (t % tilesAlong) * kTile, s0 = (t / tilesAlong) * kTile;
     tileStarts(g, s0, start);
     if constexpr (Pairs) {
-      using P = typename PairOf<E>::type;
+      using P = typename ComplexOf<E>::type; /* both parts of a complex point in one word */
       for (int i = 0; i < kTile / 2; i += kStep) {
         const int jl = threadIdx.x, sl = 2 * (threadIdx.y + i);
         const int64_t s = s0 + sl, j = j0 + jl;
@@ -164,7 +152,7 @@ __global__ void __launch_bounds__(kTile* kStep) scatterKernel(Layout g, const vo
     }
     __syncthreads();
     if constexpr (Pairs) {
-      using P = typename PairOf<E>::type;
+      using P = typename ComplexOf<E>::type;
       for (int i = 0; i < kTile / 2; i += kStep) {
         const int pl = threadIdx.x, sl = 2 * (threadIdx.y + i);
         const int64_t s = s0 + sl, p = p0 + pl;
