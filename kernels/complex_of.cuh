@@ -1,5 +1,5 @@
-/* The complex type of a real one in the kernels that move complex numbers as pairs of reals (float2,
- * double2), shared by the axis passes' kernels. */
+/* The complex type of a real one in the kernels that move complex numbers as CUDA's aligned pairs
+ * (float2, double2: one 8- or 16-byte load or store), shared by the FFT's kernels. */
 #ifndef DTR_COMPLEX_OF_CUH
 #define DTR_COMPLEX_OF_CUH
 

@@ -8,21 +8,10 @@
  */
 #include <stdint.h>
 
+#include "complex_of.cuh"
 #include "pad_launch.h"
 
 namespace {
-
-/* A complex number as CUDA's aligned pair (one 8- or 16-byte load or store). */
-template <typename T>
-struct Complex;
-template <>
-struct Complex<float> {
-  typedef float2 type;
-};
-template <>
-struct Complex<double> {
-  typedef double2 type;
-};
 
 /* The kept index of padded local index i along an axis, -1 in a gap. */
 template <typename I>
@@ -43,7 +32,7 @@ __device__ __forceinline__ int64_t paddedOf(const dtrPadAxisPieces& a, I k) {
 
 template <typename T, typename I>
 __global__ void padKernel(const dtrPadArgs a, I total) {
-  typedef typename Complex<T>::type V;
+  typedef typename ComplexOf<T>::type V; /* one 8- or 16-byte load or store */
   const V* kept = (const V*)a.kept;
   V* padded = (V*)a.padded;
   const I nz = (I)a.paddedSize[2], nx = (I)a.paddedSize[0];
@@ -63,7 +52,7 @@ __global__ void padKernel(const dtrPadArgs a, I total) {
 
 template <typename T, typename I>
 __global__ void truncateKernel(const dtrPadArgs a, I total) {
-  typedef typename Complex<T>::type V;
+  typedef typename ComplexOf<T>::type V;
   const V* padded = (const V*)a.padded;
   V* kept = (V*)a.kept;
   const I nz = (I)a.keptSize[2], nx = (I)a.keptSize[0];
