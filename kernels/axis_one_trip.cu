@@ -4,8 +4,8 @@
  * three times. A line is complex (the two parts of complex data transform alike under a real-to-real
  * kind, so they go together), or two real lines taken as the parts of one. The lines are packed (a
  * block's threads read along the points) or a plane's columns (they read across the lines, a few
- * columns a block). (The DFT over a plane's columns, the other half of a slab's 2-D pass with a
- * real-to-real axis, ran slower this way than gathered around cuFFT on one H200, and stays there.)
+ * columns a block). The DFT over a plane's columns, the other half of a slab's 2-D pass with a
+ * real-to-real axis, stays gathered around cuFFT, which runs it faster.
  *
  * Makhoul's DCT-II of a complex line x by one complex FFT of the same length: v = x in Makhoul's order
  * (the evens up, the odds down), V = DFT(v), y[k] = W[k] V[k] + conj(W[k]) V[n - k] with W[k] =
@@ -15,8 +15,8 @@
  * (-1)^j times the DCT-III of x backwards.
  *
  * The FFT is Stockham's (self-sorting, so no bit reversal): radix-4 steps, with one radix-2 step first
- * where log2 n is odd, n / 4 threads a line, every step reading its values into registers and writing
- * them back after a barrier. Its twiddles exp(-2 pi i m / n) and W come from a table made once per pass
+ * where log2 n is odd, n / 4 butterflies a line, every step reading its values into registers and
+ * writing them back after a barrier. Its twiddles exp(-2 pi i m / n) and W come from a table made once per pass
  * (dtrAxisOneTripTable), so that no thread evaluates a sine.
  */
 #include <math.h>
@@ -267,8 +267,8 @@ __global__ void __launch_bounds__(Columns ? 512 : 256) oneTripKernel(const E* __
 
 /* Packed lines of at most 1024 points, n / 4 threads a line: the same steps as oneTripKernel, with a
  * line's start found from its index at every point and a type II's output stored straight from the
- * post-twiddle's registers. Kept beside the general kernel because it measured faster on one H200
- * (512^3: one DCT on z 1.30 x the periodic FFT in fp64, against 1.51 x through the general kernel). */
+ * post-twiddle's registers. Kept beside the general kernel because it runs the pencils' own passes
+ * faster (docs/results/1xH200-fft-one-trip/README.md). */
 template <typename E, bool Complex>
 __device__ __forceinline__ typename ComplexOf<E>::type packedLoad(const E* __restrict__ in, const Lines& g, int64_t line, int j) {
   using C = typename ComplexOf<E>::type;
