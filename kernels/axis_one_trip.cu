@@ -170,7 +170,7 @@ struct Lines {
   int n, logn, perBlock, pitch;
 };
 
-constexpr int kMostLines = 128; /* lines a block: 256 threads of 2 at n = 8 */
+constexpr int kMostLines = 16; /* the general kernel's lines a block: columns (columnsPerBlock), or one */
 constexpr int kPackedThreads = 256; /* a block of packed lines: n / 4 butterflies a line, B a thread */
 
 /* Where real line (or complex line) l starts on one side, in points. */
