@@ -62,6 +62,14 @@ static inline void fftTestPoison(int gpu, void* d, size_t bytes) {
   else memset(d, 0xff, bytes);
 }
 
+/* The tests' FFT config: the defaults on the backend's kind of memory; on a GPU a rank that stalls
+ * fails the case (the others time out) instead of hanging the test. */
+static inline void fftTestConfig(int gpu, dtrFftConfig_t* cfg) {
+  dtrFftConfigInit(cfg);
+  if (!gpu) cfg->transpose.backend = dtrBackendCpu;
+  if (gpu) cfg->transpose.timeout = 60;
+}
+
 /* A library call leaves the caller's current device as it found it. */
 static inline void fftTestExpectDevice(int gpu, int device, const char* after) {
   if (!gpu) return;

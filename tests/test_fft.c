@@ -257,10 +257,7 @@ static void runCase(const Case* c) {
     return;
   }
   dtrFftConfig_t cfg;
-  dtrFftConfigInit(&cfg);
-  if (!gpu) cfg.transpose.backend = dtrBackendCpu;
-  /* A rank that stalls on a GPU fails the case (the others time out) instead of hanging the test. */
-  if (gpu) cfg.transpose.timeout = 60;
+  fftTestConfig(gpu, &cfg);
   cfg.chunks = c->chunks;
   cfg.norm = c->norm;
   cfg.howmany = c->howmany;
@@ -536,9 +533,7 @@ static void runPaddedCase(const Case* c) {
     return;
   }
   dtrFftConfig_t cfg;
-  dtrFftConfigInit(&cfg);
-  if (!gpu) cfg.transpose.backend = dtrBackendCpu;
-  if (gpu) cfg.transpose.timeout = 60;
+  fftTestConfig(gpu, &cfg);
   cfg.chunks = c->chunks;
   cfg.norm = c->norm;
   cfg.howmany = c->howmany;

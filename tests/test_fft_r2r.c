@@ -120,9 +120,7 @@ static void runCase(const Case* c) {
     return;
   }
   dtrFftConfig_t cfg;
-  dtrFftConfigInit(&cfg);
-  if (!gpu) cfg.transpose.backend = dtrBackendCpu;
-  if (gpu) cfg.transpose.timeout = 60;
+  fftTestConfig(gpu, &cfg);
   cfg.chunks = c->chunks, cfg.norm = c->norm, cfg.howmany = c->howmany;
   memcpy(cfg.axes, c->axes, sizeof cfg.axes);
   dtrFftPlan_t plan = NULL;
