@@ -8,6 +8,18 @@ import numpy as np
 from mpi4py import MPI
 
 
+def _abort_everywhere(kind, value, traceback):
+    """An exception that one rank alone raises (a failed check on rank 0, a bad array) would leave the
+    others waiting in their next collective: it is printed, and every rank ends with it."""
+    sys.__excepthook__(kind, value, traceback)
+    sys.stderr.flush()
+    MPI.COMM_WORLD.Abort(1)
+
+
+if MPI.COMM_WORLD.size > 1:
+    sys.excepthook = _abort_everywhere  # not called for sys.exit (the skip code 77, a failed check's 1)
+
+
 def array_library(name, comm=MPI.COMM_WORLD):
     """(the array module, jax or None) for --lib numpy, cupy or jax (JAX with 64-bit types on). A missing
     library ends the run with ctest's skip code (77) and the reason, on every rank alike. CuPy's arrays
