@@ -49,14 +49,24 @@ typedef enum {
   dtrAxisScatterSine = 4       /* the same with k = n - 1 - p */
 } dtrAxisScatter;
 
-/* The real-to-real kinds a pass runs (a kind forward, the other of its pair inverse). */
-typedef enum { dtrAxisDct2 = 0, dtrAxisDct3 = 1, dtrAxisDst2 = 2, dtrAxisDst3 = 3 } dtrAxisKind;
+/* What a one-trip pass runs: a real-to-real kind (a kind forward, the other of its pair inverse), or a
+ * DFT (over a plane's columns; unnormalized both ways). */
+typedef enum {
+  dtrAxisDct2 = 0,
+  dtrAxisDct3 = 1,
+  dtrAxisDst2 = 2,
+  dtrAxisDst3 = 3,
+  dtrAxisDftForward = 4,
+  dtrAxisDftInverse = 5
+} dtrAxisKind;
 
-/* A real-to-real pass in one trip through HBM (axis_one_trip.cu): one field, n a power of two from 8 to
- * 4096, and the lines either packed on both sides (one line a unit, its points contiguous) or side by side (a
- * plane's columns: lines 1 point apart) where enough of them fit a block. Its table (FFT twiddles and
- * post-twiddles, made on the host once per pass) lies in device memory. */
+/* A pass in one trip through HBM (axis_one_trip.cu): one field, n a power of two from 8 to 4096, the
+ * lines either packed on both sides (one line a unit, its points contiguous; real-to-real kinds) or side
+ * by side (a plane's columns: lines 1 point apart; real-to-real kinds and the DFT) where enough of them
+ * fit a block. Its table (FFT twiddles and post-twiddles, made on the host once per pass) lies in device
+ * memory. Prepare, once per pass on its device, lets the kernels take the shared memory they need. */
 int dtrAxisOneTripFits(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into);
+cudaError_t dtrAxisOneTripPrepare(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into);
 size_t dtrAxisOneTripTableBytes(int64_t n, int dbl);
 void dtrAxisOneTripTable(int64_t n, int dbl, void* host);
 cudaError_t dtrAxisOneTripLaunch(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into, const void* in, void* out,

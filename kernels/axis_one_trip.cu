@@ -1,23 +1,24 @@
 /*
- * A pass along one axis in one trip through HBM (axis_launch.h): a block takes whole lines into shared
- * memory, transforms them there and writes them out, where the gather, cuFFT and the scatter cross HBM
- * three times. A line is complex (the two parts of complex data transform alike under a real-to-real
- * kind, so they go together), or two real lines taken as the parts of one. The lines are packed (a
- * block's threads read along the points) or a plane's columns (they read across the lines, a few
- * columns a block). The DFT over a plane's columns, the other half of a slab's 2-D pass with a
- * real-to-real axis, stays gathered around cuFFT, which runs it faster.
+ * A pass along one axis in one trip through HBM (axis_launch.h): a block takes whole lines, transforms
+ * them and writes them out, where the gather, cuFFT and the scatter cross HBM three times. A line is
+ * complex (the two parts of complex data transform alike under a real-to-real kind, so they go
+ * together), or two real lines taken as the parts of one. The lines are packed (a warp reads along a
+ * line's points) or a plane's columns (a warp reads a point of several lines side by side).
  *
  * Makhoul's DCT-II of a complex line x by one complex FFT of the same length: v = x in Makhoul's order
  * (the evens up, the odds down), V = DFT(v), y[k] = W[k] V[k] + conj(W[k]) V[n - k] with W[k] =
  * exp(-i pi k / 2n) and V[n] = V[0]; the real and imaginary parts of y are the DCT-IIs of x's. The
  * DCT-III the other way round: V[k] = conj(W[k]) (X[k] - i X[n - k]) with X[n] = 0, v = inverse DFT(V),
  * x in Makhoul's order taken back. A DST-II is the DCT-II of (-1)^j x read backwards, a DST-III
- * (-1)^j times the DCT-III of x backwards.
+ * (-1)^j times the DCT-III of x backwards. A DFT (a plane's columns) has neither step.
  *
- * The FFT is Stockham's (self-sorting, so no bit reversal): radix-4 steps, with one radix-2 step first
- * where log2 n is odd, n / 4 butterflies a line, every step reading its values into registers and
- * writing them back after a barrier. Its twiddles exp(-2 pi i m / n) and W come from a table made once per pass
- * (dtrAxisOneTripTable), so that no thread evaluates a sine.
+ * The FFT is Stockham's (self-sorting) with eight points a thread held in registers: n / 8 threads a
+ * line, one radix-2 or radix-4 pass first where log2 n is not a multiple of 3, then radix-8 passes, the
+ * points crossing shared memory only between passes (two exchanges for 512 points). Thread t of a line
+ * holds points t + m n / 8 (m < 8) before every pass, which is also how it reads the line from HBM
+ * (reordered and pre-twiddled on the way in) and how the last pass leaves the spectrum. Shared memory is
+ * indexed with one spare slot every eight points, so that the passes' strided writes spread over the
+ * banks. Twiddles exp(-2 pi i m / n) and W come from a table made once per pass (dtrAxisOneTripTable).
  */
 #include <math.h>
 #include <stdint.h>
@@ -45,120 +46,105 @@ __device__ __forceinline__ C mulConj(C a, C b) {
   return {a.x * b.x + a.y * b.y, a.y * b.x - a.x * b.y};
 }
 /* a times -i (forward) or +i (inverse) */
-template <typename C, bool Inverse>
+template <bool Inverse, typename C>
 __device__ __forceinline__ C rotate(C a) {
   return Inverse ? C{-a.y, a.x} : C{a.y, -a.x};
 }
-
+/* a times exp(-i pi / 4) (forward) or exp(i pi / 4) (inverse), and times those cubed */
 template <bool Inverse, typename C>
-__device__ __forceinline__ C twiddled(C a, const C* __restrict__ tw, int m) {
-  const C w = tw[m];
-  return Inverse ? mulConj(a, w) : mul(a, w);
+__device__ __forceinline__ C eighth(C a) {
+  const auto h = (decltype(a.x))0.70710678118654752440;
+  return Inverse ? C{h * (a.x - a.y), h * (a.x + a.y)} : C{h * (a.x + a.y), h * (a.y - a.x)};
+}
+template <bool Inverse, typename C>
+__device__ __forceinline__ C threeEighths(C a) {
+  return rotate<Inverse>(eighth<Inverse>(a));
 }
 
-/* Makhoul's order: the evens up, the odds down. */
-__device__ __forceinline__ int evenOdd(int j, int n) { return (j & 1) ? n - 1 - (j >> 1) : j >> 1; }
-
-/* Where point j of a line goes in its row on the way in (Makhoul's order for a type II, reversed for a
- * DST-III), and its value (negated at odd j for a DST-II). */
-template <int Kind, typename C>
-__device__ __forceinline__ int placeIn(int j, int n, C* v) {
-  if constexpr (Kind == dtrAxisDct2 || Kind == dtrAxisDst2) {
-    if (Kind == dtrAxisDst2 && (j & 1)) *v = C{-v->x, -v->y};
-    return evenOdd(j, n);
-  }
-  return Kind == dtrAxisDst3 ? n - 1 - j : j;
+/* DFTs of 2, 4 and 8 points in registers, in place (exp(-2 pi i / R) forward, its conjugate inverse). */
+template <bool Inverse, typename C>
+__device__ __forceinline__ void dft4(C& x0, C& x1, C& x2, C& x3) {
+  const C t0 = add(x0, x2), t1 = sub(x0, x2), t2 = add(x1, x3), t3 = rotate<Inverse>(sub(x1, x3));
+  x0 = add(t0, t2), x1 = add(t1, t3), x2 = sub(t0, t2), x3 = sub(t1, t3);
 }
-
-/* A type III's V[k] = conj(W[k]) (X[k] - i X[n - k]), X[n] = 0, for the pair k, n - k of row x, in place
- * (k = 0: V[0] = X[0] and V[n/2]). */
-template <typename C>
-__device__ __forceinline__ void preTwiddle(C* x, int k, int n, const C* __restrict__ W) {
-  const int half = n >> 1;
-  if (k == 0) {
-    const C m = x[half];
-    x[half] = mulConj(C{m.x + m.y, m.y - m.x}, W[half]); /* X - i X */
+template <int R, bool Inverse, typename C>
+__device__ __forceinline__ void dft(C (&v)[R]) {
+  if constexpr (R == 2) {
+    const C a = v[0];
+    v[0] = add(a, v[1]), v[1] = sub(a, v[1]);
+  } else if constexpr (R == 4) {
+    dft4<Inverse>(v[0], v[1], v[2], v[3]);
   } else {
-    const C a = x[k], b = x[n - k];
-    x[k] = mulConj(C{a.x + b.y, a.y - b.x}, W[k]);
-    x[n - k] = mulConj(C{b.x + a.y, b.y - a.x}, W[n - k]);
-  }
-}
-
-/* A type II's y[k] = W[k] V[k] + conj(W[k]) V[n - k] (V[n] = V[0]) and y[n - k] of the pair k, n - k of
- * row x; k = 0 gives y[0] and y[n/2] (whose W + conj W is 2 cos(pi / 4)). The output indices into *ka, *kb. */
-template <typename C>
-__device__ __forceinline__ void postTwiddle(const C* x, int k, int n, const C* __restrict__ W, C* ya, C* yb, int* ka,
-                                            int* kb) {
-  const int half = n >> 1;
-  if (k == 0) {
-    const C v0 = x[0], vh = x[half];
-    const auto c = 2 * W[half].x;
-    *ya = C{2 * v0.x, 2 * v0.y};
-    *yb = C{c * vh.x, c * vh.y};
-    *ka = 0, *kb = half;
-  } else {
-    const C a = x[k], b = x[n - k];
-    *ya = add(mul(a, W[k]), mulConj(b, W[k]));
-    *yb = add(mul(b, W[n - k]), mulConj(a, W[n - k]));
-    *ka = k, *kb = n - k;
-  }
-}
-
-/* The FFT of each of the block's lines in shared memory (line r at buf + r pitch), B butterflies a
- * thread (n / 4 a line); tw[m] = exp(-2 pi i m / n). */
-template <bool Inverse, typename C, int B>
-__device__ void stockham(C* buf, int n, int logn, int pitch, const C* __restrict__ tw) {
-  const int quarter = n >> 2, half = n >> 1;
-  /* Each slot's line and butterfly, once (divisions by a quarter that is not a constant). */
-  C* line[B];
-  int at[B];
+    C a[4], b[4];
 #pragma unroll
-  for (int i = 0; i < B; i++) {
-    const int slot = threadIdx.x + i * blockDim.x;
-    line[i] = buf + (slot / quarter) * pitch;
-    at[i] = slot % quarter;
+    for (int j = 0; j < 4; j++) a[j] = add(v[j], v[j + 4]), b[j] = sub(v[j], v[j + 4]);
+    b[1] = eighth<Inverse>(b[1]), b[2] = rotate<Inverse>(b[2]), b[3] = threeEighths<Inverse>(b[3]);
+    dft4<Inverse>(a[0], a[1], a[2], a[3]);
+    dft4<Inverse>(b[0], b[1], b[2], b[3]);
+#pragma unroll
+    for (int j = 0; j < 4; j++) v[2 * j] = a[j], v[2 * j + 1] = b[j];
   }
+}
+
+/* A line's slot of point i in shared memory: one spare slot every eight. */
+__device__ __forceinline__ int slot(int i) { return i + (i >> 3); }
+
+/* One Stockham pass of radix R over the points a thread holds (u[m] = point t + m T of the input,
+ * T = n / 8): 8 / R butterflies b = t + i T, each on u[i + (8 / R) q], q < R, twiddled by
+ * exp(-+2 pi i q k / (p R)), k = b mod p; output s of butterfly i replaces u[i + (8 / R) s] and
+ * belongs at point (b - k) R + k + s p of the pass's output. */
+template <int R, bool Inverse, typename C>
+__device__ __forceinline__ void radixPass(C (&u)[8], int t, int T, int p, int n, const C* __restrict__ tw) {
+  constexpr int c = 8 / R;
+#pragma unroll
+  for (int i = 0; i < c; i++) {
+    const int b = t + i * T, k = b & (p - 1), step = k * (n / (p * R));
+    C v[R];
+#pragma unroll
+    for (int q = 0; q < R; q++) {
+      v[q] = u[i + c * q];
+      if (q > 0 && p > 1) v[q] = Inverse ? mulConj(v[q], tw[q * step]) : mul(v[q], tw[q * step]);
+    }
+    dft<R, Inverse>(v);
+#pragma unroll
+    for (int s = 0; s < R; s++) u[i + c * s] = v[s];
+  }
+}
+
+/* The pass's outputs through the line's shared memory back into the layout every pass reads. */
+template <int R, typename C>
+__device__ __forceinline__ void exchange(C (&u)[8], C* line, int t, int T, int p) {
+  constexpr int c = 8 / R;
+#pragma unroll
+  for (int i = 0; i < c; i++) {
+    const int b = t + i * T, k = b & (p - 1), base = (b - k) * R + k;
+#pragma unroll
+    for (int s = 0; s < R; s++) line[slot(base + s * p)] = u[i + c * s];
+  }
+  __syncthreads();
+#pragma unroll
+  for (int m = 0; m < 8; m++) u[m] = line[slot(t + m * T)];
+  __syncthreads();
+}
+
+/* The whole FFT of the points the block's threads hold; u[s] ends as spectrum point t + s T. */
+template <bool Inverse, typename C>
+__device__ __forceinline__ void fft(C (&u)[8], C* line, int t, int T, int n, int logn, const C* __restrict__ tw) {
   int p = 1;
-  if (logn & 1) { /* one radix-2 step: two butterflies a slot, b and b + n / 4 */
-    C u[B][4];
-#pragma unroll
-    for (int i = 0; i < B; i++)
-#pragma unroll
-      for (int h = 0; h < 2; h++) u[i][2 * h] = line[i][at[i] + h * quarter], u[i][2 * h + 1] = line[i][at[i] + h * quarter + half];
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < B; i++)
-#pragma unroll
-      for (int h = 0; h < 2; h++) {
-        const int j = 2 * (at[i] + h * quarter); /* p = 1: k = 0, no twiddle */
-        line[i][j] = add(u[i][2 * h], u[i][2 * h + 1]);
-        line[i][j + 1] = sub(u[i][2 * h], u[i][2 * h + 1]);
-      }
-    __syncthreads();
+  if (logn % 3 == 1) {
+    radixPass<2, Inverse>(u, t, T, 1, n, tw);
+    exchange<2>(u, line, t, T, 1);
     p = 2;
+  } else if (logn % 3 == 2) {
+    radixPass<4, Inverse>(u, t, T, 1, n, tw);
+    exchange<4>(u, line, t, T, 1);
+    p = 4;
   }
-  for (; p < n; p <<= 2) {
-    C v[B][4];
-#pragma unroll
-    for (int i = 0; i < B; i++) {
-      const C* x = line[i];
-      const int b = at[i], k = b & (p - 1), s = (n / (4 * p)) * k;
-      const C u0 = x[b];
-      const C u1 = twiddled<Inverse>(x[b + quarter], tw, s);
-      const C u2 = twiddled<Inverse>(x[b + half], tw, 2 * s);
-      const C u3 = twiddled<Inverse>(x[b + half + quarter], tw, 3 * s);
-      const C a0 = add(u0, u2), a1 = sub(u0, u2), a2 = add(u1, u3), a3 = rotate<C, Inverse>(sub(u1, u3));
-      v[i][0] = add(a0, a2), v[i][1] = add(a1, a3), v[i][2] = sub(a0, a2), v[i][3] = sub(a1, a3);
-    }
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < B; i++) {
-      C* x = line[i];
-      const int b = at[i], k = b & (p - 1), j = ((b - k) << 2) + k;
-      x[j] = v[i][0], x[j + p] = v[i][1], x[j + 2 * p] = v[i][2], x[j + 3 * p] = v[i][3];
-    }
-    __syncthreads();
+  for (;;) {
+    radixPass<8, Inverse>(u, t, T, p, n, tw);
+    if (8 * p == n) break;
+    exchange<8>(u, line, t, T, p);
+    p *= 8;
   }
 }
 
@@ -170,212 +156,169 @@ struct Lines {
   int n, logn, perBlock, pitch;
 };
 
-constexpr int kMostLines = 16; /* the general kernel's lines a block: columns (columnsPerBlock), or one */
-constexpr int kPackedThreads = 256; /* a block of packed lines: n / 4 butterflies a line, B a thread */
-
 /* Where real line (or complex line) l starts on one side, in points. */
 __device__ __forceinline__ int64_t startOf(const Lines& g, int64_t l, int64_t unit, int64_t line) {
   return g.lines == 1 ? l * unit : (l / g.lines) * unit + (l % g.lines) * line;
 }
 
-/* Kind: dtrAxisDct2 .. dtrAxisDst3. Columns: the lines lie side by side (a plane's columns), so a
- * warp reads a point of consecutive lines, not consecutive points of one line. B: butterflies a thread.
- * table: n FFT twiddles, then W[0..n). */
-template <typename E, int Kind, bool Complex, bool Columns, int B>
-__global__ void __launch_bounds__(Columns ? 512 : 256) oneTripKernel(const E* __restrict__ in, E* __restrict__ out, Lines g,
-                                                     const typename ComplexOf<E>::type* __restrict__ table) {
-  using C = typename ComplexOf<E>::type;
-  extern __shared__ __align__(16) unsigned char shared[];
-  C* buf = (C*)shared;
-  __shared__ int64_t from[2 * kMostLines], into[2 * kMostLines];
-  constexpr bool typeII = Kind == dtrAxisDct2 || Kind == dtrAxisDst2;
-  constexpr bool sine = Kind == dtrAxisDst2 || Kind == dtrAxisDst3;
-  constexpr bool inverseFft = !typeII;
-  const int n = g.n, half = n >> 1, pitch = g.pitch;
-  const C* tw = table;
-  const C* W = table + n;
-  for (int64_t first = (int64_t)blockIdx.x * g.perBlock; first < g.count; first += (int64_t)gridDim.x * g.perBlock) {
-    /* The block's lines' starts, once (a 64-bit division a line, not a point); -1: none. */
-    for (int t = threadIdx.x; t < 2 * g.perBlock; t += blockDim.x) {
-      const int64_t l = Complex ? (t < g.perBlock ? first + t : -1) : 2 * first + t;
-      const bool real = l >= 0 && (Complex ? l < g.count : l < g.realLines);
-      from[t] = real ? startOf(g, l, g.inUnit, g.inLine) : -1;
-      into[t] = real ? startOf(g, l, g.outUnit, g.outLine) : -1;
-    }
-    __syncthreads();
-    /* In: each point to its place in its line's row (Makhoul's order for a type II, reversed for a
-     * DST-III); packed lines along their points, columns across the lines. */
+/* One thread's line on both sides: complex data one start, real data the starts of its two real lines
+ * (-1: none). */
+template <bool Complex>
+struct Ends {
+  int64_t from[Complex ? 1 : 2], into[Complex ? 1 : 2];
+};
+
+template <typename E, bool Complex>
+__device__ __forceinline__ Ends<Complex> endsOf(const Lines& g, int64_t l) {
+  Ends<Complex> e;
+  if constexpr (Complex) {
+    const bool here = l < g.count;
+    e.from[0] = here ? startOf(g, l, g.inUnit, g.inLine) : -1;
+    e.into[0] = here ? startOf(g, l, g.outUnit, g.outLine) : -1;
+  } else {
 #pragma unroll
-    for (int q = 0; q < 4 * B; q++) {
-      const int e = threadIdx.x + q * blockDim.x;
-      const int r = Columns ? e % g.perBlock : e >> g.logn, j = Columns ? e / g.perBlock : e & (n - 1);
-      C v{0, 0};
-      if constexpr (Complex) {
-        if (from[r] >= 0) v = ((const C*)in)[from[r] + j * g.inPoint];
-      } else {
-        if (from[2 * r] >= 0) v.x = in[from[2 * r] + j * g.inPoint];
-        if (from[2 * r + 1] >= 0) v.y = in[from[2 * r + 1] + j * g.inPoint];
-      }
-      const int at = placeIn<Kind>(j, n, &v);
-      buf[r * pitch + at] = v;
+    for (int h = 0; h < 2; h++) {
+      const bool here = 2 * l + h < g.realLines;
+      e.from[h] = here ? startOf(g, 2 * l + h, g.inUnit, g.inLine) : -1;
+      e.into[h] = here ? startOf(g, 2 * l + h, g.outUnit, g.outLine) : -1;
     }
-    __syncthreads();
-    if constexpr (!typeII) {
-      /* The pairs k, n - k by one thread, in place. */
-#pragma unroll
-      for (int q = 0; q < 2 * B; q++) {
-        const int e = threadIdx.x + q * blockDim.x;
-        preTwiddle(buf + (e / half) * pitch, e % half, n, W);
-      }
-      __syncthreads();
-    }
-    stockham<inverseFft, C, B>(buf, n, g.logn, pitch, tw);
-    if constexpr (typeII) {
-      /* The pairs k, n - k by one thread, in place (read before written, by the same thread). */
-#pragma unroll
-      for (int q = 0; q < 2 * B; q++) {
-        const int e = threadIdx.x + q * blockDim.x;
-        C* x = buf + (e / half) * pitch;
-        C ya, yb;
-        int ka, kb;
-        postTwiddle(x, e % half, n, W, &ya, &yb, &ka, &kb);
-        x[ka] = ya, x[kb] = yb;
-      }
-      __syncthreads();
-    }
-    /* Out: point p of each line (a DST-II's read backwards, a type III's from Makhoul's order and a
-     * DST-III's times (-1)^p), with the mapping the loads had. */
-#pragma unroll
-    for (int q = 0; q < 4 * B; q++) {
-      const int e = threadIdx.x + q * blockDim.x;
-      const int r = Columns ? e % g.perBlock : e >> g.logn, p = Columns ? e / g.perBlock : e & (n - 1);
-      int at = p;
-      if constexpr (typeII && sine) at = n - 1 - p;
-      if constexpr (!typeII) at = evenOdd(p, n);
-      C v = buf[r * pitch + at];
-      if (!typeII && sine && (p & 1)) v = C{-v.x, -v.y};
-      if constexpr (Complex) {
-        if (into[r] >= 0) ((C*)out)[into[r] + p * g.outPoint] = v;
-      } else {
-        if (into[2 * r] >= 0) out[into[2 * r] + p * g.outPoint] = v.x;
-        if (into[2 * r + 1] >= 0) out[into[2 * r + 1] + p * g.outPoint] = v.y;
-      }
-    }
-    __syncthreads();
   }
+  return e;
 }
 
-/* Packed lines of at most 1024 points, n / 4 threads a line: the same steps as oneTripKernel, with a
- * line's start found from its index at every point and a type II's output stored straight from the
- * post-twiddle's registers. Kept beside the general kernel because it runs the pencils' own passes
- * faster (docs/results/1xH200-fft-one-trip/README.md). */
 template <typename E, bool Complex>
-__device__ __forceinline__ typename ComplexOf<E>::type packedLoad(const E* __restrict__ in, const Lines& g, int64_t line, int j) {
+__device__ __forceinline__ typename ComplexOf<E>::type load(const E* __restrict__ in, const Lines& g, const Ends<Complex>& e, int j) {
   using C = typename ComplexOf<E>::type;
-  if constexpr (Complex) return ((const C*)in)[line * g.inUnit + j];
-  const E re = in[2 * line * g.inUnit + j];
-  const E im = 2 * line + 1 < g.realLines ? in[(2 * line + 1) * g.inUnit + j] : (E)0;
-  return C{re, im};
+  if constexpr (Complex) return e.from[0] >= 0 ? ((const C*)in)[e.from[0] + j * g.inPoint] : C{0, 0};
+  return C{e.from[0] >= 0 ? in[e.from[0] + j * g.inPoint] : (E)0, e.from[1] >= 0 ? in[e.from[1] + j * g.inPoint] : (E)0};
 }
 
 template <typename E, bool Complex>
-__device__ __forceinline__ void packedStore(E* __restrict__ out, const Lines& g, int64_t line, int p,
-                                            typename ComplexOf<E>::type v) {
+__device__ __forceinline__ void store(E* out, const Lines& g, const Ends<Complex>& e, int p, typename ComplexOf<E>::type v) {
   using C = typename ComplexOf<E>::type;
   if constexpr (Complex) {
-    ((C*)out)[line * g.outUnit + p] = v;
+    if (e.into[0] >= 0) ((C*)out)[e.into[0] + p * g.outPoint] = v;
   } else {
-    out[2 * line * g.outUnit + p] = v.x;
-    if (2 * line + 1 < g.realLines) out[(2 * line + 1) * g.outUnit + p] = v.y;
+    if (e.into[0] >= 0) out[e.into[0] + p * g.outPoint] = v.x;
+    if (e.into[1] >= 0) out[e.into[1] + p * g.outPoint] = v.y;
   }
 }
 
+/* Blocks of 512 threads a multiprocessor the registers are budgeted for: two (64 registers a thread)
+ * where the steps of a kind fit them without spilling (single precision, complex lines, no
+ * pre-twiddle), else one (128): spilled registers cost more than the lost occupancy. */
 template <typename E, int Kind, bool Complex>
-__global__ void packedKernel(const E* __restrict__ in, E* __restrict__ out, Lines g,
-                             const typename ComplexOf<E>::type* __restrict__ table) {
+constexpr int blocksPerSm() {
+  return sizeof(E) == 4 && Complex && Kind != dtrAxisDct3 && Kind != dtrAxisDst3 ? 2 : 1;
+}
+
+/* Kind: dtrAxisDct2 .. dtrAxisDftInverse. Columns: the lines lie side by side (a plane's columns), so
+ * a warp takes a point of consecutive lines, not consecutive points of one line. table: the n FFT
+ * twiddles, then W[0..n). */
+template <typename E, int Kind, bool Complex, bool Columns>
+__global__ void __launch_bounds__(512, blocksPerSm<E, Kind, Complex>()) oneTripKernel(const E* __restrict__ in, E* out, Lines g,
+                                                    const typename ComplexOf<E>::type* __restrict__ table) {
   using C = typename ComplexOf<E>::type;
   extern __shared__ __align__(16) unsigned char shared[];
-  C* buf = (C*)shared;
   constexpr bool typeII = Kind == dtrAxisDct2 || Kind == dtrAxisDst2;
+  constexpr bool typeIII = Kind == dtrAxisDct3 || Kind == dtrAxisDst3;
   constexpr bool sine = Kind == dtrAxisDst2 || Kind == dtrAxisDst3;
-  constexpr bool inverseFft = !typeII;
-  const int n = g.n, half = n >> 1;
+  constexpr bool inverseFft = typeIII || Kind == dtrAxisDftInverse;
+  const int n = g.n, T = n >> 3;
+  const int r = Columns ? (int)threadIdx.x % g.perBlock : (int)threadIdx.x / T;
+  const int t = Columns ? (int)threadIdx.x / g.perBlock : (int)threadIdx.x % T;
+  C* line = (C*)shared + r * g.pitch;
   const C* tw = table;
   const C* W = table + n;
   for (int64_t first = (int64_t)blockIdx.x * g.perBlock; first < g.count; first += (int64_t)gridDim.x * g.perBlock) {
+    const Ends<Complex> e = endsOf<E, Complex>(g, first + r);
+    C u[8];
+    /* In: point j = t + m T of the row the FFT transforms. */
 #pragma unroll
-    for (int q = 0; q < 4; q++) {
-      const int e = threadIdx.x + q * blockDim.x;
-      const int r = e >> g.logn, j = e & (n - 1);
-      const int64_t line = first + r;
-      C v = line < g.count ? packedLoad<E, Complex>(in, g, line, j) : C{0, 0};
-      const int at = placeIn<Kind>(j, n, &v);
-      buf[r * n + at] = v;
+    for (int m = 0; m < 8; m++) {
+      const int j = t + m * T;
+      if constexpr (typeII) {
+        /* Makhoul's order: row j holds x[2j], or x[2n - 1 - 2j] in the upper half (m >= 4: t < T); a
+         * DST-II's odd points negated */
+        u[m] = load<E, Complex>(in, g, e, m < 4 ? 2 * j : 2 * n - 1 - 2 * j);
+        if (sine && m >= 4) u[m] = C{-u[m].x, -u[m].y};
+      } else {
+        u[m] = load<E, Complex>(in, g, e, typeIII && sine ? n - 1 - j : j); /* a DST-III reads x backwards */
+      }
     }
-    __syncthreads();
-    if constexpr (!typeII) {
+    if constexpr (typeIII) {
+      /* V[j] = conj(W[j]) (X[j] - i X[n - j]), X[n] = 0: X[n - j] is another thread's */
 #pragma unroll
-      for (int q = 0; q < 2; q++) {
-        const int e = threadIdx.x + q * blockDim.x;
-        preTwiddle(buf + (e / half) * n, e % half, n, W);
+      for (int m = 0; m < 8; m++) line[slot(t + m * T)] = u[m];
+      __syncthreads();
+#pragma unroll
+      for (int m = 0; m < 8; m++) {
+        const int j = t + m * T;
+        const C a = line[slot(j)], b = j == 0 ? C{0, 0} : line[slot(n - j)];
+        u[m] = mulConj(C{a.x + b.y, a.y - b.x}, W[j]);
       }
       __syncthreads();
     }
-    stockham<inverseFft, C, 1>(buf, n, g.logn, n, tw);
+    fft<inverseFft>(u, line, t, T, n, g.logn, tw);
     if constexpr (typeII) {
+      /* y[k] = W[k] V[k] + conj(W[k]) V[n - k], V[n] = V[0]: V[n - k] is another thread's */
 #pragma unroll
-      for (int q = 0; q < 2; q++) {
-        const int e = threadIdx.x + q * blockDim.x;
-        const int r = e / half, k = e % half;
-        const int64_t line = first + r;
-        if (line >= g.count) continue;
-        C ya, yb;
-        int ka, kb;
-        postTwiddle(buf + r * n, k, n, W, &ya, &yb, &ka, &kb);
-        if constexpr (sine) ka = n - 1 - ka, kb = n - 1 - kb;
-        packedStore<E, Complex>(out, g, line, ka, ya);
-        packedStore<E, Complex>(out, g, line, kb, yb);
+      for (int s = 0; s < 8; s++) line[slot(t + s * T)] = u[s];
+      __syncthreads();
+#pragma unroll 1
+      for (int s = 0; s < 8; s++) { /* one point at a time, from shared memory, so that few registers live */
+        const int k = t + s * T;
+        const C a = line[slot(k)], b = line[slot(k == 0 ? 0 : n - k)];
+        store<E, Complex>(out, g, e, sine ? n - 1 - k : k, add(mul(a, W[k]), mulConj(b, W[k])));
+      }
+    } else if constexpr (typeIII) {
+      /* Out of Makhoul's order: row point i is x[2i], or x[2n - 1 - 2i] in the upper half */
+#pragma unroll
+      for (int s = 0; s < 8; s++) {
+        const int i = t + s * T, p = s < 4 ? 2 * i : 2 * n - 1 - 2 * i; /* odd p: s >= 4 */
+        store<E, Complex>(out, g, e, p, sine && s >= 4 ? C{-u[s].x, -u[s].y} : u[s]);
       }
     } else {
 #pragma unroll
-      for (int q = 0; q < 4; q++) {
-        const int e = threadIdx.x + q * blockDim.x;
-        const int r = e >> g.logn, p = e & (n - 1);
-        const int64_t line = first + r;
-        if (line >= g.count) continue;
-        C v = buf[r * n + evenOdd(p, n)];
-        if (sine && (p & 1)) v = C{-v.x, -v.y};
-        packedStore<E, Complex>(out, g, line, p, v);
-      }
+      for (int s = 0; s < 8; s++) store<E, Complex>(out, g, e, t + s * T, u[s]);
     }
     __syncthreads();
   }
 }
 
-template <typename E, int Kind, bool Complex, bool Columns, int B>
+constexpr int kPackedThreads = 256;   /* a block of packed lines: n / 8 threads a line, lines enough for 256 */
+constexpr int kColumnBytes = 64;      /* a block of columns reads this many bytes of consecutive lines a point */
+constexpr int kMostThreads = 512;
+constexpr size_t kMostShared = 160 * 1024;
+
+size_t sharedBytes(int perBlock, int pitch, size_t complexBytes) { return (size_t)perBlock * (size_t)pitch * complexBytes; }
+
+/* Lines a block: packed, enough for 256 threads (one line of 4096 points: 512); columns, 64 bytes of
+ * them side by side where the threads and the shared memory allow, at least two. 0: none fits. */
+int linesPerBlock(int64_t n, int columns, size_t complexBytes) {
+  const int T = (int)(n / 8), pitch = (int)(n + n / 8 + 2);
+  int lines = columns ? (int)(kColumnBytes / complexBytes) : 1;
+  while (lines * T < kPackedThreads) lines *= 2;
+  while (lines > 1 && (lines * T > kMostThreads || sharedBytes(lines, pitch, complexBytes) > kMostShared)) lines /= 2;
+  if (lines * T > kMostThreads || sharedBytes(lines, pitch, complexBytes) > kMostShared) return 0;
+  return columns && lines < 2 ? 0 : lines;
+}
+
+template <typename E, int Kind, bool Complex, bool Columns>
 cudaError_t launchShape(const void* in, void* out, const Lines& g, const void* table, cudaStream_t stream) {
   using C = typename ComplexOf<E>::type;
-  const int threads = g.perBlock * (g.n / 4) / B;
-  const size_t bytes = (size_t)g.perBlock * (size_t)g.pitch * sizeof(C);
-  auto kernel = !Columns && B == 1 ? packedKernel<E, Kind, Complex> : oneTripKernel<E, Kind, Complex, Columns, B>;
-  if (bytes > 48 * 1024) {
-    const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-    if (err != cudaSuccess) return err;
-  }
+  const int threads = g.perBlock * (g.n / 8);
+  const size_t bytes = sharedBytes(g.perBlock, g.pitch, sizeof(C));
   const int64_t blocks = (g.count + g.perBlock - 1) / g.perBlock;
   const unsigned grid = (unsigned)(blocks < 1 ? 1 : blocks > 32768 ? 32768 : blocks);
-  kernel<<<grid, threads, bytes, stream>>>((const E*)in, (E*)out, g, (const C*)table);
+  oneTripKernel<E, Kind, Complex, Columns><<<grid, threads, bytes, stream>>>((const E*)in, (E*)out, g, (const C*)table);
   return cudaGetLastError();
 }
 
-/* Packed lines: 256 threads, a butterfly each up to n = 1024 (several lines a block below), 2 and 4 each
- * at 2048 and 4096 (one line). Columns: 2 butterflies a thread (4 spilled registers). */
 template <typename E, int Kind, bool Complex>
 cudaError_t launchKind(const void* in, void* out, const Lines& g, const void* table, cudaStream_t stream) {
-  if (g.lines != 1) return launchShape<E, Kind, Complex, true, 2>(in, out, g, table, stream);
-  if (g.n <= 4 * kPackedThreads) return launchShape<E, Kind, Complex, false, 1>(in, out, g, table, stream);
-  if (g.n == 8 * kPackedThreads) return launchShape<E, Kind, Complex, false, 2>(in, out, g, table, stream);
-  return launchShape<E, Kind, Complex, false, 4>(in, out, g, table, stream);
+  return g.lines == 1 ? launchShape<E, Kind, Complex, false>(in, out, g, table, stream)
+                      : launchShape<E, Kind, Complex, true>(in, out, g, table, stream);
 }
 
 template <typename E, bool Complex>
@@ -384,27 +327,72 @@ cudaError_t launchType(int kind, const void* in, void* out, const Lines& g, cons
     case dtrAxisDct2: return launchKind<E, dtrAxisDct2, Complex>(in, out, g, table, stream);
     case dtrAxisDct3: return launchKind<E, dtrAxisDct3, Complex>(in, out, g, table, stream);
     case dtrAxisDst2: return launchKind<E, dtrAxisDst2, Complex>(in, out, g, table, stream);
-    default: return launchKind<E, dtrAxisDst3, Complex>(in, out, g, table, stream);
+    case dtrAxisDst3: return launchKind<E, dtrAxisDst3, Complex>(in, out, g, table, stream);
+    case dtrAxisDftForward:
+      if constexpr (Complex) return launchKind<E, dtrAxisDftForward, true>(in, out, g, table, stream);
+      return cudaErrorInvalidValue;
+    default:
+      if constexpr (Complex) return launchKind<E, dtrAxisDftInverse, true>(in, out, g, table, stream);
+      return cudaErrorInvalidValue;
   }
 }
 
-/* Lines a block across the columns: at least 4 side by side for a coalesced read, at most 64 KiB of
- * shared memory and 1024 butterflies (512 threads of 2). 0: none fits. */
-int columnsPerBlock(int64_t n, size_t complexBytes) {
-  int lines = 16;
-  while (lines >= 4 && ((size_t)lines * (size_t)(n + 1) * complexBytes > 64 * 1024 || lines * (n / 4) > 1024)) lines /= 2;
-  return lines >= 4 && lines * (n / 4) >= 2 * 32 ? lines : 0;
+/* The shared memory the kernels of one element type and shape may take past the default 48 KiB, on the
+ * current device. */
+template <typename E, bool Complex, bool Columns>
+cudaError_t allowShared(int bytes) {
+  const void* kernels[] = {(const void*)oneTripKernel<E, dtrAxisDct2, Complex, Columns>,
+                           (const void*)oneTripKernel<E, dtrAxisDct3, Complex, Columns>,
+                           (const void*)oneTripKernel<E, dtrAxisDst2, Complex, Columns>,
+                           (const void*)oneTripKernel<E, dtrAxisDst3, Complex, Columns>,
+                           (const void*)oneTripKernel<E, Complex ? dtrAxisDftForward : dtrAxisDct2, Complex, Columns>,
+                           (const void*)oneTripKernel<E, Complex ? dtrAxisDftInverse : dtrAxisDct3, Complex, Columns>};
+  for (const void* k : kernels) {
+    const cudaError_t err = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    if (err != cudaSuccess) return err;
+  }
+  return cudaSuccess;
+}
+
+/* The layout of a launch: lines, their distances, the block's shape. */
+Lines linesOf(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
+  Lines g;
+  const int64_t lines = r->units * r->lines; /* one field (dtrAxisOneTripFits) */
+  const bool complexLines = r->parts == 2 || r->complexNumbers;
+  g.realLines = complexLines ? 0 : lines;
+  g.count = complexLines ? lines : (lines + 1) / 2;
+  g.lines = r->lines;
+  g.inUnit = from.unit, g.inLine = from.line, g.inPoint = from.point;
+  g.outUnit = into.unit, g.outLine = into.line, g.outPoint = into.point;
+  g.n = (int)r->n;
+  g.logn = 0;
+  while ((1 << g.logn) < g.n) g.logn++;
+  g.perBlock = linesPerBlock(g.n, r->lines != 1, r->dbl ? 16 : 8);
+  g.pitch = g.n + g.n / 8 + 2;
+  return g;
 }
 
 }  // namespace
 
 extern "C" int dtrAxisOneTripFits(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
   const int64_t n = r->n;
-  if (r->complexNumbers || n < 8 || n > 4096 || (n & (n - 1)) || r->fields != 1) return 0;
-  if (r->lines == 1) return from.point == 1 && into.point == 1;
-  /* Columns: the lines side by side on both sides, few enough a block for its shared memory. */
-  const size_t complexBytes = r->dbl ? 16 : 8;
-  return from.line == 1 && into.line == 1 && columnsPerBlock(n, complexBytes) > 0;
+  if (n < 8 || n > 4096 || (n & (n - 1)) || r->fields != 1) return 0;
+  if (r->lines == 1) return !r->complexNumbers && from.point == 1 && into.point == 1;
+  /* Columns: the lines side by side on both sides, enough of them a block. */
+  return from.line == 1 && into.line == 1 && linesPerBlock(n, 1, r->dbl ? 16 : 8) > 0;
+}
+
+extern "C" cudaError_t dtrAxisOneTripPrepare(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
+  const Lines g = linesOf(r, from, into);
+  const int bytes = (int)sharedBytes(g.perBlock, g.pitch, r->dbl ? 16 : 8);
+  if (bytes <= 48 * 1024) return cudaSuccess;
+  const bool complexLines = r->parts == 2 || r->complexNumbers, columns = r->lines != 1;
+  if (r->dbl) {
+    if (complexLines) return columns ? allowShared<double, true, true>(bytes) : allowShared<double, true, false>(bytes);
+    return columns ? allowShared<double, false, true>(bytes) : allowShared<double, false, false>(bytes);
+  }
+  if (complexLines) return columns ? allowShared<float, true, true>(bytes) : allowShared<float, true, false>(bytes);
+  return columns ? allowShared<float, false, true>(bytes) : allowShared<float, false, false>(bytes);
 }
 
 extern "C" size_t dtrAxisOneTripTableBytes(int64_t n, int dbl) { return (size_t)(2 * n) * (dbl ? 16 : 8); }
@@ -422,28 +410,11 @@ extern "C" void dtrAxisOneTripTable(int64_t n, int dbl, void* host) {
 
 extern "C" cudaError_t dtrAxisOneTripLaunch(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into, const void* in,
                                             void* out, int kind, const void* table, cudaStream_t stream) {
-  Lines g;
-  const int64_t lines = r->units * r->lines; /* one field (dtrAxisOneTripFits) */
-  const bool complexData = r->parts == 2;
-  g.realLines = complexData ? 0 : lines;
-  g.count = complexData ? lines : (lines + 1) / 2;
-  g.lines = r->lines;
-  g.inUnit = from.unit, g.inLine = from.line, g.inPoint = from.point;
-  g.outUnit = into.unit, g.outLine = into.line, g.outPoint = into.point;
-  g.n = (int)r->n;
-  g.logn = 0;
-  while ((1 << g.logn) < g.n) g.logn++;
-  if (r->lines == 1) {
-    /* n / 4 butterflies a line; lines enough for 256 threads where n / 4 < 256 */
-    g.perBlock = g.n / 4 >= kPackedThreads ? 1 : kPackedThreads / (g.n / 4);
-    g.pitch = g.n;
-  } else {
-    g.perBlock = columnsPerBlock(g.n, r->dbl ? 16 : 8);
-    g.pitch = g.n + 1; /* a point of consecutive lines in different banks */
-  }
+  const Lines g = linesOf(r, from, into);
   if (!g.count) return cudaSuccess;
-  if (r->dbl) return complexData ? launchType<double, true>(kind, in, out, g, table, stream)
-                                 : launchType<double, false>(kind, in, out, g, table, stream);
-  return complexData ? launchType<float, true>(kind, in, out, g, table, stream)
-                     : launchType<float, false>(kind, in, out, g, table, stream);
+  const bool complexLines = r->parts == 2 || r->complexNumbers;
+  if (r->dbl) return complexLines ? launchType<double, true>(kind, in, out, g, table, stream)
+                                  : launchType<double, false>(kind, in, out, g, table, stream);
+  return complexLines ? launchType<float, true>(kind, in, out, g, table, stream)
+                      : launchType<float, false>(kind, in, out, g, table, stream);
 }

@@ -13,9 +13,10 @@
  * cuFFT call on packed rows, the reordering and the twiddles fused into the gather and the scatter.
  *
  * Where n is a power of two from 8 to 4096 and the lines are packed (the pencils' own passes) or a
- * plane's columns (a slab's 2-D pass split in two), one field, a real-to-real pass is one kernel instead
- * (axis_one_trip.cu): whole lines in shared memory, its own FFT there, one trip through HBM instead of
- * three. The others (odd sizes, several fields, lines that change layout) keep the kernels around cuFFT.
+ * plane's columns (a slab's 2-D pass split in two), one field, a real-to-real pass, and the DFT over the
+ * columns, is one kernel instead (axis_one_trip.cu): whole lines in registers and shared memory, its own
+ * FFT there, one trip through HBM instead of three. The others (odd sizes, several fields, lines that
+ * change layout) keep the kernels around cuFFT.
  */
 #include "axis_pass.h"
 
@@ -91,11 +92,12 @@ dtrResult_t dtrAxisPassCreate(const dtrLocalFftShape* s, const int64_t* batches,
       return dtrSetError(dtrOutOfMemory, "cannot allocate the twiddles of a pass of %lld points", (long long)p->n);
     }
     dtrAxisOneTripTable(p->n, s->dbl, host);
-    const cudaError_t err = cudaMemcpy(p->table, host, bytes, cudaMemcpyHostToDevice);
+    cudaError_t err = cudaMemcpy(p->table, host, bytes, cudaMemcpyHostToDevice);
     free(host);
+    if (err == cudaSuccess) err = dtrAxisOneTripPrepare(&probe, sideOf(s, 1), sideOf(s, 0));
     if (err != cudaSuccess) {
       dtrAxisPassDestroy(p);
-      return dtrSetError(dtrCudaError, "copying a pass's twiddles: %s", cudaGetErrorString(err));
+      return dtrSetError(dtrCudaError, "preparing a pass of %lld points: %s", (long long)p->n, cudaGetErrorString(err));
     }
     *out = p;
     return dtrSuccess;
@@ -145,6 +147,11 @@ dtrResult_t dtrAxisPassRun(dtrAxisPass* p, int direction, int64_t count, const v
   char* const real = p->area;
   char* const spectra = p->area + p->rowBytes;
   const int64_t total = count * rowsPerUnit(p);
+  if (p->dft && p->table) {
+    CUDACHECK(dtrAxisOneTripLaunch(&rows, from, into, in, out, direction == dtrFftForward ? dtrAxisDftForward : dtrAxisDftInverse,
+                                   p->table, stream));
+    return dtrSuccess;
+  }
   if (p->dft) {
     CUDACHECK(dtrAxisGatherLaunch(&rows, from, in, spectra, dtrAxisGatherCopy, stream));
     DTRCHECK(dtrCufftPassRun(p->rows, direction, total, spectra, spectra, stream));
