@@ -385,6 +385,23 @@ int main(int argc, char** argv) {
         c.inplace = (complex || realPlan) && n % 3 == 1;
         runCase(&c);
       }
+  /* The one-trip passes' shapes (a plane's columns along y, of every kind, at lengths whose radix
+   * passes start with 8, 2 and 4; and the DFT over the columns after a real-to-real x): checked against
+   * the defining sums on the GPU as on the host. */
+  static const int64_t columnShapes[][3] = {{4, 64, 2}, {3, 128, 2}, {2, 512, 3}, {1, 1024, 2}, {128, 32, 1}, {64, 512, 1}};
+  const dtrFftAxis_t kinds[4] = {C2, C3, S2, S3};
+  for (int g = 0; g < ngrids; g++)
+    for (int s = 0; s < 6; s++)
+      for (int t = 0; t < 4; t++, n++) {
+        const int xWall = s >= 4, complex = xWall || t < 2;
+        const dtrDataType_t type = t == 0 ? dtrComplex64 : t == 1 ? dtrComplex128 : t == 2 ? dtrFloat32 : dtrFloat64;
+        Case c = {{columnShapes[s][0], columnShapes[s][1], columnShapes[s][2]}, grids[g][0], grids[g][1],
+                  complex ? dtrFftC2C : dtrFftR2C, complex && t >= 2 ? (t == 2 ? dtrComplex64 : dtrComplex128) : type,
+                  {P, P, P}, (dtrFftNorm_t)(n % 2), 1 + (s + t) % 3, 0, 0};
+        c.axes[xWall ? 0 : 1] = kinds[(s + t) % 4];
+        c.inplace = t == 1;
+        runCase(&c);
+      }
   badInput();
   if (gpu) cudaStreamDestroy(stream);
   int failures = dtrTestFailures, total = 0;
