@@ -161,62 +161,73 @@ __device__ __forceinline__ int64_t startOf(const Lines& g, int64_t l, int64_t un
   return g.lines == 1 ? l * unit : (l / g.lines) * unit + (l % g.lines) * line;
 }
 
-/* One thread's line on both sides: complex data one start, real data the starts of its two real lines
- * (-1: none). */
+/* One thread's line on one side: complex data one start, real data the starts of its two real lines
+ * (-1: none). Found where it is used (the input's before the FFT, the output's after it), so that no
+ * register holds them across the FFT. */
 template <bool Complex>
-struct Ends {
-  int64_t from[Complex ? 1 : 2], into[Complex ? 1 : 2];
+struct Starts {
+  int64_t at[Complex ? 1 : 2];
 };
 
-template <typename E, bool Complex>
-__device__ __forceinline__ Ends<Complex> endsOf(const Lines& g, int64_t l) {
-  Ends<Complex> e;
+template <bool Complex>
+__device__ __forceinline__ Starts<Complex> startsOf(const Lines& g, int64_t l, int64_t unit, int64_t line) {
+  Starts<Complex> e;
   if constexpr (Complex) {
-    const bool here = l < g.count;
-    e.from[0] = here ? startOf(g, l, g.inUnit, g.inLine) : -1;
-    e.into[0] = here ? startOf(g, l, g.outUnit, g.outLine) : -1;
+    e.at[0] = l < g.count ? startOf(g, l, unit, line) : -1;
   } else {
 #pragma unroll
-    for (int h = 0; h < 2; h++) {
-      const bool here = 2 * l + h < g.realLines;
-      e.from[h] = here ? startOf(g, 2 * l + h, g.inUnit, g.inLine) : -1;
-      e.into[h] = here ? startOf(g, 2 * l + h, g.outUnit, g.outLine) : -1;
-    }
+    for (int h = 0; h < 2; h++) e.at[h] = 2 * l + h < g.realLines ? startOf(g, 2 * l + h, unit, line) : -1;
   }
   return e;
 }
 
 template <typename E, bool Complex>
-__device__ __forceinline__ typename ComplexOf<E>::type load(const E* __restrict__ in, const Lines& g, const Ends<Complex>& e, int j) {
+__device__ __forceinline__ typename ComplexOf<E>::type load(const E* __restrict__ in, const Lines& g, const Starts<Complex>& e, int j) {
   using C = typename ComplexOf<E>::type;
-  if constexpr (Complex) return e.from[0] >= 0 ? ((const C*)in)[e.from[0] + j * g.inPoint] : C{0, 0};
-  return C{e.from[0] >= 0 ? in[e.from[0] + j * g.inPoint] : (E)0, e.from[1] >= 0 ? in[e.from[1] + j * g.inPoint] : (E)0};
+  if constexpr (Complex) return e.at[0] >= 0 ? ((const C*)in)[e.at[0] + j * g.inPoint] : C{0, 0};
+  return C{e.at[0] >= 0 ? in[e.at[0] + j * g.inPoint] : (E)0, e.at[1] >= 0 ? in[e.at[1] + j * g.inPoint] : (E)0};
 }
 
 template <typename E, bool Complex>
-__device__ __forceinline__ void store(E* out, const Lines& g, const Ends<Complex>& e, int p, typename ComplexOf<E>::type v) {
+__device__ __forceinline__ void store(E* out, const Lines& g, const Starts<Complex>& e, int p, typename ComplexOf<E>::type v) {
   using C = typename ComplexOf<E>::type;
   if constexpr (Complex) {
-    if (e.into[0] >= 0) ((C*)out)[e.into[0] + p * g.outPoint] = v;
+    if (e.at[0] >= 0) ((C*)out)[e.at[0] + p * g.outPoint] = v;
   } else {
-    if (e.into[0] >= 0) out[e.into[0] + p * g.outPoint] = v.x;
-    if (e.into[1] >= 0) out[e.into[1] + p * g.outPoint] = v.y;
+    if (e.at[0] >= 0) out[e.at[0] + p * g.outPoint] = v.x;
+    if (e.at[1] >= 0) out[e.at[1] + p * g.outPoint] = v.y;
+  }
+}
+
+/* A type III's V[k] = conj(W[k]) (X[k] - i X[n - k]), X[n] = 0, for the pair k, n - k of a line, in place
+ * (k = 0: V[0] = X[0], and V[n/2]). */
+template <typename C>
+__device__ __forceinline__ void preTwiddle(C* line, int k, int n, const C* __restrict__ W) {
+  if (k == 0) {
+    const int half = n >> 1;
+    const C m = line[slot(half)];
+    line[slot(half)] = mulConj(C{m.x + m.y, m.y - m.x}, W[half]);
+  } else {
+    const C a = line[slot(k)], b = line[slot(n - k)];
+    line[slot(k)] = mulConj(C{a.x + b.y, a.y - b.x}, W[k]);
+    line[slot(n - k)] = mulConj(C{b.x + a.y, b.y - a.x}, W[n - k]);
   }
 }
 
 /* Blocks of 512 threads a multiprocessor the registers are budgeted for: two (64 registers a thread)
- * where the steps of a kind fit them without spilling (single precision, complex lines, no
- * pre-twiddle), else one (128): spilled registers cost more than the lost occupancy. */
-template <typename E, int Kind, bool Complex>
+ * where a kind's steps fit them without spilling much (single precision, complex lines), else one (128:
+ * double precision, and real lines, which hold two lines' starts and load two numbers a point, spilled
+ * at 64; spilled registers cost more than the lost occupancy). */
+template <typename E, bool Complex>
 constexpr int blocksPerSm() {
-  return sizeof(E) == 4 && Complex && Kind != dtrAxisDct3 && Kind != dtrAxisDst3 ? 2 : 1;
+  return sizeof(E) == 4 && Complex ? 2 : 1;
 }
 
 /* Kind: dtrAxisDct2 .. dtrAxisDftInverse. Columns: the lines lie side by side (a plane's columns), so
  * a warp takes a point of consecutive lines, not consecutive points of one line. table: the n FFT
  * twiddles, then W[0..n). */
 template <typename E, int Kind, bool Complex, bool Columns>
-__global__ void __launch_bounds__(512, blocksPerSm<E, Kind, Complex>()) oneTripKernel(const E* __restrict__ in, E* out, Lines g,
+__global__ void __launch_bounds__(512, blocksPerSm<E, Complex>()) oneTripKernel(const E* __restrict__ in, E* out, Lines g,
                                                     const typename ComplexOf<E>::type* __restrict__ table) {
   using C = typename ComplexOf<E>::type;
   extern __shared__ __align__(16) unsigned char shared[];
@@ -231,7 +242,7 @@ __global__ void __launch_bounds__(512, blocksPerSm<E, Kind, Complex>()) oneTripK
   const C* tw = table;
   const C* W = table + n;
   for (int64_t first = (int64_t)blockIdx.x * g.perBlock; first < g.count; first += (int64_t)gridDim.x * g.perBlock) {
-    const Ends<Complex> e = endsOf<E, Complex>(g, first + r);
+    const Starts<Complex> from = startsOf<Complex>(g, first + r, g.inUnit, g.inLine);
     C u[8];
     /* In: point j = t + m T of the row the FFT transforms. */
 #pragma unroll
@@ -240,26 +251,27 @@ __global__ void __launch_bounds__(512, blocksPerSm<E, Kind, Complex>()) oneTripK
       if constexpr (typeII) {
         /* Makhoul's order: row j holds x[2j], or x[2n - 1 - 2j] in the upper half (m >= 4: t < T); a
          * DST-II's odd points negated */
-        u[m] = load<E, Complex>(in, g, e, m < 4 ? 2 * j : 2 * n - 1 - 2 * j);
+        u[m] = load<E, Complex>(in, g, from, m < 4 ? 2 * j : 2 * n - 1 - 2 * j);
         if (sine && m >= 4) u[m] = C{-u[m].x, -u[m].y};
       } else {
-        u[m] = load<E, Complex>(in, g, e, typeIII && sine ? n - 1 - j : j); /* a DST-III reads x backwards */
+        u[m] = load<E, Complex>(in, g, from, typeIII && sine ? n - 1 - j : j); /* a DST-III reads x backwards */
       }
     }
     if constexpr (typeIII) {
-      /* V[j] = conj(W[j]) (X[j] - i X[n - j]), X[n] = 0: X[n - j] is another thread's */
+      /* V[j] = conj(W[j]) (X[j] - i X[n - j]): X[n - j] is another thread's, so the pairs j, n - j are
+       * taken in shared memory, one thread a pair, a pair at a time (few registers live) */
 #pragma unroll
       for (int m = 0; m < 8; m++) line[slot(t + m * T)] = u[m];
       __syncthreads();
+#pragma unroll 1
+      for (int q = 0; q < 4; q++) preTwiddle(line, t + q * T, n, W);
+      __syncthreads();
 #pragma unroll
-      for (int m = 0; m < 8; m++) {
-        const int j = t + m * T;
-        const C a = line[slot(j)], b = j == 0 ? C{0, 0} : line[slot(n - j)];
-        u[m] = mulConj(C{a.x + b.y, a.y - b.x}, W[j]);
-      }
+      for (int m = 0; m < 8; m++) u[m] = line[slot(t + m * T)];
       __syncthreads();
     }
     fft<inverseFft>(u, line, t, T, n, g.logn, tw);
+    const Starts<Complex> into = startsOf<Complex>(g, first + r, g.outUnit, g.outLine);
     if constexpr (typeII) {
       /* y[k] = W[k] V[k] + conj(W[k]) V[n - k], V[n] = V[0]: V[n - k] is another thread's */
 #pragma unroll
@@ -269,18 +281,18 @@ __global__ void __launch_bounds__(512, blocksPerSm<E, Kind, Complex>()) oneTripK
       for (int s = 0; s < 8; s++) { /* one point at a time, from shared memory, so that few registers live */
         const int k = t + s * T;
         const C a = line[slot(k)], b = line[slot(k == 0 ? 0 : n - k)];
-        store<E, Complex>(out, g, e, sine ? n - 1 - k : k, add(mul(a, W[k]), mulConj(b, W[k])));
+        store<E, Complex>(out, g, into, sine ? n - 1 - k : k, add(mul(a, W[k]), mulConj(b, W[k])));
       }
     } else if constexpr (typeIII) {
       /* Out of Makhoul's order: row point i is x[2i], or x[2n - 1 - 2i] in the upper half */
 #pragma unroll
       for (int s = 0; s < 8; s++) {
         const int i = t + s * T, p = s < 4 ? 2 * i : 2 * n - 1 - 2 * i; /* odd p: s >= 4 */
-        store<E, Complex>(out, g, e, p, sine && s >= 4 ? C{-u[s].x, -u[s].y} : u[s]);
+        store<E, Complex>(out, g, into, p, sine && s >= 4 ? C{-u[s].x, -u[s].y} : u[s]);
       }
     } else {
 #pragma unroll
-      for (int s = 0; s < 8; s++) store<E, Complex>(out, g, e, t + s * T, u[s]);
+      for (int s = 0; s < 8; s++) store<E, Complex>(out, g, into, t + s * T, u[s]);
     }
     __syncthreads();
   }

@@ -14,6 +14,7 @@
  *     fields, out of place (the input checked bit for bit) and in place; outputs poisoned with NaNs;
  *   - the forward against the sums (relative L2 error over all ranks: doubles 1e-12, singles 1e-5), the
  *     round trip back to the input with the normalization's factor;
+ *   - each half of the world a grid of its own, the halves' plans running at the same time;
  *   - bad input on every rank: an unknown kind, a real-to-real x in an R2C plan whose other axes are not,
  *     norm ortho with a real-to-real axis, kinds that differ between ranks.
  * test_fft_r2r cpu|gpu [-v]
@@ -32,6 +33,7 @@
 #include "node_local.h"
 
 static int rank, nranks, gpu, verbose, myDevice = -1;
+static MPI_Comm caseComm; /* the ranks of the case's grid: the world, or half of it */
 static cudaStream_t stream;
 
 
@@ -87,11 +89,11 @@ static double* reference(const int64_t n[3], const dtrFftAxis_t axes[3], int rea
 static int execute(dtrFftPlan_t plan, const void* in, void* out, dtrFftDirection_t dir) {
   int bad = dtrFftExecute(plan, in, out, dir, stream) != dtrSuccess;
   if (gpu) bad |= cudaStreamSynchronize(stream) != cudaSuccess;
-  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, caseComm);
   return bad;
 }
 static double sumAll(double v) {
-  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, caseComm);
   return v;
 }
 
@@ -115,7 +117,7 @@ static void runCase(const Case* c) {
            (int)c->norm, c->chunks, c->inplace ? ", in place" : "", (long long)c->howmany);
   if (rank == 0 && verbose) printf("case %s\n", name), fflush(stdout);
   dtrGrid_t grid = NULL;
-  if (dtrGridCreate(&grid, MPI_COMM_WORLD, c->pr, c->pc) != dtrSuccess) {
+  if (dtrGridCreate(&grid, caseComm, c->pr, c->pc) != dtrSuccess) {
     EXPECT(0, "%s: grid: %s", name, dtrGetLastError());
     return;
   }
@@ -351,6 +353,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  caseComm = MPI_COMM_WORLD;
   gpu = argc > 1 && !strcmp(argv[1], "gpu");
   verbose = argc > 2 && !strcmp(argv[2], "-v");
   if (gpu) {
@@ -402,6 +405,23 @@ int main(int argc, char** argv) {
         c.inplace = t == 1;
         runCase(&c);
       }
+  /* Each half of the world a grid of its own (slabs both ways), the halves' plans made and run at the
+   * same time: the kinds on a communicator that is not the world. */
+  if (nranks > 1) {
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &caseComm);
+    int half = 0;
+    MPI_Comm_size(caseComm, &half);
+    static const dtrFftAxis_t splitAxes[4][3] = {{P, C2, S3}, {S2, P, C3}, {P, P, S2}, {C3, S2, C2}};
+    for (int t = 0; t < 4; t++, n++) {
+      const int complex = t < 2;
+      Case c = {{16, 9, 8}, t % 2 ? half : 1, t % 2 ? 1 : half, complex ? dtrFftC2C : dtrFftR2C,
+                t == 0 ? dtrComplex64 : t == 1 ? dtrComplex128 : t == 2 ? dtrFloat32 : dtrFloat64,
+                {splitAxes[t][0], splitAxes[t][1], splitAxes[t][2]}, (dtrFftNorm_t)(t % 2), 1 + t, t == 1, 0};
+      runCase(&c);
+    }
+    MPI_Comm_free(&caseComm);
+    caseComm = MPI_COMM_WORLD;
+  }
   badInput();
   if (gpu) cudaStreamDestroy(stream);
   int failures = dtrTestFailures, total = 0;
