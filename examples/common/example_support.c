@@ -64,6 +64,22 @@ int exAgreeGpus(const char* program, int needGpu, int gpus, const char* backend)
   return exAgreeBad(program, bad, msg);
 }
 
+int exStart(const ExCommandLine* line, int argc, char** argv, void* options, int* gpus) {
+  /* Where every rank sees a GPU, the GPU backends are the default. */
+  *gpus = exGpuCount();
+  char msg[1024] = "";
+  const int parsed = line->parse(argc, argv, options, exEveryRank(*gpus > 0), msg, sizeof msg);
+  if (exAnyRank(parsed == 1)) {
+    line->usage();
+    return 0;
+  }
+  if (exAgreeBad(line->program, parsed < 0, msg) || exAgreeBad(line->program, line->agree(options, msg, sizeof msg) != 0, msg))
+    return 2;
+  const char* backend = "";
+  const int needGpu = line->needsGpu(options, &backend);
+  return exAgreeGpus(line->program, needGpu, *gpus, backend) ? 2 : -1;
+}
+
 cudaError_t exUseNodeLocalGpu(int gpus, int* device) {
   int rank, localRank = 0;
   MPI_Comm local;

@@ -39,6 +39,23 @@ int exValuesAgree(int count, const double* values, const char* const* names, cha
  * name of the backend that does) and this rank sees none (`gpus` 0). */
 int exAgreeGpus(const char* program, int needGpu, int gpus, const char* backend);
 
+/* An example's command line: what exStart asks of it. parse: 0 run, 1 --help or -h, -1 a bad option (msg
+ * says which), the GPU backends the default where `everyGpu`; agree: exValuesAgree over the options that
+ * shape the run; needsGpu: whether the parsed options take a GPU on every rank, *backend the backend's
+ * name for the message. */
+typedef struct {
+  const char* program;
+  void (*usage)(void);
+  int (*parse)(int argc, char** argv, void* options, int everyGpu, char* msg, size_t len);
+  int (*agree)(const void* options, char* msg, size_t len);
+  int (*needsGpu)(const void* options, const char** backend);
+} ExCommandLine;
+
+/* Collective, first after MPI_Init: the options read on every rank, the GPUs counted (*gpus, this
+ * rank's), and every refusal agreed (exAgreeBad, exAgreeGpus). -1: run; else the exit status to return
+ * after MPI_Finalize (0 after --help, with the usage printed once; 2 after a refusal). */
+int exStart(const ExCommandLine* line, int argc, char** argv, void* options, int* gpus);
+
 /* Collective: makes the GPU of this rank's node-local rank, modulo `gpus`, current, so that ranks may
  * share GPUs (the p2p backend serves them; NCCL takes one rank a GPU). The program picks its GPU: the
  * library works on the current device and never changes it. Returns cudaSetDevice's result

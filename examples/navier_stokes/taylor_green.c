@@ -147,7 +147,8 @@ static const char* takeOption(void* options, const char* a, const char* v) {
 }
 
 /* 0: run; 1: --help; -1: a bad option, described in msg. */
-static int parse(int argc, char** argv, Options* o, int everyGpu, char* msg, size_t len) {
+static int parse(int argc, char** argv, void* options, int everyGpu, char* msg, size_t len) {
+  Options* o = options;
   static const char* const flags[] = {"--check", NULL};
   static const char* const valued[] = {"--n", "--steps", "--dt", "--nu", "--grid", "--backend", "--type", "--dealias", "--json",
                                        NULL};
@@ -166,13 +167,22 @@ static int parse(int argc, char** argv, Options* o, int everyGpu, char* msg, siz
 
 /* Every rank must run with the same options (an MPMD launch could give them different ones): the
  * options that shape the run. */
-static int optionsAgree(const Options* o, char* msg, size_t len) {
+static int optionsAgree(const void* options, char* msg, size_t len) {
+  const Options* o = options;
   static const char* const names[] = {"--n", "--steps", "--dt", "--nu", "--grid", "--grid", "--grid", "--backend", "--type",
                                       "--check", "--dealias"};
   const double mine[] = {(double)o->n, o->steps, o->dt, o->nu, o->pr, o->pc, o->autogrid, o->backend, o->dbl, o->check,
                          o->dealias};
   return exValuesAgree((int)(sizeof mine / sizeof mine[0]), mine, names, msg, len);
 }
+
+static int needsGpu(const void* options, const char** backend) {
+  const Options* o = options;
+  *backend = dtrBackendName(o->backend);
+  return o->gpu;
+}
+
+static const ExCommandLine commandLine = {PROGRAM, usage, parse, optionsAgree, needsGpu};
 
 /* ---- the distributed solver ---------------------------------------------------------------------- */
 
@@ -448,21 +458,14 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 
-  /* Where every rank sees a GPU, the GPU backends are the default. */
-  const int gpus = exGpuCount();
   Options o;
+  int gpus = 0;
+  const int stop = exStart(&commandLine, argc, argv, &o, &gpus);
+  if (stop >= 0) {
+    MPI_Finalize();
+    return stop;
+  }
   char msg[1024] = "";
-  const int parsed = parse(argc, argv, &o, exEveryRank(gpus > 0), msg, sizeof msg);
-  if (exAnyRank(parsed == 1)) {
-    usage();
-    MPI_Finalize();
-    return 0;
-  }
-  if (exAgreeBad(PROGRAM, parsed < 0, msg) || exAgreeBad(PROGRAM, optionsAgree(&o, msg, sizeof msg) != 0, msg) ||
-      exAgreeGpus(PROGRAM, o.gpu, gpus, dtrBackendName(o.backend))) {
-    MPI_Finalize();
-    return 2;
-  }
 
   int status = 1;
   dtrGrid_t grid = NULL;
