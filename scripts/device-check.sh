@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine, in one go: build, run the GPU tests on 1..all GPUs, benchmark the local kernels
 # and the distributed transpose, and print a short table last. Stages: tests, kernels, dist (all by
-# default; also: sanitize, shared, python, pencils, fft, parts, targets, odd). Full logs go to DTR_LOG_DIR (default
+# default; also: sanitize, shared, python, pencils, fft, parts, targets, odd, spectral). Full logs go to DTR_LOG_DIR (default
 # build/device-check). On a machine of one GPU the tests of the p2p backend run with 2-4 ranks sharing
 # it (the GPU time-slices them: exact, not fast); shared runs the CLI so on any machine (all on GPU 0).
 # pencils: every pencil transpose of DTR_PENCIL_CASES (default 1024:c64 512:c64 512:c128) on the grids
@@ -236,6 +236,50 @@ for stage in $stages; do
               grep -E "^  |^# forward|FAILED|PASSED|rror" "$logs/$tag.txt" | tee -a "$summary" >/dev/null
             done
           done
+        done
+      done
+      ;;
+    spectral)
+      # The spectral features on every grid of DTR_SPECTRAL_GRIDS that fits (default 1x4 2x2 4x1 1x2 2x1
+      # with 4 GPUs, 1x2 2x1 with 2): 3 fields in one plan against 3 single-field executes (fft3d
+      # --howmany 3, c64 and R2C), the walls and the padding against the periodic FFT (fft-kinds), and the
+      # solvers' time per step (taylor_green, poisson; their Python versions on CuPy and JAX where
+      # DTR_PYTHON, default python3, has them). Sizes: DTR_SPECTRAL_N (default 512), DTR_SOLVER_N
+      # (taylor_green's modes, default 256), DTR_POISSON_N (default 512), DTR_PY_SOLVER_N (taylor_green.py's
+      # modes, default 128), DTR_PY_POISSON_N (poisson.py's points, default 256).
+      n=${DTR_SPECTRAL_N:-512} py=${DTR_PYTHON:-python3}
+      grids=${DTR_SPECTRAL_GRIDS:-$([ "$gpus" -ge 4 ] && echo "1x4 2x2 4x1 1x2 2x1" || echo "1x2 2x1")}
+      spectralRun() { # tag, then the command after mpirun -np
+        local tag=$1
+        shift
+        timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" "$@" >"$logs/$tag.txt" 2>&1 </dev/null || status=1
+        note "## $tag on $np ranks"
+        grep -E "^  |^# 3 fields|^# time per| a step| a solve|FAILED|PASSED|every check" "$logs/$tag.txt" | tee -a "$summary" >/dev/null
+      }
+      for grid in $grids; do
+        np=$(( ${grid%x*} * ${grid#*x} ))
+        [ "$np" -le "$gpus" ] || continue
+        spectralRun "fields-$grid-$n-c64" "$DTR_BUILD/examples/fft3d" --shape "$n" --grid "$grid" --dtype c64 --howmany 3 \
+          --reference 0 --iters ${DTR_FFT_ITERS:-10} --json "$logs/fields-$grid-$n-c64.json"
+        spectralRun "fields-$grid-$n-r2c" "$DTR_BUILD/examples/fft3d" --shape "$n" --grid "$grid" --dtype c128 --r2c --howmany 3 \
+          --reference 0 --iters ${DTR_FFT_ITERS:-10} --json "$logs/fields-$grid-$n-r2c.json"
+        for dt in c64 fp64; do
+          spectralRun "kinds-$grid-$n-$dt" "$DTR_BUILD/fft-kinds" --shape "$n" --grid "$grid" --dtype $dt --iters 20 \
+            --json "$logs/kinds-$grid-$n-$dt.json"
+        done
+        spectralRun "padding-$grid-$n-c64" "$DTR_BUILD/fft-kinds" --shape "$n" --grid "$grid" --dtype c64 --padding 1.5 \
+          --iters 10 --json "$logs/padding-$grid-$n-c64.json"
+        spectralRun "taylor-green-$grid" "$DTR_BUILD/examples/taylor_green" --n ${DTR_SOLVER_N:-256} --grid "$grid" --steps 10 \
+          --dt 0.001 --json "$logs/taylor-green-$grid.json"
+        spectralRun "poisson-$grid" "$DTR_BUILD/examples/poisson" --n ${DTR_POISSON_N:-512} --grid "$grid" --iters 8 \
+          --json "$logs/poisson-$grid.json"
+        for lib in cupy jax; do
+          "$py" -c "import $lib" 2>/dev/null || continue
+          spectralRun "taylor-green-py-$lib-$grid" env PYTHONPATH="$DTR_ROOT/python" DISTTRANSPOSE_LIBRARY="$DTR_BUILD/libdisttranspose.so" \
+            "$py" "$DTR_ROOT/python/examples/taylor_green.py" --n ${DTR_PY_SOLVER_N:-128} --grid "$grid" --lib $lib \
+            --steps 10 --dt 0.001
+          spectralRun "poisson-py-$lib-$grid" env PYTHONPATH="$DTR_ROOT/python" DISTTRANSPOSE_LIBRARY="$DTR_BUILD/libdisttranspose.so" \
+            "$py" "$DTR_ROOT/python/examples/poisson.py" --n ${DTR_PY_POISSON_N:-256} --grid "$grid" --lib $lib --iters 8
         done
       done
       ;;
