@@ -225,7 +225,8 @@ constexpr int blocksPerSm() {
 
 /* Kind: dtrAxisDct2 .. dtrAxisDftInverse. Columns: the lines lie side by side (a plane's columns), so
  * a warp takes a point of consecutive lines, not consecutive points of one line. table: the n FFT
- * twiddles, then W[0..n). */
+ * twiddles, then W[0..n). in may be out (a pass in place): a line is read whole before any of it is
+ * written (its threads' barriers, or its one thread where n = 8), and no two blocks share a line. */
 template <typename E, int Kind, bool Complex, bool Columns>
 __global__ void __launch_bounds__(512, blocksPerSm<E, Complex>()) oneTripKernel(const E* __restrict__ in, E* out, Lines g,
                                                     const typename ComplexOf<E>::type* __restrict__ table) {
