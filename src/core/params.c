@@ -53,6 +53,7 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   params.backend = dtrBackendAuto;
   params.kernel = dtrKernelAuto;
   params.tune_iters = 3;
+  params.tune_mib = 128;
   /* 0: the kernels' own defaults, measured per kernel and element size. */
   params.tma_boxes = 0;
   params.tile_group = 0;
@@ -76,6 +77,7 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
     else INFO("DTR_KERNEL set by environment to %s", v);
   }
   readInt("DTR_TUNE_ITERS", 0, 1000, &params.tune_iters);
+  readInt("DTR_TUNE_MIB", 0, 1 << 24, &params.tune_mib);
   readInt("DTR_TMA_BOXES", 0, 2, &params.tma_boxes);
   readInt("DTR_TILE_GROUP", 0, 1 << 20, &params.tile_group);
   readInt("DTR_STREAMING", 0, 1, &params.streaming);
@@ -106,6 +108,7 @@ int dtrEnvParamsAgreed(const dtrEnvParams* p, dtrAgreedValue out[DTR_ENV_AGREED]
       {"DTR_BACKEND", p->backend, dtrValueBackend},
       {"DTR_KERNEL", p->kernel, dtrValueKernel},
       {"DTR_TUNE_ITERS", p->tune_iters, dtrValueNumber},
+      {"DTR_TUNE_MIB", p->tune_mib, dtrValueNumber},
       {"DTR_TMA_BOXES", p->tma_boxes, dtrValueNumber},
       {"DTR_TILE_GROUP", p->tile_group, dtrValueNumber},
       {"DTR_STREAMING", p->streaming, dtrValueNumber},

@@ -6,6 +6,10 @@
  *   DTR_STAGES       pipeline stages of the exchange; replaces a config's 0 (by size)
  *   DTR_TUNE_ITERS   timed runs per candidate kernel at plan time (default 3; 0: no measurement,
  *                    take the first eligible of tma, simt16, simt)
+ *   DTR_TUNE_MIB     the most MiB per buffer the plan-time kernel measurement takes (default 128;
+ *                    0: the plan's largest transpose whole), never past a quarter of the device's
+ *                    free memory; a block within it is measured at its own pitches, a larger one
+ *                    shrunk, its aspect ratio kept
  *   DTR_TMA_BOXES    column boxes per TMA stage, 1 or 2
  *   DTR_TILE_GROUP   width in tiles of the column groups the kernels take tiles in (1: column by
  *                    column); set, it also replaces the word kernel's whole tile rows for long
@@ -71,6 +75,7 @@ typedef struct {
   dtrBackend_t backend;  /* dtrBackendAuto when unset */
   dtrKernel_t kernel;    /* dtrKernelAuto when unset */
   int tune_iters;
+  int tune_mib;
   int tma_boxes;
   int tile_group;
   int streaming;
@@ -106,7 +111,7 @@ const dtrEnvParams* dtrEnvParamsGet(void);
  * DTR_FFT_CTAS, DTR_FFT_COPY_STREAMS and DTR_FFT_ROUNDS cut an FFT's exchanges). Not among
  * them: DTR_DEBUG (logging), DTR_HOST_MEMORY (the memory check takes the least of a host's ranks)
  * and DTR_TIMEOUT (agreed with config.timeout as the plan's deadline). Returns how many. */
-#define DTR_ENV_AGREED 20
+#define DTR_ENV_AGREED 21
 int dtrEnvParamsAgreed(const dtrEnvParams* p, dtrAgreedValue out[DTR_ENV_AGREED]);
 
 #endif

@@ -140,6 +140,17 @@ static int kindOf(int kind, int direction) {
   }
 }
 
+/* What the one-trip kernel runs for this pass and direction. */
+static int oneTripKind(const dtrAxisPass* p, int direction) {
+  if (p->dft) return direction == dtrFftForward ? dtrAxisDftForward : dtrAxisDftInverse;
+  switch (kindOf(p->shape.kind[0], direction)) {
+    case dtrFftDct2: return dtrAxisDct2;
+    case dtrFftDct3: return dtrAxisDct3;
+    case dtrFftDst2: return dtrAxisDst2;
+    default: return dtrAxisDst3;
+  }
+}
+
 dtrResult_t dtrAxisPassRun(dtrAxisPass* p, int direction, int64_t count, const void* in, void* out, cudaStream_t stream) {
   const dtrLocalFftShape* s = &p->shape;
   const dtrAxisRows rows = {p->n, count, dtrLocalFftLines(s), dtrLocalFftFields(s), (int)p->parts, s->dbl, p->dft};
@@ -147,9 +158,8 @@ dtrResult_t dtrAxisPassRun(dtrAxisPass* p, int direction, int64_t count, const v
   char* const real = p->area;
   char* const spectra = p->area + p->rowBytes;
   const int64_t total = count * rowsPerUnit(p);
-  if (p->dft && p->table) {
-    CUDACHECK(dtrAxisOneTripLaunch(&rows, from, into, in, out, direction == dtrFftForward ? dtrAxisDftForward : dtrAxisDftInverse,
-                                   p->table, stream));
+  if (p->table) {
+    CUDACHECK(dtrAxisOneTripLaunch(&rows, from, into, in, out, oneTripKind(p, direction), p->table, stream));
     return dtrSuccess;
   }
   if (p->dft) {
@@ -160,11 +170,6 @@ dtrResult_t dtrAxisPassRun(dtrAxisPass* p, int direction, int64_t count, const v
   }
   const int kind = kindOf(s->kind[0], direction);
   const int sine = kind == dtrFftDst2 || kind == dtrFftDst3;
-  if (p->table) {
-    const int one = kind == dtrFftDct2 ? dtrAxisDct2 : kind == dtrFftDct3 ? dtrAxisDct3 : kind == dtrFftDst2 ? dtrAxisDst2 : dtrAxisDst3;
-    CUDACHECK(dtrAxisOneTripLaunch(&rows, from, into, in, out, one, p->table, stream));
-    return dtrSuccess;
-  }
   if (p->n == 1) { /* y = 2x for a type II, y = x for a type III */
     CUDACHECK(dtrAxisGatherLaunch(&rows, from, in, real, dtrAxisGatherCopy, stream));
     const double factor = kind == dtrFftDct2 || kind == dtrFftDst2 ? 2.0 : 1.0;

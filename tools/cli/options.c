@@ -101,7 +101,7 @@ void dtrCliUsage(FILE* f) {
           "With no size given: one square matrix of 1 GiB per rank on GPUs, 32 MiB per rank on the CPU.\n"
           "Columns: time is the median over iterations of the slowest rank; algbw = bytes/rank / time;\n"
           "busbw = algbw * (P-1)/P; a2a is the bare all-to-all of the same bytes per rank, ratio = time / a2a.\n"
-          "Environment: DTR_DEBUG=WARN|INFO|TRACE, DTR_BACKEND, DTR_KERNEL, DTR_STAGES, DTR_TUNE_ITERS.\n",
+          "Environment: DTR_DEBUG=WARN|INFO|TRACE, DTR_BACKEND, DTR_KERNEL, DTR_STAGES, DTR_TUNE_ITERS, DTR_TUNE_MIB.\n",
           dtrDataTypeChoices(), dtrBackendChoices(), dtrKernelChoices(), DTR_MAX_STAGES);
 }
 

@@ -6,9 +6,19 @@
 #include "core/params.h"
 #include "launch.h"
 
-/* The measurement runs on a block of the pack's aspect ratio, capped at this many bytes per buffer:
- * beyond the L2 so that it measures memory, small enough to cost milliseconds. */
-#define DTR_TUNE_BYTES ((size_t)128 << 20)
+/* The measurement runs on the plan's largest transpose itself, at its own pitches, where both buffers
+ * fit the budget (DTR_TUNE_MIB, 128 MiB by default: past the L2, so that it measures memory, and
+ * milliseconds to run; 0: the whole block), and never past a quarter of the free device memory.
+ * Beyond it, on a block of the same aspect ratio, packed, halved until it fits: on one H200 the
+ * kernels ranked alike at 128 MiB and at 1 GiB (docs/performance.md). */
+static size_t probeBudget(void) {
+  size_t freeBytes = 0, totalBytes = 0;
+  if (cudaMemGetInfo(&freeBytes, &totalBytes) != cudaSuccess) freeBytes = 0;
+  const int mib = dtrEnvParamsGet()->tune_mib;
+  size_t budget = freeBytes / 4;
+  if (mib > 0 && (size_t)mib << 20 < budget) budget = (size_t)mib << 20;
+  return budget;
+}
 
 static int cmpFloat(const void* a, const void* b) {
   float x = *(const float*)a, y = *(const float*)b;
@@ -62,18 +72,24 @@ static dtrResult_t measure(dtrPlan_t plan, dtrKernel_t* best) {
   dtrTransposeArgs probe = {(const void*)(uintptr_t)256, block.src_ld, (void*)(uintptr_t)256, block.dst_ld, rows, cols, e,
                             1, 0, 0};
   if (!dtrTransposeSupported(dtrKernelSimt16, &probe)) return dtrSuccess;
-  /* Shrink to the cap, keeping the aspect ratio. */
-  while ((size_t)rows * (size_t)cols * e > DTR_TUNE_BYTES) {
-    if (rows > 1) rows = (rows + 1) / 2;
-    if (cols > 1) cols = (cols + 1) / 2;
-  }
   const int iters = dtrEnvParamsGet()->tune_iters;
   if (iters == 0) {
     *best = dtrTransposeSupported(dtrKernelTma, &probe) ? dtrKernelTma : dtrKernelSimt16;
     return dtrSuccess;
   }
-  /* Pitches rounded up to 16 bytes, as the real ones are. */
-  const int64_t lds = (int64_t)(((size_t)cols * e + 15) / 16 * 16 / e), ldd = (int64_t)(((size_t)rows * e + 15) / 16 * 16 / e);
+  /* Each buffer within the budget: the block's own pitches where they fit, else packed pitches
+   * (rounded up to 16 bytes, as the real ones are) on a block halved until it fits. */
+  const size_t budget = probeBudget();
+  int64_t lds = block.src_ld, ldd = block.dst_ld;
+  if ((size_t)rows * (size_t)lds * e > budget || (size_t)cols * (size_t)ldd * e > budget) {
+    for (;;) {
+      lds = (int64_t)(((size_t)cols * e + 15) / 16 * 16 / e), ldd = (int64_t)(((size_t)rows * e + 15) / 16 * 16 / e);
+      if (((size_t)rows * (size_t)lds * e <= budget && (size_t)cols * (size_t)ldd * e <= budget) || (rows == 1 && cols == 1))
+        break;
+      if (rows > 1) rows = (rows + 1) / 2;
+      if (cols > 1) cols = (cols + 1) / 2;
+    }
+  }
   void *src = NULL, *dst = NULL;
   cudaEvent_t ev[2] = {NULL, NULL};
   dtrResult_t res = dtrSuccess;
