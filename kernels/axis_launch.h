@@ -40,9 +40,9 @@ typedef enum {
   dtrAxisGatherReversed = 3            /* row[j] = x[n - 1 - j] (a DST-III as a DCT-III) */
 } dtrAxisGather;
 
-/* How the scatter makes point p of a line from its row. */
+/* How the scatter makes point p of a line from its row (then times the launch's factor). */
 typedef enum {
-  dtrAxisScatterCopy = 0,      /* factor * row[p] */
+  dtrAxisScatterCopy = 0,      /* row[p] */
   dtrAxisScatterEvenOdd = 1,   /* back from Makhoul's order */
   dtrAxisScatterEvenOddAlternating = 2, /* the same times (-1)^p */
   dtrAxisScatterCosine = 3,    /* 2 Re(exp(-i pi k / 2n) V[k]), k = p, from the half spectrum V of a real row */
@@ -61,16 +61,16 @@ typedef enum {
 } dtrAxisKind;
 
 /* A pass in one trip through HBM (axis_one_trip.cu): one field, n a power of two from 8 to 4096, the
- * lines either packed on both sides (one line a unit, its points contiguous; real-to-real kinds) or side
- * by side (a plane's columns: lines 1 point apart; real-to-real kinds and the DFT) where enough of them
- * fit a block. Its table (FFT twiddles and post-twiddles, made on the host once per pass) lies in device
- * memory. Prepare, once per pass on its device, lets the kernels take the shared memory they need. */
+ * lines either packed on both sides (one line a unit, its points contiguous) or side by side (a plane's
+ * columns: lines 1 point apart) where enough of them fit a block; a real-to-real kind or the DFT, whose
+ * output the launch's `scale` multiplies (a normalization folded in: 1.0 for none). Its table (FFT twiddles and post-twiddles, made on the host once per pass) lies in
+ * device memory. Prepare, once per pass on its device, lets the kernels take the shared memory they need. */
 int dtrAxisOneTripFits(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into);
 cudaError_t dtrAxisOneTripPrepare(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into);
 size_t dtrAxisOneTripTableBytes(int64_t n, int dbl);
 void dtrAxisOneTripTable(int64_t n, int dbl, void* host);
 cudaError_t dtrAxisOneTripLaunch(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into, const void* in, void* out,
-                                 int kind, const void* table, cudaStream_t stream);
+                                 int kind, double scale, const void* table, cudaStream_t stream);
 
 cudaError_t dtrAxisGatherLaunch(const dtrAxisRows* r, dtrAxisSide side, const void* data, void* rows,
                                 dtrAxisGather how, cudaStream_t stream);

@@ -154,7 +154,15 @@ struct Lines {
   int64_t lines;     /* lines a unit: 1 (packed), or a plane's columns */
   int64_t inUnit, inLine, inPoint, outUnit, outLine, outPoint; /* distances in points on each side */
   int n, logn, perBlock, pitch;
+  float scale32;     /* the output times this (a normalization folded in; 1: none), in the numbers' */
+  double scale64;    /* precision, read where it is used (a constant, no register held for it) */
 };
+
+template <typename E>
+__device__ __forceinline__ E scaleOf(const Lines& g) {
+  if constexpr (sizeof(E) == 4) return g.scale32;
+  else return g.scale64;
+}
 
 /* Where real line (or complex line) l starts on one side, in points. */
 __device__ __forceinline__ int64_t startOf(const Lines& g, int64_t l, int64_t unit, int64_t line) {
@@ -200,17 +208,19 @@ __device__ __forceinline__ void store(E* out, const Lines& g, const Starts<Compl
 }
 
 /* A type III's V[k] = conj(W[k]) (X[k] - i X[n - k]), X[n] = 0, for the pair k, n - k of a line, in place
- * (k = 0: V[0] = X[0], and V[n/2]). */
-template <typename C>
-__device__ __forceinline__ void preTwiddle(C* line, int k, int n, const C* __restrict__ W) {
+ * (k = 0: V[0] = X[0], and V[n/2]), times f (the pass's scale: the transform is linear, and here, one
+ * point at a time, it costs no registers that the stores after the FFT would need). */
+template <typename C, typename E>
+__device__ __forceinline__ void preTwiddle(C* line, int k, int n, const C* __restrict__ W, E f) {
   if (k == 0) {
     const int half = n >> 1;
-    const C m = line[slot(half)];
-    line[slot(half)] = mulConj(C{m.x + m.y, m.y - m.x}, W[half]);
+    const C m = line[slot(half)], w = W[half], x0 = line[slot(0)];
+    line[slot(half)] = mulConj(C{m.x + m.y, m.y - m.x}, C{w.x * f, w.y * f});
+    line[slot(0)] = C{x0.x * f, x0.y * f};
   } else {
-    const C a = line[slot(k)], b = line[slot(n - k)];
-    line[slot(k)] = mulConj(C{a.x + b.y, a.y - b.x}, W[k]);
-    line[slot(n - k)] = mulConj(C{b.x + a.y, b.y - a.x}, W[n - k]);
+    const C a = line[slot(k)], b = line[slot(n - k)], wa = W[k], wb = W[n - k];
+    line[slot(k)] = mulConj(C{a.x + b.y, a.y - b.x}, C{wa.x * f, wa.y * f});
+    line[slot(n - k)] = mulConj(C{b.x + a.y, b.y - a.x}, C{wb.x * f, wb.y * f});
   }
 }
 
@@ -265,7 +275,7 @@ __global__ void __launch_bounds__(512, blocksPerSm<E, Complex>()) oneTripKernel(
       for (int m = 0; m < 8; m++) line[slot(t + m * T)] = u[m];
       __syncthreads();
 #pragma unroll 1
-      for (int q = 0; q < 4; q++) preTwiddle(line, t + q * T, n, W);
+      for (int q = 0; q < 4; q++) preTwiddle(line, t + q * T, n, W, scaleOf<E>(g));
       __syncthreads();
 #pragma unroll
       for (int m = 0; m < 8; m++) u[m] = line[slot(t + m * T)];
@@ -282,7 +292,8 @@ __global__ void __launch_bounds__(512, blocksPerSm<E, Complex>()) oneTripKernel(
       for (int s = 0; s < 8; s++) { /* one point at a time, from shared memory, so that few registers live */
         const int k = t + s * T;
         const C a = line[slot(k)], b = line[slot(k == 0 ? 0 : n - k)];
-        store<E, Complex>(out, g, into, sine ? n - 1 - k : k, add(mul(a, W[k]), mulConj(b, W[k])));
+        const C y = add(mul(a, W[k]), mulConj(b, W[k]));
+        store<E, Complex>(out, g, into, sine ? n - 1 - k : k, C{y.x * scaleOf<E>(g), y.y * scaleOf<E>(g)});
       }
     } else if constexpr (typeIII) {
       /* Out of Makhoul's order: row point i is x[2i], or x[2n - 1 - 2i] in the upper half */
@@ -292,8 +303,9 @@ __global__ void __launch_bounds__(512, blocksPerSm<E, Complex>()) oneTripKernel(
         store<E, Complex>(out, g, into, p, sine && s >= 4 ? C{-u[s].x, -u[s].y} : u[s]);
       }
     } else {
+      const E f = scaleOf<E>(g);
 #pragma unroll
-      for (int s = 0; s < 8; s++) store<E, Complex>(out, g, into, t + s * T, u[s]);
+      for (int s = 0; s < 8; s++) store<E, Complex>(out, g, into, t + s * T, C{u[s].x * f, u[s].y * f});
     }
     __syncthreads();
   }
@@ -370,6 +382,7 @@ cudaError_t allowShared(int bytes) {
 /* The layout of a launch: lines, their distances, the block's shape. */
 Lines linesOf(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
   Lines g;
+  g.scale32 = 1.0f, g.scale64 = 1.0;
   const int64_t lines = r->units * r->lines; /* one field (dtrAxisOneTripFits) */
   const bool complexLines = r->parts == 2 || r->complexNumbers;
   g.realLines = complexLines ? 0 : lines;
@@ -390,7 +403,7 @@ Lines linesOf(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
 extern "C" int dtrAxisOneTripFits(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
   const int64_t n = r->n;
   if (n < 8 || n > 4096 || (n & (n - 1)) || r->fields != 1) return 0;
-  if (r->lines == 1) return !r->complexNumbers && from.point == 1 && into.point == 1;
+  if (r->lines == 1) return from.point == 1 && into.point == 1;
   /* Columns: the lines side by side on both sides, enough of them a block. */
   return from.line == 1 && into.line == 1 && linesPerBlock(n, 1, r->dbl ? 16 : 8) > 0;
 }
@@ -422,8 +435,9 @@ extern "C" void dtrAxisOneTripTable(int64_t n, int dbl, void* host) {
 }
 
 extern "C" cudaError_t dtrAxisOneTripLaunch(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into, const void* in,
-                                            void* out, int kind, const void* table, cudaStream_t stream) {
-  const Lines g = linesOf(r, from, into);
+                                            void* out, int kind, double scale, const void* table, cudaStream_t stream) {
+  Lines g = linesOf(r, from, into);
+  g.scale32 = (float)scale, g.scale64 = scale;
   if (!g.count) return cudaSuccess;
   const bool complexLines = r->parts == 2 || r->complexNumbers;
   if (r->dbl) return complexLines ? launchType<double, true>(kind, in, out, g, table, stream)

@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(kTile* kStep) gatherKernel(Layout g, const E* 
 __device__ __forceinline__ void cosSinPi(double x, double* c, double* s) { sincospi(x, s, c); }
 __device__ __forceinline__ void cosSinPi(float x, float* c, float* s) { sincospif(x, s, c); }
 
-/* Point p of row s's line, from the row (real numbers, or the half spectrum of a real row). */
+/* Point p of row s's line, from the row (real numbers, or the half spectrum of a real row), times factor. */
 template <typename E, int How>
 __device__ __forceinline__ E pointOf(const Layout& g, const void* rows, int64_t s, int64_t p, E factor) {
   if constexpr (How == dtrAxisScatterCosine || How == dtrAxisScatterSine) {
@@ -118,19 +118,22 @@ __device__ __forceinline__ E pointOf(const Layout& g, const void* rows, int64_t 
     const E im = k <= g.n / 2 ? v.y : -v.y;
     E c, sn;
     cosSinPi((E)k / (E)(2 * g.n), &c, &sn);
-    return (E)2 * (c * v.x + sn * im);
+    return (E)2 * (c * v.x + sn * im) * factor;
   } else if constexpr (How == dtrAxisScatterEvenOdd || How == dtrAxisScatterEvenOddAlternating) {
-    const E v = ((const E*)rows)[s * g.n + evenOdd(p, g.n)];
+    const E v = ((const E*)rows)[s * g.n + evenOdd(p, g.n)] * factor;
     return How == dtrAxisScatterEvenOddAlternating && (p & 1) ? -v : v;
   } else {
     return ((const E*)rows)[s * g.n + p] * factor;
   }
 }
 
-/* A complex row's points (a DFT's) come back as they are. */
+/* A complex row's points (a DFT's) come back times factor. */
 template <typename E, int How>
-__device__ __forceinline__ E complexPointOf(const Layout& g, const void* rows, int64_t s, int64_t p) {
-  return ((const E*)rows)[s * g.n + p];
+__device__ __forceinline__ E complexPointOf(const Layout& g, const void* rows, int64_t s, int64_t p, double factor) {
+  E v = ((const E*)rows)[s * g.n + p];
+  using R = decltype(v.x);
+  v.x *= (R)factor, v.y *= (R)factor;
+  return v;
 }
 
 template <typename E, int How, bool Complex, bool Pairs>
@@ -146,7 +149,7 @@ __global__ void __launch_bounds__(kTile* kStep) scatterKernel(Layout g, const vo
       const int pl = threadIdx.x, sl = threadIdx.y + i;
       const int64_t s = s0 + sl, p = p0 + pl;
       if (s < g.rows && p < g.n) {
-        if constexpr (Complex) tile[sl][pl] = complexPointOf<E, How>(g, rows, s, p);
+        if constexpr (Complex) tile[sl][pl] = complexPointOf<E, How>(g, rows, s, p, factor);
         else tile[sl][pl] = pointOf<E, How>(g, rows, s, p, (E)factor);
       }
     }

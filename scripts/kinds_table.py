@@ -22,7 +22,9 @@ def main(paths):
         for v in variants:
             base = variants[v["yardstick"]] if "yardstick" in v else next(u for u in variants if u["axes"] == ["P", "P", "P"])
             axes = ", ".join(v["axes"])
-            if v.get("padding"):
+            if v.get("norm") == "none":
+                axes += ", norm none"
+            elif v.get("padding"):
                 axes += f", padded {v['padding']:g}"
             elif "shape" in v and v["shape"] != n:
                 axes += " on " + "×".join(map(str, v["shape"]))

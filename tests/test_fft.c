@@ -16,6 +16,8 @@
  *     the single-field plan's execute of that field alone (the same bound: FFTW plans each layout by
  *     measurement, and cuFFT runs the batched passes on strided or field-major layouts, so the bits
  *     may differ);
+ *   - a normalization folded into the first pass of its direction (on GPUs, one kernel of the library's
+ *     where the axis is a power of two from 8 to 4096): z of 64 to 2048 points, x of 64 on pencils;
  *   - padding (config.padding, the 3/2 rule) on the same grids: C2C and R2C, both norms that padding
  *     takes, odd and even n and m, one axis or several, two fields: the forward of the formula over the
  *     padded grid against the kept modes of its DFT, the inverse of the formula's kept modes against the
@@ -902,6 +904,20 @@ int main(int argc, char** argv) {
                     (dtrFftNorm_t)(n % 3), chunkCounts[(n / 3 + s) % 4], inplace, 0, 0, howmany, {0, 0, 0}};
           c.graph = gpu && n % 7 == 3;
           c.pooled = gpu && !c.inplace && n % 4 == 2;
+          runCase(&c);
+        }
+  /* The normalization folded into the first pass of its direction where one kernel of the library's
+   * runs it on GPUs (n a power of two from 8 to 4096, one field): along z, the inverse's first pass, and
+   * along x, an orthonormal forward's on pencils; both norms that scale, in place and not, chunks. */
+  static const int64_t foldShapes[][3] = {{8, 3, 64}, {4, 2, 512}, {64, 3, 8}, {2, 3, 2048}};
+  for (int g = 0; g < ngrids; g++)
+    for (int s = 0; s < (int)(sizeof foldShapes / sizeof foldShapes[0]); s++)
+      for (int t = 0; t < 4; t++)
+        for (int norm = dtrFftNormInverse; norm <= dtrFftNormOrtho; norm++, n++) {
+          Case c = {{foldShapes[s][0], foldShapes[s][1], foldShapes[s][2]}, grids[g][0], grids[g][1], kinds[t], types[t],
+                    (dtrFftNorm_t)norm, chunkCounts[(n + s) % 4], kinds[t] == dtrFftC2C && (s + norm) % 2 == 0, 0, 0, 0,
+                    {0, 0, 0}};
+          c.graph = gpu && n % 5 == 2;
           runCase(&c);
         }
   /* Padding (the 3/2 rule) on every grid: odd and even n and m, one axis or a few, an axis whose factor

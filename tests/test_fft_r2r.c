@@ -10,6 +10,7 @@
  *   - C2C c64 and c128 with any mix of kinds (a real-to-real kind acts on both parts of complex data),
  *     R2C fp32 and fp64 with x periodic and kinds on y and z, and R2C with every axis real-to-real (a
  *     real plan: real arrays of the input's shape on both sides, in place too);
+ *   - the inverse's normalization folded into a real-to-real z pass (powers of two, 12 points, 1 point);
  *   - norms none and inverse (N counting 2n for a real-to-real axis), chunks 1, 2, 3 and 64, one and two
  *     fields, out of place (the input checked bit for bit) and in place; outputs poisoned with NaNs;
  *   - the forward against the sums (relative L2 error over all ranks: doubles 1e-12, singles 1e-5), the
@@ -403,6 +404,20 @@ int main(int argc, char** argv) {
                   {P, P, P}, (dtrFftNorm_t)(n % 2), 1 + (s + t) % 3, 0, 0};
         c.axes[xWall ? 0 : 1] = kinds[(s + t) % 4];
         c.inplace = t == 1;
+        runCase(&c);
+      }
+  /* The inverse's normalization folded into its first pass, a real-to-real z: powers of two (the one-trip
+   * kernel), 12 points (the kernels around cuFFT) and 1 point; every kind and type, norm inverse. */
+  static const int64_t wallShapes[][3] = {{6, 5, 64}, {3, 4, 512}, {5, 3, 8}, {4, 3, 12}, {4, 3, 1}};
+  for (int g = 0; g < ngrids; g++)
+    for (int s = 0; s < 5; s++)
+      for (int t = 0; t < 4; t++, n++) {
+        const int complex = t < 2;
+        Case c = {{wallShapes[s][0], wallShapes[s][1], wallShapes[s][2]}, grids[g][0], grids[g][1], complex ? dtrFftC2C : dtrFftR2C,
+                  t == 0 ? dtrComplex64 : t == 1 ? dtrComplex128 : t == 2 ? dtrFloat32 : dtrFloat64, {P, P, P},
+                  dtrFftNormInverse, 1 + (s + t) % 3, 0, 0};
+        c.axes[2] = kinds[(s + t + g) % 4];
+        c.inplace = complex && (s + t) % 2;
         runCase(&c);
       }
   /* Each half of the world a grid of its own (slabs both ways), the halves' plans made and run at the

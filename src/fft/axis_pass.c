@@ -59,6 +59,19 @@ static dtrAxisSide sideOf(const dtrLocalFftShape* s, int input) {
   return side;
 }
 
+/* The rows of one transform of shape s, for the kernels' checks (a probe of one unit). */
+static dtrAxisRows probeRows(const dtrLocalFftShape* s) {
+  const int dft = s->kind[0] == dtrFftPeriodic;
+  const dtrAxisRows r = {s->n[0], 1, dtrLocalFftLines(s), dtrLocalFftFields(s), dft || s->realData ? 1 : 2, s->dbl, dft};
+  return r;
+}
+
+int dtrAxisPassOneTrip(const dtrLocalFftShape* s) {
+  if (s->dims != 1 || s->real) return 0;
+  const dtrAxisRows probe = probeRows(s);
+  return dtrAxisOneTripFits(&probe, sideOf(s, 1), sideOf(s, 0));
+}
+
 dtrResult_t dtrAxisPassCreate(const dtrLocalFftShape* s, const int64_t* batches, int nbatches, dtrAxisPass** out) {
   *out = NULL;
   if (s->dims != 1 || s->real)
@@ -80,8 +93,8 @@ dtrResult_t dtrAxisPassCreate(const dtrLocalFftShape* s, const int64_t* batches,
     rowBatches[i] = batches[i] * rowsPerUnit(p);
     if (batches[i] > most) most = batches[i];
   }
-  const dtrAxisRows probe = {p->n, 1, dtrLocalFftLines(s), dtrLocalFftFields(s), (int)p->parts, s->dbl, p->dft};
-  if (dtrAxisOneTripFits(&probe, sideOf(s, 1), sideOf(s, 0))) {
+  const dtrAxisRows probe = probeRows(s);
+  if (dtrAxisPassOneTrip(s)) {
     free(rowBatches);
     const size_t bytes = dtrAxisOneTripTableBytes(p->n, s->dbl);
     void* host = malloc(bytes);
@@ -151,7 +164,8 @@ static int oneTripKind(const dtrAxisPass* p, int direction) {
   }
 }
 
-dtrResult_t dtrAxisPassRun(dtrAxisPass* p, int direction, int64_t count, const void* in, void* out, cudaStream_t stream) {
+dtrResult_t dtrAxisPassRun(dtrAxisPass* p, int direction, int64_t count, const void* in, void* out, double factor,
+                           cudaStream_t stream) {
   const dtrLocalFftShape* s = &p->shape;
   const dtrAxisRows rows = {p->n, count, dtrLocalFftLines(s), dtrLocalFftFields(s), (int)p->parts, s->dbl, p->dft};
   const dtrAxisSide from = sideOf(s, 1), into = sideOf(s, 0);
@@ -159,32 +173,32 @@ dtrResult_t dtrAxisPassRun(dtrAxisPass* p, int direction, int64_t count, const v
   char* const spectra = p->area + p->rowBytes;
   const int64_t total = count * rowsPerUnit(p);
   if (p->table) {
-    CUDACHECK(dtrAxisOneTripLaunch(&rows, from, into, in, out, oneTripKind(p, direction), p->table, stream));
+    CUDACHECK(dtrAxisOneTripLaunch(&rows, from, into, in, out, oneTripKind(p, direction), factor, p->table, stream));
     return dtrSuccess;
   }
   if (p->dft) {
     CUDACHECK(dtrAxisGatherLaunch(&rows, from, in, spectra, dtrAxisGatherCopy, stream));
     DTRCHECK(dtrCufftPassRun(p->rows, direction, total, spectra, spectra, stream));
-    CUDACHECK(dtrAxisScatterLaunch(&rows, into, spectra, out, dtrAxisScatterCopy, 1.0, stream));
+    CUDACHECK(dtrAxisScatterLaunch(&rows, into, spectra, out, dtrAxisScatterCopy, factor, stream));
     return dtrSuccess;
   }
   const int kind = kindOf(s->kind[0], direction);
   const int sine = kind == dtrFftDst2 || kind == dtrFftDst3;
   if (p->n == 1) { /* y = 2x for a type II, y = x for a type III */
     CUDACHECK(dtrAxisGatherLaunch(&rows, from, in, real, dtrAxisGatherCopy, stream));
-    const double factor = kind == dtrFftDct2 || kind == dtrFftDst2 ? 2.0 : 1.0;
-    CUDACHECK(dtrAxisScatterLaunch(&rows, into, real, out, dtrAxisScatterCopy, factor, stream));
+    const double two = kind == dtrFftDct2 || kind == dtrFftDst2 ? 2.0 : 1.0;
+    CUDACHECK(dtrAxisScatterLaunch(&rows, into, real, out, dtrAxisScatterCopy, two * factor, stream));
     return dtrSuccess;
   }
   if (kind == dtrFftDct2 || kind == dtrFftDst2) {
     CUDACHECK(dtrAxisGatherLaunch(&rows, from, in, real, sine ? dtrAxisGatherEvenOddAlternating : dtrAxisGatherEvenOdd, stream));
     DTRCHECK(dtrCufftPassRun(p->rows, dtrFftForward, total, real, spectra, stream));
-    CUDACHECK(dtrAxisScatterLaunch(&rows, into, spectra, out, sine ? dtrAxisScatterSine : dtrAxisScatterCosine, 1.0, stream));
+    CUDACHECK(dtrAxisScatterLaunch(&rows, into, spectra, out, sine ? dtrAxisScatterSine : dtrAxisScatterCosine, factor, stream));
     return dtrSuccess;
   }
   CUDACHECK(dtrAxisGatherLaunch(&rows, from, in, real, sine ? dtrAxisGatherReversed : dtrAxisGatherCopy, stream));
   CUDACHECK(dtrAxisTwiddleLaunch(&rows, real, spectra, stream));
   DTRCHECK(dtrCufftPassRun(p->rows, dtrFftInverse, total, spectra, real, stream));
-  CUDACHECK(dtrAxisScatterLaunch(&rows, into, real, out, sine ? dtrAxisScatterEvenOddAlternating : dtrAxisScatterEvenOdd, 1.0, stream));
+  CUDACHECK(dtrAxisScatterLaunch(&rows, into, real, out, sine ? dtrAxisScatterEvenOddAlternating : dtrAxisScatterEvenOdd, factor, stream));
   return dtrSuccess;
 }

@@ -14,7 +14,11 @@ typedef struct dtrAxisPass dtrAxisPass;
 dtrResult_t dtrAxisPassCreate(const dtrLocalFftShape* shape, const int64_t* batches, int nbatches, dtrAxisPass** out);
 size_t dtrAxisPassWorkBytes(const dtrAxisPass* p);
 dtrResult_t dtrAxisPassSetWorkArea(dtrAxisPass* p, void* area);
-dtrResult_t dtrAxisPassRun(dtrAxisPass* p, int direction, int64_t count, const void* in, void* out, cudaStream_t stream);
+/* factor: the output times it (a normalization folded into the pass; 1.0: none). */
+dtrResult_t dtrAxisPassRun(dtrAxisPass* p, int direction, int64_t count, const void* in, void* out, double factor,
+                           cudaStream_t stream);
+/* Whether a pass of this shape runs in one trip through HBM (one kernel, no scratch). */
+int dtrAxisPassOneTrip(const dtrLocalFftShape* shape);
 void dtrAxisPassDestroy(dtrAxisPass* p);
 
 #endif

@@ -153,6 +153,12 @@ static dtrResult_t makeExchanges(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
   return dtrAgree(f->grid->comm, res);
 }
 
+/* Whether pencil i's pass is the first of a direction whose normalization scales (dtrFftRun's route). */
+static int scaleFolds(dtrFftPlan_t f, int i) {
+  if (!f->gpu || f->padded || f->norm == dtrFftNormNone) return 0;
+  return i == f->npencils - 1 || (i == 0 && f->norm == dtrFftNormOrtho);
+}
+
 /* The local pass on each pencil of the path, with plans for every batch its chunks take. */
 static dtrResult_t makePasses(dtrFftPlan_t f) {
   const int E = f->npencils - 1;
@@ -166,6 +172,9 @@ static dtrResult_t makePasses(dtrFftPlan_t f) {
       s.kind[0] = f->axes[1], s.kind[1] = f->axes[0];
     }
     s.real = i == 0 && f->realPass;
+    /* The first pass of a normalized direction scales its output (pipeline.c): the inverse's (the last
+     * pencil's) and, orthonormal, the forward's too. */
+    s.scaled = scaleFolds(f, i);
     f->length[i] = dtrLocalFftComplexLength(&s);
     const dtrBox_t* b = &f->box[i];
     f->transforms[i] = (b->size[0] * b->size[1] * b->size[2]) / f->length[i];

@@ -1,5 +1,5 @@
 /* A local pass: the offsets of a chunk's transforms on each side (each transform one of every field),
- * and the implementation that runs them. A 2-D pass with a real-to-real kind runs as two 1-D passes,
+ * and the implementation that runs them (with a factor folded in where it can). A 2-D pass with a real-to-real kind runs as two 1-D passes,
  * along x and then along y (neither cuFFT nor FFTW mixes a DFT with a real-to-real kind in one plan);
  * on GPUs a real-to-real kind, and a pass over lines in whole planes, run on the library's own gather
  * and scatter kernels around cuFFT (axis_pass.h). */
@@ -18,6 +18,7 @@ struct dtrLocalFft {
   dtrCufftPass* cufft;
   dtrFftwPass* fftw;
   dtrAxisPass* axis;
+  dtrAxisPass* scaled;  /* cuFFT's transforms with a factor folded into their output, in one kernel */
   dtrLocalFft* part[2]; /* a 2-D pass with a real-to-real kind: along x (its rows), then along y */
 };
 
@@ -57,6 +58,9 @@ dtrResult_t dtrLocalFftCreate(const dtrLocalFftShape* shape, int gpu, const int6
   else if (gpu && own) res = dtrAxisPassCreate(s, batches, nbatches, &f->axis);
   else if (gpu) res = dtrCufftPassCreate(s, batches, nbatches, &f->cufft);
   else res = dtrFftwPassCreate(s, &f->fftw);
+  /* A normalized pass whose transforms one kernel of the library's runs: that kernel scales as it
+   * stores, where cuFFT would need a scaling pass of its own after it (another trip through HBM). */
+  if (res == dtrSuccess && f->cufft && s->scaled && dtrAxisPassOneTrip(s)) res = dtrAxisPassCreate(s, batches, nbatches, &f->scaled);
   if (res != dtrSuccess) {
     dtrLocalFftDestroy(f);
     return res;
@@ -86,23 +90,31 @@ dtrResult_t dtrLocalFftSetWorkArea(dtrLocalFft* f, void* area) {
 
 /* A 2-D pass by its parts. Forward: x from in into out, then y in place there. Inverse: y first; where
  * x's pass is C2R (real output), y runs in place on the input, which a real inverse pass may overwrite
- * (as cuFFT's and FFTW's do); else from in into out, and x in place there. */
+ * (as cuFFT's and FFTW's do); else from in into out, and x in place there. The second part takes the
+ * factor where it can. */
 static dtrResult_t runParts(dtrLocalFft* f, int direction, int64_t first, int64_t count, const void* in, void* out,
-                            cudaStream_t stream) {
+                            double factor, int* folded, cudaStream_t stream) {
   const int64_t rows = f->shape.n[0];
   if (direction == dtrFftForward) {
     DTRCHECK(dtrLocalFftRun(f->part[0], direction, first * rows, count * rows, in, out, stream));
-    return dtrLocalFftRun(f->part[1], direction, first, count, out, out, stream);
+    return dtrLocalFftRunScaled(f->part[1], direction, first, count, out, out, factor, folded, stream);
   }
   void* const columns = f->shape.real ? (void*)in : out;
   DTRCHECK(dtrLocalFftRun(f->part[1], direction, first, count, in, columns, stream));
-  return dtrLocalFftRun(f->part[0], direction, first * rows, count * rows, columns, out, stream);
+  return dtrLocalFftRunScaled(f->part[0], direction, first * rows, count * rows, columns, out, factor, folded, stream);
 }
 
 dtrResult_t dtrLocalFftRun(dtrLocalFft* f, int direction, int64_t first, int64_t count, const void* in, void* out,
                            cudaStream_t stream) {
+  int folded = 0;
+  return dtrLocalFftRunScaled(f, direction, first, count, in, out, 1.0, &folded, stream);
+}
+
+dtrResult_t dtrLocalFftRunScaled(dtrLocalFft* f, int direction, int64_t first, int64_t count, const void* in, void* out,
+                                 double factor, int* folded, cudaStream_t stream) {
+  *folded = 0;
   if (count <= 0) return dtrSuccess;
-  if (f->part[0]) return runParts(f, direction, first, count, in, out, stream);
+  if (f->part[0]) return runParts(f, direction, first, count, in, out, factor, folded, stream);
   const dtrLocalFftShape* s = &f->shape;
   /* Every number below counts points, each holding one of every field: an entry of the complex side,
    * or of real data where the plan's axes are all real-to-real. */
@@ -115,7 +127,11 @@ dtrResult_t dtrLocalFftRun(dtrLocalFft* f, int direction, int64_t first, int64_t
   if (s->out_dist) outBytes = (size_t)s->out_dist * entry;
   const char* src = (const char*)in + (size_t)first * inBytes;
   char* dst = (char*)out + (size_t)first * outBytes;
-  if (f->axis) return dtrAxisPassRun(f->axis, direction, count, src, dst, stream);
+  /* The library's own kernels take the factor as they store. */
+  if (f->axis || (factor != 1.0 && f->scaled)) {
+    *folded = 1;
+    return dtrAxisPassRun(f->axis ? f->axis : f->scaled, direction, count, src, dst, factor, stream);
+  }
   if (f->gpu) return dtrCufftPassRun(f->cufft, direction, count, src, dst, stream);
   return dtrFftwPassRun(f->fftw, direction, count, src, dst);
 }
@@ -125,6 +141,7 @@ void dtrLocalFftDestroy(dtrLocalFft* f) {
   if (f->cufft) dtrCufftPassDestroy(f->cufft);
   if (f->fftw) dtrFftwPassDestroy(f->fftw);
   if (f->axis) dtrAxisPassDestroy(f->axis);
+  if (f->scaled) dtrAxisPassDestroy(f->scaled);
   dtrLocalFftDestroy(f->part[0]);
   dtrLocalFftDestroy(f->part[1]);
   free(f);

@@ -30,6 +30,11 @@ dtrResult_t dtrLocalFftSetWorkArea(dtrLocalFft* f, void* area);
  * dtrFftForward or dtrFftInverse; on `stream` on the GPU. count 0 does nothing. */
 dtrResult_t dtrLocalFftRun(dtrLocalFft* f, int direction, int64_t first, int64_t count, const void* in, void* out,
                            cudaStream_t stream);
+/* The same, with the output times `factor` where the pass can fold it in (shape.scaled, on GPUs, one
+ * kernel of the library's for these transforms): *folded says whether it did; where not, the caller
+ * scales. */
+dtrResult_t dtrLocalFftRunScaled(dtrLocalFft* f, int direction, int64_t first, int64_t count, const void* in, void* out,
+                                 double factor, int* folded, cudaStream_t stream);
 void dtrLocalFftDestroy(dtrLocalFft* f);
 
 #endif

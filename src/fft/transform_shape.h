@@ -26,6 +26,9 @@ typedef struct {
   /* A 1-D pass whose transforms are `lines` lines each (0 or 1: one): line l of transform t starts
    * l * *_line_dist points after the transform's start (the pass along y over whole (y, x) planes). */
   int64_t lines, in_line_dist, out_line_dist;
+  /* The pass may be asked to scale its output (the plan's normalization): on GPUs, where one kernel of
+   * the library's runs its transforms (axis_pass.h), the factor is folded into it. */
+  int scaled;
 } dtrLocalFftShape;
 
 static inline int dtrLocalFftHasRealToReal(const dtrLocalFftShape* s) {

@@ -8,11 +8,13 @@
  * Nyquist modes are zeroed (the padded inverse halves them), through the inverse and the forward again.
  *
  * fft-kinds [--shape N | NXxNYxNZ] [--grid PRxPC] [--dtype c64|c128|fp32|fp64] [--axes KX,KY,KZ]...
- *           [--padding F]... [--backend auto|nccl|p2p|cpu] [--iters N] [--warmup N] [--json FILE]
+ *           [--padding F]... [--unnormalized 1] [--backend auto|nccl|p2p|cpu] [--iters N] [--warmup N] [--json FILE]
  * A kind is P (periodic), DCT2, DCT3, DST2 or DST3; --axes repeats (default, without --axes or --padding:
  * one real-to-real axis on z, on y, on x where the type allows, and every axis real-to-real). --padding F
  * (e.g. 1.5) adds the plan of the shape's modes padded by F on every axis and the periodic plan of the
  * padded grid (m = floor(n F) points per axis), its yardstick. fp32 and fp64 are R2C plans.
+ * --unnormalized 1 adds the periodic plan with norm none beside the normalized one (every other
+ * variant's norm is inverse): what the normalization costs.
  */
 #include <math.h>
 #include <stdio.h>
@@ -60,6 +62,7 @@ static int parseAxes(const char* s, dtrFftAxis_t axes[3]) {
 typedef struct {
   dtrFftAxis_t axes[3];
   double padding;    /* 0: none, else the factor on every axis */
+  int unnormalized;  /* norm none (a round trip multiplies by the points), else norm inverse */
   int64_t shape[3];  /* the plan's shape: the modes' for a padded plan */
   dtrFftPlan_t plan;
   void *in, *out, *back;
@@ -166,6 +169,10 @@ int main(int argc, char** argv) {
       v[nvariants++].padding = f;
       v[nvariants++].padding = -f; /* its yardstick: the periodic plan of the padded grid (its shape below) */
       given = 1;
+    } else if (!strcmp(a, "--unnormalized")) {
+      if (strcmp(val, "1")) fail("--unnormalized 1");
+      if (nvariants == MAX_VARIANTS) fail("too many variants");
+      v[nvariants++].unnormalized = 1;
     } else if (!strcmp(a, "--backend")) {
       backend = !strcmp(val, "auto") ? dtrBackendAuto : !strcmp(val, "nccl") ? dtrBackendNccl : !strcmp(val, "p2p") ? dtrBackendP2p
                 : !strcmp(val, "cpu") ? dtrBackendCpu : dtrNumBackends;
@@ -210,7 +217,7 @@ int main(int argc, char** argv) {
     dtrFftConfig_t cfg;
     dtrFftConfigInit(&cfg);
     cfg.transpose.backend = backend;
-    cfg.norm = dtrFftNormInverse;
+    cfg.norm = v[k].unnormalized ? dtrFftNormNone : dtrFftNormInverse;
     memcpy(cfg.axes, v[k].axes, sizeof cfg.axes);
     for (int d = 0; d < 3; d++) {
       v[k].shape[d] = v[k].padding < 0 ? (int64_t)floor((double)shape[d] * -v[k].padding) : shape[d];
@@ -269,6 +276,12 @@ int main(int argc, char** argv) {
     } else {
       copyOut(a, v[k].in, bytes, gpu);
       copyOut(b, v[k].back, bytes, gpu);
+      if (v[k].unnormalized) {
+        const double points = (double)v[k].shape[0] * (double)v[k].shape[1] * (double)v[k].shape[2];
+        for (size_t i = 0; i < numbers; i++)
+          if (dbl) ((double*)b)[i] /= points;
+          else ((float*)b)[i] = (float)(((float*)b)[i] / points);
+      }
       v[k].error = distance(a, b, numbers, dbl);
     }
     free(a);
@@ -280,7 +293,7 @@ int main(int argc, char** argv) {
   for (int k = 0; k < nvariants; k++) {
     yardstick[k] = -1;
     for (int j = 0; j < nvariants && yardstick[k] < 0; j++) {
-      int same = v[j].padding <= 0 && !v[j].axes[0] && !v[j].axes[1] && !v[j].axes[2];
+      int same = v[j].padding <= 0 && !v[j].unnormalized && !v[j].axes[0] && !v[j].axes[1] && !v[j].axes[2];
       for (int d = 0; d < 3; d++)
         same &= v[j].shape[d] == (v[k].padding > 0 ? (int64_t)floor((double)shape[d] * v[k].padding) : v[k].shape[d]);
       if (same) yardstick[k] = j;
@@ -308,7 +321,8 @@ int main(int argc, char** argv) {
     if (rank == 0) {
       char axes[64];
       int at = snprintf(axes, sizeof axes, "%s,%s,%s", kKindNames[v[k].axes[0]], kKindNames[v[k].axes[1]], kKindNames[v[k].axes[2]]);
-      if (v[k].padding > 0) snprintf(axes + at, sizeof axes - (size_t)at, " padded %g", v[k].padding);
+      if (v[k].unnormalized) snprintf(axes + at, sizeof axes - (size_t)at, " norm none");
+      else if (v[k].padding > 0) snprintf(axes + at, sizeof axes - (size_t)at, " padded %g", v[k].padding);
       else if (v[k].padding < 0) snprintf(axes + at, sizeof axes - (size_t)at, " on %lldx%lldx%lld", (long long)v[k].shape[0],
                                           (long long)v[k].shape[1], (long long)v[k].shape[2]);
       printf("  %-26s %12.1f %12.1f %10.3f %10.3f %10.2e\n", axes, f, b, f / fb, b / bb, v[k].error);
@@ -323,10 +337,10 @@ int main(int argc, char** argv) {
             (long long)shape[0], (long long)shape[1], (long long)shape[2], dtrDataTypeName(type), pr, pc, nranks, deviceName,
             iters, warmup, passed ? "true" : "false");
     for (int k = 0; k < nvariants; k++)
-      fprintf(out, "%s\n  {\"axes\": [\"%s\", \"%s\", \"%s\"], \"padding\": %g, \"shape\": [%lld, %lld, %lld], \"yardstick\": %d,"
+      fprintf(out, "%s\n  {\"axes\": [\"%s\", \"%s\", \"%s\"], \"norm\": \"%s\", \"padding\": %g, \"shape\": [%lld, %lld, %lld], \"yardstick\": %d,"
                    " \"forward_us\": %.2f, \"inverse_us\": %.2f, \"round_trip_error\": %.3e}",
               k ? "," : "", kKindNames[v[k].axes[0]], kKindNames[v[k].axes[1]], kKindNames[v[k].axes[2]],
-              v[k].padding > 0 ? v[k].padding : 0, (long long)v[k].shape[0], (long long)v[k].shape[1], (long long)v[k].shape[2],
+              v[k].unnormalized ? "none" : "inverse", v[k].padding > 0 ? v[k].padding : 0, (long long)v[k].shape[0], (long long)v[k].shape[1], (long long)v[k].shape[2],
               yardstick[k], v[k].t[0][iters / 2] * 1e6, v[k].t[1][iters / 2] * 1e6, v[k].error);
     fprintf(out, "\n]}\n");
     fclose(out);
