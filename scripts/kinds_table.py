@@ -4,13 +4,17 @@ FFT of the same shape, type, grid and backend in the same run (the run's variant
 periodic), a padded FFT against the periodic FFT of its padded grid (the variant's "yardstick"), forward
 and inverse medians, and each variant's round-trip error.
 
-    scripts/kinds_table.py RUN.json...
+    scripts/kinds_table.py [--periodic] RUN.json...
+
+--periodic: only the variants with every axis periodic (unpadded; with --unnormalized, both norms).
 """
 import json
 import sys
 
 
-def main(paths):
+def main(args):
+    periodic = "--periodic" in args
+    paths = [a for a in args if a != "--periodic"]
     print("| array | grid | device | axes (x, y, z) | forward (µs) | inverse (µs) | ÷ periodic, forward | ÷ periodic, inverse"
           " | round trip |")
     print("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
@@ -20,6 +24,8 @@ def main(paths):
         shape = f"{n[0]}³" if n[0] == n[1] == n[2] else "×".join(map(str, n))
         variants = run["variants"]
         for v in variants:
+            if periodic and (v["axes"] != ["P", "P", "P"] or v.get("padding")):
+                continue
             base = variants[v["yardstick"]] if "yardstick" in v else next(u for u in variants if u["axes"] == ["P", "P", "P"])
             axes = ", ".join(v["axes"])
             if v.get("norm") == "none":
