@@ -13,10 +13,11 @@
  * cuFFT call on packed rows, the reordering and the twiddles fused into the gather and the scatter.
  *
  * Where n is a power of two from 8 to 4096 and the lines are packed (the pencils' own passes) or a
- * plane's columns (a slab's 2-D pass split in two), one field, a real-to-real pass, and the DFT over the
- * columns, is one kernel instead (axis_one_trip.cu): whole lines in registers and shared memory, its own
- * FFT there, one trip through HBM instead of three. The others (odd sizes, several fields, lines that
- * change layout) keep the kernels around cuFFT.
+ * plane's columns (a slab's 2-D pass split in two), a real-to-real pass, the DFT over the columns, and
+ * a DFT of several interleaved fields (whose lines the kernel takes as lines side by side), is one kernel
+ * instead (axis_one_trip.cu): whole lines in registers and shared memory, its own FFT there, one trip
+ * through HBM instead of three. The others (odd sizes, lines that change layout) keep the kernels
+ * around cuFFT.
  */
 #include "axis_pass.h"
 
@@ -59,17 +60,29 @@ static dtrAxisSide sideOf(const dtrLocalFftShape* s, int input) {
   return side;
 }
 
-/* The rows of one transform of shape s, for the kernels' checks (a probe of one unit). */
-static dtrAxisRows probeRows(const dtrLocalFftShape* s) {
+/* The one-trip kernel's view of `count` transforms of shape s: it takes one field. Several interleaved
+ * fields are as many lines side by side (line l of field f is line l F + f, one number after the previous
+ * field's), their points F apart: a pass of packed lines, or of a plane's columns, becomes one of
+ * columns. 0 for the other layouts (the slab routes' transposing passes). */
+static int oneTripView(const dtrLocalFftShape* s, int64_t count, dtrAxisRows* r, dtrAxisSide* from, dtrAxisSide* into) {
+  const int64_t F = dtrLocalFftFields(s), L = dtrLocalFftLines(s);
   const int dft = s->kind[0] == dtrFftPeriodic;
-  const dtrAxisRows r = {s->n[0], 1, dtrLocalFftLines(s), dtrLocalFftFields(s), dft || s->realData ? 1 : 2, s->dbl, dft};
-  return r;
+  const dtrAxisRows one = {s->n[0], count, L, 1, dft || s->realData ? 1 : 2, s->dbl, dft};
+  *r = one, *from = sideOf(s, 1), *into = sideOf(s, 0);
+  if (F == 1) return 1;
+  /* Packed lines on both sides, or a plane's columns: the layouts the kernel reads one field of. */
+  if (L == 1 ? from->point != 1 || into->point != 1 : from->line != 1 || into->line != 1) return 0;
+  r->lines = L * F;
+  dtrAxisSide* const sides[2] = {from, into};
+  for (int i = 0; i < 2; i++) sides[i]->unit *= F, sides[i]->line = 1, sides[i]->point *= F;
+  return 1;
 }
 
 int dtrAxisPassOneTrip(const dtrLocalFftShape* s) {
   if (s->dims != 1 || s->real) return 0;
-  const dtrAxisRows probe = probeRows(s);
-  return dtrAxisOneTripFits(&probe, sideOf(s, 1), sideOf(s, 0));
+  dtrAxisRows r;
+  dtrAxisSide from, into;
+  return oneTripView(s, 1, &r, &from, &into) && dtrAxisOneTripFits(&r, from, into);
 }
 
 dtrResult_t dtrAxisPassCreate(const dtrLocalFftShape* s, const int64_t* batches, int nbatches, dtrAxisPass** out) {
@@ -93,8 +106,10 @@ dtrResult_t dtrAxisPassCreate(const dtrLocalFftShape* s, const int64_t* batches,
     rowBatches[i] = batches[i] * rowsPerUnit(p);
     if (batches[i] > most) most = batches[i];
   }
-  const dtrAxisRows probe = probeRows(s);
   if (dtrAxisPassOneTrip(s)) {
+    dtrAxisRows probe;
+    dtrAxisSide from, into;
+    oneTripView(s, 1, &probe, &from, &into);
     free(rowBatches);
     const size_t bytes = dtrAxisOneTripTableBytes(p->n, s->dbl);
     void* host = malloc(bytes);
@@ -107,7 +122,7 @@ dtrResult_t dtrAxisPassCreate(const dtrLocalFftShape* s, const int64_t* batches,
     dtrAxisOneTripTable(p->n, s->dbl, host);
     cudaError_t err = cudaMemcpy(p->table, host, bytes, cudaMemcpyHostToDevice);
     free(host);
-    if (err == cudaSuccess) err = dtrAxisOneTripPrepare(&probe, sideOf(s, 1), sideOf(s, 0));
+    if (err == cudaSuccess) err = dtrAxisOneTripPrepare(&probe, from, into);
     if (err != cudaSuccess) {
       dtrAxisPassDestroy(p);
       return dtrSetError(dtrCudaError, "preparing a pass of %lld points: %s", (long long)p->n, cudaGetErrorString(err));
@@ -173,7 +188,10 @@ dtrResult_t dtrAxisPassRun(dtrAxisPass* p, int direction, int64_t count, const v
   char* const spectra = p->area + p->rowBytes;
   const int64_t total = count * rowsPerUnit(p);
   if (p->table) {
-    CUDACHECK(dtrAxisOneTripLaunch(&rows, from, into, in, out, oneTripKind(p, direction), factor, p->table, stream));
+    dtrAxisRows one;
+    dtrAxisSide a, b;
+    oneTripView(s, count, &one, &a, &b);
+    CUDACHECK(dtrAxisOneTripLaunch(&one, a, b, in, out, oneTripKind(p, direction), factor, p->table, stream));
     return dtrSuccess;
   }
   if (p->dft) {

@@ -1,8 +1,9 @@
 /* A local pass: the offsets of a chunk's transforms on each side (each transform one of every field),
- * and the implementation that runs them (with a factor folded in where it can). A 2-D pass with a real-to-real kind runs as two 1-D passes,
- * along x and then along y (neither cuFFT nor FFTW mixes a DFT with a real-to-real kind in one plan);
- * on GPUs a real-to-real kind, and a pass over lines in whole planes, run on the library's own gather
- * and scatter kernels around cuFFT (axis_pass.h). */
+ * and the implementation that runs them (with a factor folded in where it can). A 2-D pass with a
+ * real-to-real kind runs as two 1-D passes, along x and then along y (neither cuFFT nor FFTW mixes a DFT
+ * with a real-to-real kind in one plan), as does one of several complex fields on GPUs where the
+ * library's one-trip kernel takes both parts; on GPUs a real-to-real kind, a pass over lines in whole
+ * planes, and several complex fields run on the library's own kernels (axis_pass.h). */
 #include "local_fft.h"
 
 #include <stdlib.h>
@@ -25,23 +26,39 @@ struct dtrLocalFft {
 /* The two 1-D passes of a 2-D one (n = {ny, nx}): the rows along x, as many batches of them as a
  * plane has rows; the columns along y on the side after x's pass (complex for R2C), each plane one
  * transform of its columns. */
+static void partShapes(const dtrLocalFftShape* s, dtrLocalFftShape* x, dtrLocalFftShape* y) {
+  const int64_t rows = s->n[0];
+  *x = *s, *y = *s;
+  x->dims = 1, x->n[0] = s->n[1], x->n[1] = 0, x->kind[0] = s->kind[1], x->kind[1] = 0;
+  const int64_t width = s->real ? s->n[1] / 2 + 1 : s->n[1];
+  y->dims = 1, y->n[0] = rows, y->n[1] = 0, y->real = 0, y->kind[1] = 0;
+  y->in_stride = y->out_stride = width;
+  y->in_dist = y->out_dist = width * rows;
+  y->lines = width, y->in_line_dist = y->out_line_dist = 1;
+}
+
 static dtrResult_t createParts(dtrLocalFft* f, const int64_t* batches, int nbatches) {
   const dtrLocalFftShape* s = &f->shape;
-  const int64_t rows = s->n[0];
   int64_t* rowBatches = malloc((size_t)(nbatches > 0 ? nbatches : 1) * sizeof *rowBatches);
   if (!rowBatches) return dtrSetError(dtrOutOfMemory, "cannot allocate a local FFT pass");
-  for (int i = 0; i < nbatches; i++) rowBatches[i] = batches[i] * rows;
-  dtrLocalFftShape x = *s, y = *s;
-  x.dims = 1, x.n[0] = s->n[1], x.n[1] = 0, x.kind[0] = s->kind[1], x.kind[1] = 0;
-  const int64_t width = s->real ? s->n[1] / 2 + 1 : s->n[1];
-  y.dims = 1, y.n[0] = rows, y.n[1] = 0, y.real = 0, y.kind[1] = 0;
-  y.in_stride = y.out_stride = width;
-  y.in_dist = y.out_dist = width * rows;
-  y.lines = width, y.in_line_dist = y.out_line_dist = 1;
+  for (int i = 0; i < nbatches; i++) rowBatches[i] = batches[i] * s->n[0];
+  dtrLocalFftShape x, y;
+  partShapes(s, &x, &y);
   dtrResult_t res = dtrLocalFftCreate(&x, f->gpu, rowBatches, nbatches, &f->part[0]);
   if (res == dtrSuccess) res = dtrLocalFftCreate(&y, f->gpu, batches, nbatches, &f->part[1]);
   free(rowBatches);
   return res;
+}
+
+/* Several fields of complex data on GPUs: the one-trip kernel reads them where they lie (axis_pass.c),
+ * where cuFFT needs them copied field-major around its pass, two more trips through memory each way
+ * (cufft_pass.c). A 2-D pass so runs as its two 1-D parts where both can. */
+static int fieldsOneTrip(const dtrLocalFftShape* s) {
+  if (dtrLocalFftFields(s) < 2 || s->real) return 0;
+  if (s->dims == 1) return dtrAxisPassOneTrip(s);
+  dtrLocalFftShape x, y;
+  partShapes(s, &x, &y);
+  return dtrAxisPassOneTrip(&x) && dtrAxisPassOneTrip(&y);
 }
 
 dtrResult_t dtrLocalFftCreate(const dtrLocalFftShape* shape, int gpu, const int64_t* batches, int nbatches,
@@ -52,9 +69,10 @@ dtrResult_t dtrLocalFftCreate(const dtrLocalFftShape* shape, int gpu, const int6
   f->shape = *shape;
   f->gpu = gpu;
   const dtrLocalFftShape* s = shape;
-  const int own = s->dims == 1 && (dtrLocalFftHasRealToReal(s) || dtrLocalFftLines(s) > 1 || s->realData);
+  const int fields = gpu && fieldsOneTrip(s);
+  const int own = s->dims == 1 && (dtrLocalFftHasRealToReal(s) || dtrLocalFftLines(s) > 1 || s->realData || fields);
   dtrResult_t res;
-  if (s->dims == 2 && dtrLocalFftHasRealToReal(s)) res = createParts(f, batches, nbatches);
+  if (s->dims == 2 && (dtrLocalFftHasRealToReal(s) || fields)) res = createParts(f, batches, nbatches);
   else if (gpu && own) res = dtrAxisPassCreate(s, batches, nbatches, &f->axis);
   else if (gpu) res = dtrCufftPassCreate(s, batches, nbatches, &f->cufft);
   else res = dtrFftwPassCreate(s, &f->fftw);
