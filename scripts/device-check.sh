@@ -242,7 +242,8 @@ for stage in $stages; do
     spectral)
       # The spectral features on every grid of DTR_SPECTRAL_GRIDS that fits (default 1x4 2x2 4x1 1x2 2x1
       # with 4 GPUs, 1x2 2x1 with 2): 3 fields in one plan against 3 single-field executes (fft3d
-      # --howmany 3, c64 and R2C), the walls and the padding against the periodic FFT (fft-kinds), and the
+      # --howmany 3, c64 and R2C), the walls, the normalization and the padding against the periodic FFT
+      # (fft-kinds: the periodic plan with norm none beside the normalized one), and the
       # solvers' time per step (taylor_green, poisson; their Python versions on CuPy and JAX where
       # DTR_PYTHON, default python3, has them). Sizes: DTR_SPECTRAL_N (default 512), DTR_SOLVER_N
       # (taylor_green's modes, default 256), DTR_POISSON_N (default 512), DTR_PY_SOLVER_N (taylor_green.py's
@@ -264,13 +265,13 @@ for stage in $stages; do
         spectralRun "fields-$grid-$n-r2c" "$DTR_BUILD/examples/fft3d" --shape "$n" --grid "$grid" --dtype c128 --r2c --howmany 3 \
           --reference 0 --iters ${DTR_FFT_ITERS:-10} --json "$logs/fields-$grid-$n-r2c.json"
         # Slabs: the fields also by the exchanges' own chunks (the slab route's passes along z run a
-        # strided plan a field; the other route's packed passes one plan through field-major copies).
+        # strided plan a field; the other route's packed complex passes the one-trip kernel).
         [ "${grid%x*}" = 1 ] && spectralRun "fields-$grid-$n-c64-nocopies" -x DTR_FFT_COPIES=0 "$DTR_BUILD/examples/fft3d" \
           --shape "$n" --grid "$grid" --dtype c64 --howmany 3 --reference 0 --iters ${DTR_FFT_ITERS:-10} \
           --json "$logs/fields-$grid-$n-c64-nocopies.json"
         for dt in c64 fp64; do
           spectralRun "kinds-$grid-$n-$dt" "$DTR_BUILD/fft-kinds" --shape "$n" --grid "$grid" --dtype $dt --iters 20 \
-            --json "$logs/kinds-$grid-$n-$dt.json"
+            --unnormalized 1 --json "$logs/kinds-$grid-$n-$dt.json"
         done
         spectralRun "padding-$grid-$n-c64" "$DTR_BUILD/fft-kinds" --shape "$n" --grid "$grid" --dtype c64 --padding 1.5 \
           --iters 10 --json "$logs/padding-$grid-$n-c64.json"
