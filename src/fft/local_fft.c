@@ -20,7 +20,7 @@ struct dtrLocalFft {
   dtrFftwPass* fftw;
   dtrAxisPass* axis;
   dtrAxisPass* scaled;  /* cuFFT's transforms with a factor folded into their output, in one kernel */
-  dtrLocalFft* part[2]; /* a 2-D pass with a real-to-real kind: along x (its rows), then along y */
+  dtrLocalFft* part[2]; /* a 2-D pass by its 1-D parts (a real-to-real kind, or several fields on GPUs): along x (its rows), then along y */
 };
 
 /* The two 1-D passes of a 2-D one (n = {ny, nx}): the rows along x, as many batches of them as a
