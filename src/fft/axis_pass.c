@@ -217,6 +217,7 @@ dtrResult_t dtrAxisPassRun(dtrAxisPass* p, int direction, int64_t count, const v
   CUDACHECK(dtrAxisGatherLaunch(&rows, from, in, real, sine ? dtrAxisGatherReversed : dtrAxisGatherCopy, stream));
   CUDACHECK(dtrAxisTwiddleLaunch(&rows, real, spectra, stream));
   DTRCHECK(dtrCufftPassRun(p->rows, dtrFftInverse, total, spectra, real, stream));
-  CUDACHECK(dtrAxisScatterLaunch(&rows, into, real, out, sine ? dtrAxisScatterEvenOddAlternating : dtrAxisScatterEvenOdd, factor, stream));
+  CUDACHECK(dtrAxisScatterLaunch(&rows, into, real, out, sine ? dtrAxisScatterEvenOddAlternating : dtrAxisScatterEvenOdd, factor,
+                                 stream));
   return dtrSuccess;
 }

@@ -20,7 +20,8 @@ struct dtrLocalFft {
   dtrFftwPass* fftw;
   dtrAxisPass* axis;
   dtrAxisPass* scaled;  /* cuFFT's transforms with a factor folded into their output, in one kernel */
-  dtrLocalFft* part[2]; /* a 2-D pass by its 1-D parts (a real-to-real kind, or several fields on GPUs): along x (its rows), then along y */
+  dtrLocalFft* part[2]; /* a 2-D pass by its 1-D parts (a real-to-real kind, or several fields on GPUs):
+                           along x (its rows), then along y */
 };
 
 /* The two 1-D passes of a 2-D one (n = {ny, nx}): the rows along x, as many batches of them as a
@@ -78,7 +79,8 @@ dtrResult_t dtrLocalFftCreate(const dtrLocalFftShape* shape, int gpu, const int6
   else res = dtrFftwPassCreate(s, &f->fftw);
   /* A normalized pass whose transforms one kernel of the library's runs: that kernel scales as it
    * stores, where cuFFT would need a scaling pass of its own after it (another trip through HBM). */
-  if (res == dtrSuccess && f->cufft && s->scaled && dtrAxisPassOneTrip(s)) res = dtrAxisPassCreate(s, batches, nbatches, &f->scaled);
+  if (res == dtrSuccess && f->cufft && s->scaled && dtrAxisPassOneTrip(s))
+    res = dtrAxisPassCreate(s, batches, nbatches, &f->scaled);
   if (res != dtrSuccess) {
     dtrLocalFftDestroy(f);
     return res;
