@@ -106,10 +106,9 @@ dtrResult_t dtrAxisPassCreate(const dtrLocalFftShape* s, const int64_t* batches,
     rowBatches[i] = batches[i] * rowsPerUnit(p);
     if (batches[i] > most) most = batches[i];
   }
-  if (dtrAxisPassOneTrip(s)) {
-    dtrAxisRows probe;
-    dtrAxisSide from, into;
-    oneTripView(s, 1, &probe, &from, &into);
+  dtrAxisRows probe;
+  dtrAxisSide from, into;
+  if (oneTripView(s, 1, &probe, &from, &into) && dtrAxisOneTripFits(&probe, from, into)) {
     free(rowBatches);
     const size_t bytes = dtrAxisOneTripTableBytes(p->n, s->dbl);
     void* host = malloc(bytes);
