@@ -60,11 +60,13 @@ typedef enum {
   dtrAxisDftInverse = 5
 } dtrAxisKind;
 
-/* A pass in one trip through HBM (axis_one_trip.cu): one field, n a power of two from 8 to 4096, the
- * lines either packed on both sides (one line a unit, its points contiguous) or side by side (a plane's
- * columns: lines 1 point apart) where enough of them fit a block; a real-to-real kind or the DFT, whose
- * output the launch's `scale` multiplies (a normalization folded in: 1.0 for none). Its table (FFT twiddles and post-twiddles, made on the host once per pass) lies in
- * device memory. Prepare, once per pass on its device, lets the kernels take the shared memory they need. */
+/* A pass in one trip through HBM (axis_one_trip.cu): one field, n a power of two from 8 to 4096, each
+ * side's lines either packed (a line's points contiguous) or side by side (consecutive lines 1 point
+ * apart: a plane's columns, or the Z-pencil's lines in a slab's planes) where enough of them fit a
+ * block; a side of each kind is a pass that transposes. A real-to-real kind or the DFT, whose output
+ * the launch's `scale` multiplies (a normalization folded in: 1.0 for none). Its table (FFT twiddles and
+ * post-twiddles, made on the host once per pass) lies in device memory. Prepare, once per pass on its
+ * device, lets the kernels take the shared memory they need. */
 int dtrAxisOneTripFits(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into);
 cudaError_t dtrAxisOneTripPrepare(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into);
 size_t dtrAxisOneTripTableBytes(int64_t n, int dbl);

@@ -151,9 +151,10 @@ __device__ __forceinline__ void fft(C (&u)[8], C* line, int t, int T, int n, int
 struct Lines {
   int64_t count;     /* complex lines: the data's, or pairs of its real lines */
   int64_t realLines; /* real data: its lines (the last pair may have one); 0 for complex data */
-  int64_t lines;     /* lines a unit: 1 (packed), or a plane's columns */
+  int64_t lines;     /* lines a unit: 1, or a plane's columns */
   int64_t inUnit, inLine, inPoint, outUnit, outLine, outPoint; /* distances in points on each side */
   int n, logn, perBlock, pitch;
+  bool inColumns, outColumns; /* each side's lines side by side, not packed (lineOfThread) */
   float scale32;     /* the output times this (a normalization folded in; 1: none), in the numbers' */
   double scale64;    /* precision, read where it is used (a constant, no register held for it) */
 };
@@ -162,6 +163,18 @@ template <typename E>
 __device__ __forceinline__ E scaleOf(const Lines& g) {
   if constexpr (sizeof(E) == 4) return g.scale32;
   else return g.scale64;
+}
+
+/* Which thread takes which points of which of the block's lines: packed, the n / 8 threads of a line
+ * consecutive (a warp reads along a line); columns, the lines' threads interleaved (a warp reads a point
+ * of consecutive lines, which lie side by side). Thread t of line r holds points t + m n / 8. */
+template <bool Columns>
+__device__ __forceinline__ int lineOfThread(const Lines& g) {
+  return Columns ? (int)threadIdx.x % g.perBlock : (int)threadIdx.x / (g.n >> 3);
+}
+template <bool Columns>
+__device__ __forceinline__ int pointOfThread(const Lines& g) {
+  return Columns ? (int)threadIdx.x / g.perBlock : (int)threadIdx.x % (g.n >> 3);
 }
 
 /* Where real line (or complex line) l starts on one side, in points. */
@@ -233,11 +246,13 @@ constexpr int blocksPerSm() {
   return sizeof(E) == 4 && Complex ? 2 : 1;
 }
 
-/* Kind: dtrAxisDct2 .. dtrAxisDftInverse. Columns: the lines lie side by side (a plane's columns), so
- * a warp takes a point of consecutive lines, not consecutive points of one line. table: the n FFT
+/* Kind: dtrAxisDct2 .. dtrAxisDftInverse. InColumns, OutColumns: how the threads take the lines on
+ * each side (lineOfThread). The FFT runs in the input's mapping; where the output's differs (a pass
+ * that transposes: lines side by side on one side, packed on the other), the result crosses the lines'
+ * shared memory once more, so that both the loads and the stores stay coalesced. table: the n FFT
  * twiddles, then W[0..n). in may be out (a pass in place): a line is read whole before any of it is
  * written (its threads' barriers, or its one thread where n = 8), and no two blocks share a line. */
-template <typename E, int Kind, bool Complex, bool Columns>
+template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns>
 __global__ void __launch_bounds__(512, blocksPerSm<E, Complex>()) oneTripKernel(const E* __restrict__ in, E* out, Lines g,
                                                     const typename ComplexOf<E>::type* __restrict__ table) {
   using C = typename ComplexOf<E>::type;
@@ -246,9 +261,9 @@ __global__ void __launch_bounds__(512, blocksPerSm<E, Complex>()) oneTripKernel(
   constexpr bool typeIII = Kind == dtrAxisDct3 || Kind == dtrAxisDst3;
   constexpr bool sine = Kind == dtrAxisDst2 || Kind == dtrAxisDst3;
   constexpr bool inverseFft = typeIII || Kind == dtrAxisDftInverse;
+  constexpr bool remap = InColumns != OutColumns;
   const int n = g.n, T = n >> 3;
-  const int r = Columns ? (int)threadIdx.x % g.perBlock : (int)threadIdx.x / T;
-  const int t = Columns ? (int)threadIdx.x / g.perBlock : (int)threadIdx.x % T;
+  const int r = lineOfThread<InColumns>(g), t = pointOfThread<InColumns>(g);
   C* line = (C*)shared + r * g.pitch;
   const C* tw = table;
   const C* W = table + n;
@@ -282,20 +297,42 @@ __global__ void __launch_bounds__(512, blocksPerSm<E, Complex>()) oneTripKernel(
       __syncthreads();
     }
     fft<inverseFft>(u, line, t, T, n, g.logn, tw);
-    const Starts<Complex> into = startsOf<Complex>(g, first + r, g.outUnit, g.outLine);
+    /* The output's mapping: the input's, or (remap) another thread's points of another line, taken from
+     * shared memory. */
+    const int ro = remap ? lineOfThread<OutColumns>(g) : r, to = remap ? pointOfThread<OutColumns>(g) : t;
+    C* const lineOut = (C*)shared + ro * g.pitch;
     if constexpr (typeII) {
       /* y[k] = W[k] V[k] + conj(W[k]) V[n - k], V[n] = V[0]: V[n - k] is another thread's */
 #pragma unroll
       for (int s = 0; s < 8; s++) line[slot(t + s * T)] = u[s];
       __syncthreads();
+      const Starts<Complex> into = startsOf<Complex>(g, first + ro, g.outUnit, g.outLine);
 #pragma unroll 1
       for (int s = 0; s < 8; s++) { /* one point at a time, from shared memory, so that few registers live */
-        const int k = t + s * T;
-        const C a = line[slot(k)], b = line[slot(k == 0 ? 0 : n - k)];
+        const int k = to + s * T;
+        const C a = lineOut[slot(k)], b = lineOut[slot(k == 0 ? 0 : n - k)];
         const C y = add(mul(a, W[k]), mulConj(b, W[k]));
         store<E, Complex>(out, g, into, sine ? n - 1 - k : k, C{y.x * scaleOf<E>(g), y.y * scaleOf<E>(g)});
       }
+    } else if constexpr (remap) {
+      /* The line in its final order in shared memory (a type III's out of Makhoul's order: row point i
+       * is x[2i], or x[2n - 1 - 2i] in the upper half), then stored in the output's mapping. */
+#pragma unroll
+      for (int s = 0; s < 8; s++) {
+        const int i = t + s * T;
+        if constexpr (typeIII) line[slot(s < 4 ? 2 * i : 2 * n - 1 - 2 * i)] = sine && s >= 4 ? C{-u[s].x, -u[s].y} : u[s];
+        else line[slot(i)] = u[s];
+      }
+      __syncthreads();
+      const Starts<Complex> into = startsOf<Complex>(g, first + ro, g.outUnit, g.outLine);
+      const E f = typeIII ? (E)1 : scaleOf<E>(g); /* a type III scaled in its pre-twiddle */
+#pragma unroll 1
+      for (int s = 0; s < 8; s++) { /* one point at a time, so that few registers live */
+        const C v = lineOut[slot(to + s * T)];
+        store<E, Complex>(out, g, into, to + s * T, C{v.x * f, v.y * f});
+      }
     } else if constexpr (typeIII) {
+      const Starts<Complex> into = startsOf<Complex>(g, first + r, g.outUnit, g.outLine);
       /* Out of Makhoul's order: row point i is x[2i], or x[2n - 1 - 2i] in the upper half */
 #pragma unroll
       for (int s = 0; s < 8; s++) {
@@ -303,6 +340,7 @@ __global__ void __launch_bounds__(512, blocksPerSm<E, Complex>()) oneTripKernel(
         store<E, Complex>(out, g, into, p, sine && s >= 4 ? C{-u[s].x, -u[s].y} : u[s]);
       }
     } else {
+      const Starts<Complex> into = startsOf<Complex>(g, first + r, g.outUnit, g.outLine);
       const E f = scaleOf<E>(g);
 #pragma unroll
       for (int s = 0; s < 8; s++) store<E, Complex>(out, g, into, t + s * T, C{u[s].x * f, u[s].y * f});
@@ -329,21 +367,23 @@ int linesPerBlock(int64_t n, int columns, size_t complexBytes) {
   return columns && lines < 2 ? 0 : lines;
 }
 
-template <typename E, int Kind, bool Complex, bool Columns>
+template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns>
 cudaError_t launchShape(const void* in, void* out, const Lines& g, const void* table, cudaStream_t stream) {
   using C = typename ComplexOf<E>::type;
   const int threads = g.perBlock * (g.n / 8);
   const size_t bytes = sharedBytes(g.perBlock, g.pitch, sizeof(C));
   const int64_t blocks = (g.count + g.perBlock - 1) / g.perBlock;
   const unsigned grid = (unsigned)(blocks < 1 ? 1 : blocks > 32768 ? 32768 : blocks);
-  oneTripKernel<E, Kind, Complex, Columns><<<grid, threads, bytes, stream>>>((const E*)in, (E*)out, g, (const C*)table);
+  oneTripKernel<E, Kind, Complex, InColumns, OutColumns><<<grid, threads, bytes, stream>>>((const E*)in, (E*)out, g, (const C*)table);
   return cudaGetLastError();
 }
 
 template <typename E, int Kind, bool Complex>
 cudaError_t launchKind(const void* in, void* out, const Lines& g, const void* table, cudaStream_t stream) {
-  return g.lines == 1 ? launchShape<E, Kind, Complex, false>(in, out, g, table, stream)
-                      : launchShape<E, Kind, Complex, true>(in, out, g, table, stream);
+  if (g.inColumns) return g.outColumns ? launchShape<E, Kind, Complex, true, true>(in, out, g, table, stream)
+                                       : launchShape<E, Kind, Complex, true, false>(in, out, g, table, stream);
+  return g.outColumns ? launchShape<E, Kind, Complex, false, true>(in, out, g, table, stream)
+                      : launchShape<E, Kind, Complex, false, false>(in, out, g, table, stream);
 }
 
 template <typename E, bool Complex>
@@ -362,22 +402,33 @@ cudaError_t launchType(int kind, const void* in, void* out, const Lines& g, cons
   }
 }
 
-/* The shared memory the kernels of one element type and shape may take past the default 48 KiB, on the
- * current device. */
-template <typename E, bool Complex, bool Columns>
+/* The shared memory the kernels of one element type and mapping may take past the default 48 KiB, on
+ * the current device. */
+template <typename E, bool Complex, bool InColumns, bool OutColumns>
 cudaError_t allowShared(int bytes) {
-  const void* kernels[] = {(const void*)oneTripKernel<E, dtrAxisDct2, Complex, Columns>,
-                           (const void*)oneTripKernel<E, dtrAxisDct3, Complex, Columns>,
-                           (const void*)oneTripKernel<E, dtrAxisDst2, Complex, Columns>,
-                           (const void*)oneTripKernel<E, dtrAxisDst3, Complex, Columns>,
-                           (const void*)oneTripKernel<E, Complex ? dtrAxisDftForward : dtrAxisDct2, Complex, Columns>,
-                           (const void*)oneTripKernel<E, Complex ? dtrAxisDftInverse : dtrAxisDct3, Complex, Columns>};
+  const void* kernels[] = {(const void*)oneTripKernel<E, dtrAxisDct2, Complex, InColumns, OutColumns>,
+                           (const void*)oneTripKernel<E, dtrAxisDct3, Complex, InColumns, OutColumns>,
+                           (const void*)oneTripKernel<E, dtrAxisDst2, Complex, InColumns, OutColumns>,
+                           (const void*)oneTripKernel<E, dtrAxisDst3, Complex, InColumns, OutColumns>,
+                           (const void*)oneTripKernel<E, Complex ? dtrAxisDftForward : dtrAxisDct2, Complex, InColumns, OutColumns>,
+                           (const void*)oneTripKernel<E, Complex ? dtrAxisDftInverse : dtrAxisDct3, Complex, InColumns, OutColumns>};
   for (const void* k : kernels) {
     const cudaError_t err = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (err != cudaSuccess) return err;
   }
   return cudaSuccess;
 }
+
+template <typename E, bool Complex>
+cudaError_t allowSharedMapped(const Lines& g, int bytes) {
+  if (g.inColumns) return g.outColumns ? allowShared<E, Complex, true, true>(bytes) : allowShared<E, Complex, true, false>(bytes);
+  return g.outColumns ? allowShared<E, Complex, false, true>(bytes) : allowShared<E, Complex, false, false>(bytes);
+}
+
+/* A side's lines are packed (a line's points adjacent), or side by side: consecutive lines adjacent (a
+ * plane's columns, or lines a unit apart), a point's lines then read together. */
+bool packedSide(dtrAxisSide s) { return s.point == 1; }
+bool sideBySide(const dtrAxisRows* r, dtrAxisSide s) { return (r->lines == 1 ? s.unit : s.line) == 1; }
 
 /* The layout of a launch: lines, their distances, the block's shape. */
 Lines linesOf(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
@@ -393,7 +444,8 @@ Lines linesOf(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
   g.n = (int)r->n;
   g.logn = 0;
   while ((1 << g.logn) < g.n) g.logn++;
-  g.perBlock = linesPerBlock(g.n, r->lines != 1, r->dbl ? 16 : 8);
+  g.inColumns = !packedSide(from), g.outColumns = !packedSide(into);
+  g.perBlock = linesPerBlock(g.n, g.inColumns || g.outColumns, r->dbl ? 16 : 8);
   g.pitch = g.n + g.n / 8 + 2;
   return g;
 }
@@ -403,22 +455,18 @@ Lines linesOf(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
 extern "C" int dtrAxisOneTripFits(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
   const int64_t n = r->n;
   if (n < 8 || n > 4096 || (n & (n - 1)) || r->fields != 1) return 0;
-  if (r->lines == 1) return from.point == 1 && into.point == 1;
-  /* Columns: the lines side by side on both sides, enough of them a block. */
-  return from.line == 1 && into.line == 1 && linesPerBlock(n, 1, r->dbl ? 16 : 8) > 0;
+  if (!(packedSide(from) || sideBySide(r, from)) || !(packedSide(into) || sideBySide(r, into))) return 0;
+  /* Lines side by side on either side: enough of them a block. */
+  return (packedSide(from) && packedSide(into)) || linesPerBlock(n, 1, r->dbl ? 16 : 8) > 0;
 }
 
 extern "C" cudaError_t dtrAxisOneTripPrepare(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
   const Lines g = linesOf(r, from, into);
   const int bytes = (int)sharedBytes(g.perBlock, g.pitch, r->dbl ? 16 : 8);
   if (bytes <= 48 * 1024) return cudaSuccess;
-  const bool complexLines = r->parts == 2 || r->complexNumbers, columns = r->lines != 1;
-  if (r->dbl) {
-    if (complexLines) return columns ? allowShared<double, true, true>(bytes) : allowShared<double, true, false>(bytes);
-    return columns ? allowShared<double, false, true>(bytes) : allowShared<double, false, false>(bytes);
-  }
-  if (complexLines) return columns ? allowShared<float, true, true>(bytes) : allowShared<float, true, false>(bytes);
-  return columns ? allowShared<float, false, true>(bytes) : allowShared<float, false, false>(bytes);
+  const bool complexLines = r->parts == 2 || r->complexNumbers;
+  if (r->dbl) return complexLines ? allowSharedMapped<double, true>(g, bytes) : allowSharedMapped<double, false>(g, bytes);
+  return complexLines ? allowSharedMapped<float, true>(g, bytes) : allowSharedMapped<float, false>(g, bytes);
 }
 
 extern "C" size_t dtrAxisOneTripTableBytes(int64_t n, int dbl) { return (size_t)(2 * n) * (dbl ? 16 : 8); }

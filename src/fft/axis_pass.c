@@ -12,12 +12,12 @@
  * read backwards, a DST-III a DCT-III of x backwards times (-1)^j. So each pass is three kernels and one
  * cuFFT call on packed rows, the reordering and the twiddles fused into the gather and the scatter.
  *
- * Where n is a power of two from 8 to 4096 and the lines are packed (the pencils' own passes) or a
- * plane's columns (a slab's 2-D pass split in two), a real-to-real pass, the DFT over the columns, and
- * a DFT of several interleaved fields (whose lines the kernel takes as lines side by side), is one kernel
- * instead (axis_one_trip.cu): whole lines in registers and shared memory, its own FFT there, one trip
- * through HBM instead of three. The others (odd sizes, lines that change layout) keep the kernels
- * around cuFFT.
+ * Where n is a power of two from 8 to 4096 and each side's lines are packed (the pencils' own passes)
+ * or side by side (a plane's columns: a slab's 2-D pass split in two; one side of the passes that
+ * transpose), a real-to-real pass, the DFT over the columns, a DFT of several interleaved fields (whose
+ * lines the kernel takes as lines side by side), and a normalized DFT, is one kernel instead
+ * (axis_one_trip.cu): whole lines in registers and shared memory, its own FFT there, one trip through
+ * HBM instead of three. The others (odd sizes) keep the kernels around cuFFT.
  */
 #include "axis_pass.h"
 
@@ -62,16 +62,16 @@ static dtrAxisSide sideOf(const dtrLocalFftShape* s, int input) {
 
 /* The one-trip kernel's view of `count` transforms of shape s: it takes one field. Several interleaved
  * fields are as many lines side by side (line l of field f is line l F + f, one number after the previous
- * field's), their points F apart: a pass of packed lines, or of a plane's columns, becomes one of
- * columns. 0 for the other layouts (the slab routes' transposing passes). */
+ * field's), their points F apart: a pass of one line a transform (packed, or transposing: the slab
+ * routes' passes), or of a plane's columns, becomes one of columns. 0 where lines of a transform lie
+ * apart (the fields of one line would not be the neighbours of the next line's). */
 static int oneTripView(const dtrLocalFftShape* s, int64_t count, dtrAxisRows* r, dtrAxisSide* from, dtrAxisSide* into) {
   const int64_t F = dtrLocalFftFields(s), L = dtrLocalFftLines(s);
   const int dft = s->kind[0] == dtrFftPeriodic;
   const dtrAxisRows one = {s->n[0], count, L, 1, dft || s->realData ? 1 : 2, s->dbl, dft};
   *r = one, *from = sideOf(s, 1), *into = sideOf(s, 0);
   if (F == 1) return 1;
-  /* Packed lines on both sides, or a plane's columns: the layouts the kernel reads one field of. */
-  if (L == 1 ? from->point != 1 || into->point != 1 : from->line != 1 || into->line != 1) return 0;
+  if (L > 1 && (from->line != 1 || into->line != 1)) return 0;
   r->lines = L * F;
   dtrAxisSide* const sides[2] = {from, into};
   for (int i = 0; i < 2; i++) sides[i]->unit *= F, sides[i]->line = 1, sides[i]->point *= F;
