@@ -153,8 +153,7 @@ static dtrResult_t makeExchanges(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
   return dtrAgree(f->grid->comm, res);
 }
 
-/* Whether pencil i's pass is the first of a direction whose normalization scales (dtrFftRun's route). */
-static int scaleFolds(dtrFftPlan_t f, int i) {
+int dtrFftPassScales(const struct dtrFftPlan* f, int i) {
   if (!f->gpu || f->padded || f->norm == dtrFftNormNone) return 0;
   return i == f->npencils - 1 || (i == 0 && f->norm == dtrFftNormOrtho);
 }
@@ -174,7 +173,7 @@ static dtrResult_t makePasses(dtrFftPlan_t f) {
     s.real = i == 0 && f->realPass;
     /* The first pass of a normalized direction scales its output (pipeline.c): the inverse's (the last
      * pencil's) and, orthonormal, the forward's too. */
-    s.scaled = scaleFolds(f, i);
+    s.scaled = dtrFftPassScales(f, i);
     f->length[i] = dtrLocalFftComplexLength(&s);
     const dtrBox_t* b = &f->box[i];
     f->transforms[i] = (b->size[0] * b->size[1] * b->size[2]) / f->length[i];

@@ -106,6 +106,10 @@ dtrResult_t dtrFftRun(struct dtrFftPlan* f, const void* in, void* out, dtrFftDir
 
 /* Whether a plan has a real-to-real axis; the real numbers of an entry of its complex side (1 in a real plan). */
 int dtrFftHasRealToReal(const struct dtrFftPlan* f);
+/* Whether pencil i's pass is the first of a direction whose normalization scales (on GPUs, unpadded):
+ * the inverse's (the last pencil's) and, orthonormal, the forward's too. Its shape says so
+ * (dtrLocalFftShape.scaled), so that the pass may fold the factor in. */
+int dtrFftPassScales(const struct dtrFftPlan* f, int i);
 int dtrFftNumbersPerEntry(const struct dtrFftPlan* f);
 
 /* x[i] *= factor for `reals` real numbers of the complex side: on the stream on GPUs, else now. */

@@ -156,6 +156,12 @@ dtrResult_t dtrLocalFftRunScaled(dtrLocalFft* f, int direction, int64_t first, i
   return dtrFftwPassRun(f->fftw, direction, count, src, dst);
 }
 
+int dtrLocalFftFoldsScale(const dtrLocalFft* f, int direction) {
+  /* A 2-D pass by its parts: the second part of the direction takes the factor (runParts). */
+  if (f->part[0]) return dtrLocalFftFoldsScale(direction == dtrFftForward ? f->part[1] : f->part[0], direction);
+  return f->axis || f->scaled;
+}
+
 void dtrLocalFftDestroy(dtrLocalFft* f) {
   if (!f) return;
   if (f->cufft) dtrCufftPassDestroy(f->cufft);

@@ -35,6 +35,8 @@ dtrResult_t dtrLocalFftRun(dtrLocalFft* f, int direction, int64_t first, int64_t
  * scales. */
 dtrResult_t dtrLocalFftRunScaled(dtrLocalFft* f, int direction, int64_t first, int64_t count, const void* in, void* out,
                                  double factor, int* folded, cudaStream_t stream);
+/* Whether dtrLocalFftRunScaled folds a factor into this pass in `direction` (always or never, per pass). */
+int dtrLocalFftFoldsScale(const dtrLocalFft* f, int direction);
 void dtrLocalFftDestroy(dtrLocalFft* f);
 
 #endif

@@ -75,7 +75,7 @@ dtrResult_t dtrFftCopiesPasses(struct dtrFftPlan* f) {
   const dtrLocalFftShape from = {.dims = 1, .n = {nz, 0}, .dbl = dbl, .in_stride = ny * nx, .in_dist = 1, .out_stride = 1,
                                  .out_dist = nz, .fields = f->howmany};
   const dtrLocalFftShape into = {.dims = 1, .n = {nz, 0}, .dbl = dbl, .in_stride = 1, .in_dist = nz, .out_stride = ny * nx,
-                                 .out_dist = 1, .fields = f->howmany};
+                                 .out_dist = 1, .fields = f->howmany, .scaled = dtrFftPassScales(f, f->npencils - 1)};
   int64_t batches[DTR_FFT_MAX_CHUNKS + 1];
   int n = 0;
   batches[n++] = lines;
@@ -176,7 +176,7 @@ static dtrResult_t lanesAfter(struct dtrFftPlan* f, cudaEvent_t event, cudaStrea
 
 /* Chunk k of the first pass: forward, chunk k of this rank's planes 2-D transformed into their place in
  * S (and normalized); inverse, chunk k of its (y, x) lines transformed along z into its rows of every
- * plane of S. */
+ * plane of S (and normalized there where that pass folds the factor in; else the last pass scales). */
 static dtrResult_t firstPass(struct dtrFftPlan* f, dtrPlan_t x, const void* in, dtrFftDirection_t direction, int k,
                              double factor, cudaStream_t stream) {
   const size_t e = pointBytes(f);
@@ -184,8 +184,9 @@ static dtrResult_t firstPass(struct dtrFftPlan* f, dtrPlan_t x, const void* in, 
   const int r = x->comm.rank, C = f->chunks;
   if (direction == dtrFftInverse) {
     const dtrFftChunk c = dtrFftChunkOf(f, f->inverse[0], 1, C, k);
-    return dtrLocalFftRun(f->zInto, direction, c.first, c.count, in, f->work + (size_t)(dtrFftSlabRows(f, r).start * f->cshape[0]) * e,
-                          stream);
+    int folded = 0;
+    return dtrLocalFftRunScaled(f->zInto, direction, c.first, c.count, in,
+                                f->work + (size_t)(dtrFftSlabRows(f, r).start * f->cshape[0]) * e, factor, &folded, stream);
   }
   const dtrFftChunk t = dtrFftFirstPassChunk(f, x, C, k);
   char* own = f->work + (size_t)dtrFftSlabPlanes(f, r).start * plane * e;
@@ -196,7 +197,8 @@ static dtrResult_t firstPass(struct dtrFftPlan* f, dtrPlan_t x, const void* in, 
 }
 
 /* Chunk c of the last pass: forward, this rank's chunk c of lines along z from S into the Z-pencil;
- * inverse, its chunk c of planes, whole again, 2-D into the X-pencil, and normalized there. */
+ * inverse, its chunk c of planes, whole again, 2-D into the X-pencil, and normalized there unless the
+ * first pass did. */
 static dtrResult_t lastPass(struct dtrFftPlan* f, dtrPlan_t x, void* out, dtrFftDirection_t direction, int c, double factor,
                             cudaStream_t stream) {
   const size_t e = pointBytes(f);
@@ -209,7 +211,7 @@ static dtrResult_t lastPass(struct dtrFftPlan* f, dtrPlan_t x, void* out, dtrFft
   const dtrFftChunk p = dtrFftLastPassChunk(f, f->forward[0], C, c);
   const size_t plane = (size_t)(nx * f->cshape[1]) * e;
   DTRCHECK(dtrLocalFftRun(f->pass[0], direction, p.first, p.count, f->work + (size_t)dtrFftSlabPlanes(f, r).start * plane, out, stream));
-  return dtrFftScaleInputPlanes(f, out, p, factor, stream);
+  return dtrFftScaleInputPlanes(f, out, p, dtrLocalFftFoldsScale(f->zInto, direction) ? 1.0 : factor, stream);
 }
 
 dtrResult_t dtrFftCopiesEarly(struct dtrFftPlan* f, const void* in, dtrFftDirection_t direction, cudaStream_t stream,

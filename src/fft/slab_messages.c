@@ -106,7 +106,7 @@ dtrResult_t dtrFftMessagesPasses(struct dtrFftPlan* f) {
   const dtrLocalFftShape from = {.dims = 1, .n = {nz, 0}, .dbl = dbl, .in_stride = lines, .in_dist = 1, .out_stride = 1,
                                  .out_dist = nz, .fields = f->howmany};
   const dtrLocalFftShape into = {.dims = 1, .n = {nz, 0}, .dbl = dbl, .in_stride = 1, .in_dist = nz, .out_stride = lines,
-                                 .out_dist = 1, .fields = f->howmany};
+                                 .out_dist = 1, .fields = f->howmany, .scaled = dtrFftPassScales(f, f->npencils - 1)};
   const int64_t batches[1] = {lines};
   DTRCHECK(dtrLocalFftCreate(&from, 1, batches, 1, &f->zFrom));
   return dtrLocalFftCreate(&into, 1, batches, 1, &f->zInto);
@@ -136,16 +136,19 @@ static dtrResult_t planesPass(struct dtrFftPlan* f, const Execute* ex, const voi
   return dtrSuccess;
 }
 
-/* Inverse, the pass along z, whole, from the Z-pencil into the send buffer's planes of this rank's rows. */
-static dtrResult_t linesPass(struct dtrFftPlan* f, const Execute* ex, const void* in, cudaStream_t stream) {
-  return dtrLocalFftRun(f->zInto, dtrFftInverse, 0, f->box[1].size[0] * f->box[1].size[1], in, ex->send, stream);
+/* Inverse, the pass along z, whole, from the Z-pencil into the send buffer's planes of this rank's rows
+ * (normalized there where the pass folds the factor in; else the last pass scales). */
+static dtrResult_t linesPass(struct dtrFftPlan* f, const Execute* ex, const void* in, double factor, cudaStream_t stream) {
+  int folded = 0;
+  return dtrLocalFftRunScaled(f->zInto, dtrFftInverse, 0, f->box[1].size[0] * f->box[1].size[1], in, ex->send, factor, &folded,
+                              stream);
 }
 
 dtrResult_t dtrFftMessagesEarly(struct dtrFftPlan* f, const void* in, dtrFftDirection_t direction, cudaStream_t stream,
                                 double factor) {
   Execute ex;
   DTRCHECK(executeOf(f, direction, &ex));
-  return ex.inverse ? linesPass(f, &ex, in, stream) : planesPass(f, &ex, in, 0, factor, stream);
+  return ex.inverse ? linesPass(f, &ex, in, factor, stream) : planesPass(f, &ex, in, 0, factor, stream);
 }
 
 /* Forward, chunk k of this rank's planes (local, relative to its first) from W: each peer's rows into
@@ -213,11 +216,12 @@ static dtrResult_t unpackChunk(struct dtrFftPlan* f, const Execute* ex, int k, c
   return dtrSuccess;
 }
 
-/* Inverse, chunk k of the 2-D pass from W into out, normalized there (real planes for C2R). */
+/* Inverse, chunk k of the 2-D pass from W into out, normalized there unless the pass along z did (real
+ * planes for C2R). */
 static dtrResult_t planesPassBack(struct dtrFftPlan* f, void* out, int k, double factor, cudaStream_t stream) {
   const dtrFftChunk p = dtrFftLastPassChunk(f, f->forward[0], f->chunks, k);
   DTRCHECK(dtrLocalFftRun(f->pass[0], dtrFftInverse, p.first, p.count, f->work, out, stream));
-  return dtrFftScaleInputPlanes(f, out, p, factor, stream);
+  return dtrFftScaleInputPlanes(f, out, p, dtrLocalFftFoldsScale(f->zInto, dtrFftInverse) ? 1.0 : factor, stream);
 }
 
 /* `res`: what failed before (the groups still run, nothing else). */
@@ -242,7 +246,7 @@ static dtrResult_t forward(struct dtrFftPlan* f, const Execute* ex, const void* 
 static dtrResult_t inverse(struct dtrFftPlan* f, const Execute* ex, const void* in, void* out, cudaStream_t stream,
                            double factor, int early, dtrResult_t res) {
   cudaStream_t copies = f->lane[1];
-  if (res == dtrSuccess && !early) res = linesPass(f, ex, in, stream);
+  if (res == dtrSuccess && !early) res = linesPass(f, ex, in, factor, stream);
   if (res == dtrSuccess) res = dtrFftEventThen(f->passed, stream, f->exchange);
   if (res == dtrSuccess) res = dtrFftEventThen(f->passed, stream, copies);
   for (int k = 0; k < f->chunks; k++) {
