@@ -273,12 +273,12 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
                                                                                  : dtrSetError(dtrCudaError, "cannot use GPU %d", f->device)));
   /* The route: the slab route where every rank can take it, else the exchanges' own chunks. Its passes'
    * work area: cuFFT's, at most about a box, and with several fields the field-major copies of the
-   * first pass (cufft_pass.c), about a box for each side that is copied (both sides of R2C). The slab
-   * routes' passes along z are complex DFTs: a plan with a real-to-real axis takes the exchanges' chunks. */
+   * first pass (cufft_pass.c), about a box for each side that is copied (both sides of R2C). The NCCL
+   * slab route's passes along z are complex DFTs: there a plan with a real-to-real axis takes the
+   * exchanges' chunks. */
   const size_t copied = f->howmany > 1 ? (f->realPass ? 2 : 1) : 0;
-  const int routes = dtrFftHasRealToReal(f) ? 0 : env->fft_copies;
-  DTRCHECK(dtrFftCopiesChoose(f, f->box[0].bytes * (1 + copied), routes));
-  DTRCHECK(dtrFftMessagesChoose(f, f->box[0].bytes * (1 + copied), routes));
+  DTRCHECK(dtrFftCopiesChoose(f, f->box[0].bytes * (1 + copied), env->fft_copies));
+  DTRCHECK(dtrFftMessagesChoose(f, f->box[0].bytes * (1 + copied), dtrFftHasRealToReal(f) ? 0 : env->fft_copies));
   /* The chunks: the config's, else the environment's, else the rule's; every input to them is agreed. */
   int ranks = 1;
   for (int i = 0; i + 1 < f->npencils; i++)

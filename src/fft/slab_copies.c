@@ -41,8 +41,9 @@
 #include "launch.h"
 #include "plan.h"
 
-/* Bytes of a point of the complex array (howmany fields: howmany complex numbers), and of the staging
- * array: every plane of the complex array. Everything below moves and offsets points. */
+/* Bytes of a point of the complex side (howmany fields: howmany of its numbers, complex, or real where
+ * every axis has walls), and of the staging array: every plane of it. Everything below moves and
+ * offsets points. */
 static size_t pointBytes(const struct dtrFftPlan* f) { return dtrDataTypeSize(f->ctype) * (size_t)f->howmany; }
 static size_t stagingBytes(const struct dtrFftPlan* f) {
   return (size_t)(f->cshape[0] * f->cshape[1] * f->cshape[2]) * pointBytes(f);
@@ -67,15 +68,16 @@ dtrResult_t dtrFftCopiesChoose(struct dtrFftPlan* f, size_t area, int wanted) {
 }
 
 /* Its passes along z, which transpose as they go (local_fft.h's strided layout), with plans for the
- * chunks of lines both take. */
+ * chunks of lines both take; z's kind where it has walls (on real data where every axis has). */
 dtrResult_t dtrFftCopiesPasses(struct dtrFftPlan* f) {
   const int64_t nx = f->cshape[0], ny = f->cshape[1], nz = f->cshape[2];
   const int64_t lines = f->box[1].size[0] * f->box[1].size[1]; /* this rank's (y, x) lines */
-  const int dbl = f->ctype == dtrComplex128;
+  const int dbl = f->ctype == dtrComplex128 || f->ctype == dtrFloat64;
   const dtrLocalFftShape from = {.dims = 1, .n = {nz, 0}, .dbl = dbl, .in_stride = ny * nx, .in_dist = 1, .out_stride = 1,
-                                 .out_dist = nz, .fields = f->howmany};
-  const dtrLocalFftShape into = {.dims = 1, .n = {nz, 0}, .dbl = dbl, .in_stride = 1, .in_dist = nz, .out_stride = ny * nx,
-                                 .out_dist = 1, .fields = f->howmany, .scaled = dtrFftPassScales(f, f->npencils - 1)};
+                                 .out_dist = nz, .fields = f->howmany, .kind = {f->axes[2], 0}, .realData = f->realPlan};
+  dtrLocalFftShape into = from;
+  into.in_stride = 1, into.in_dist = nz, into.out_stride = ny * nx, into.out_dist = 1;
+  into.scaled = dtrFftPassScales(f, f->npencils - 1);
   int64_t batches[DTR_FFT_MAX_CHUNKS + 1];
   int n = 0;
   batches[n++] = lines;
@@ -192,7 +194,8 @@ static dtrResult_t firstPass(struct dtrFftPlan* f, dtrPlan_t x, const void* in, 
   char* own = f->work + (size_t)dtrFftSlabPlanes(f, r).start * plane * e;
   DTRCHECK(dtrLocalFftRun(f->pass[0], direction, t.first, t.count, in, own, stream));
   if (factor != 1.0 && t.count)
-    DTRCHECK(dtrFftScale(f, own + (size_t)t.first * plane * e, (size_t)(t.count * f->howmany) * plane * 2, factor, stream));
+    DTRCHECK(dtrFftScale(f, own + (size_t)t.first * plane * e,
+                         (size_t)(t.count * f->howmany) * plane * (size_t)dtrFftNumbersPerEntry(f), factor, stream));
   return dtrSuccess;
 }
 
