@@ -18,7 +18,9 @@
  * holds points t + m n / 8 (m < 8) before every pass, which is also how it reads the line from HBM
  * (reordered and pre-twiddled on the way in) and how the last pass leaves the spectrum. Shared memory is
  * indexed with one spare slot every eight points, so that the passes' strided writes spread over the
- * banks. Twiddles exp(-2 pi i m / n) and W come from a table made once per pass (dtrAxisOneTripTable).
+ * banks. The twiddles, each pass's laid out so that a warp reads consecutive entries (one or two
+ * transactions, where one table of exp(-2 pi i m / n) scattered a warp's reads over up to 14 lines), and W
+ * come from a table made once per pass (dtrAxisOneTripTable).
  */
 #include <math.h>
 #include <stdint.h>
@@ -92,18 +94,23 @@ __device__ __forceinline__ int slot(int i) { return i + (i >> 3); }
 /* One Stockham pass of radix R over the points a thread holds (u[m] = point t + m T of the input,
  * T = n / 8): 8 / R butterflies b = t + i T, each on u[i + (8 / R) q], q < R, twiddled by
  * exp(-+2 pi i q k / (p R)), k = b mod p; output s of butterfly i replaces u[i + (8 / R) s] and
- * belongs at point (b - k) R + k + s p of the pass's output. */
+ * belongs at point (b - k) R + k + s p of the pass's output. tw: the pass's own twiddles, q-major
+ * (tw[(q - 1) p + k]), so that a warp's consecutive k read consecutive entries (a pass with p = 1 has
+ * none). */
 template <int R, bool Inverse, typename C>
-__device__ __forceinline__ void radixPass(C (&u)[8], int t, int T, int p, int n, const C* __restrict__ tw) {
+__device__ __forceinline__ void radixPass(C (&u)[8], int t, int T, int p, const C* __restrict__ tw) {
   constexpr int c = 8 / R;
 #pragma unroll
   for (int i = 0; i < c; i++) {
-    const int b = t + i * T, k = b & (p - 1), step = k * (n / (p * R));
+    const int b = t + i * T, k = b & (p - 1);
     C v[R];
 #pragma unroll
     for (int q = 0; q < R; q++) {
       v[q] = u[i + c * q];
-      if (q > 0 && p > 1) v[q] = Inverse ? mulConj(v[q], tw[q * step]) : mul(v[q], tw[q * step]);
+      if (q > 0 && p > 1) {
+        const C w = tw[(q - 1) * p + k];
+        v[q] = Inverse ? mulConj(v[q], w) : mul(v[q], w);
+      }
     }
     dft<R, Inverse>(v);
 #pragma unroll
@@ -127,23 +134,25 @@ __device__ __forceinline__ void exchange(C (&u)[8], C* line, int t, int T, int p
   __syncthreads();
 }
 
-/* The whole FFT of the points the block's threads hold; u[s] ends as spectrum point t + s T. */
+/* The whole FFT of the points the block's threads hold; u[s] ends as spectrum point t + s T. tw: every
+ * radix-8 pass's twiddles in turn (dtrAxisOneTripTable). */
 template <bool Inverse, typename C>
 __device__ __forceinline__ void fft(C (&u)[8], C* line, int t, int T, int n, int logn, const C* __restrict__ tw) {
   int p = 1;
   if (logn % 3 == 1) {
-    radixPass<2, Inverse>(u, t, T, 1, n, tw);
+    radixPass<2, Inverse>(u, t, T, 1, tw);
     exchange<2>(u, line, t, T, 1);
     p = 2;
   } else if (logn % 3 == 2) {
-    radixPass<4, Inverse>(u, t, T, 1, n, tw);
+    radixPass<4, Inverse>(u, t, T, 1, tw);
     exchange<4>(u, line, t, T, 1);
     p = 4;
   }
   for (;;) {
-    radixPass<8, Inverse>(u, t, T, p, n, tw);
+    radixPass<8, Inverse>(u, t, T, p, tw);
     if (8 * p == n) break;
     exchange<8>(u, line, t, T, p);
+    if (p > 1) tw += 7 * p;
     p *= 8;
   }
 }
@@ -231,7 +240,7 @@ __device__ __forceinline__ void preTwiddle(C* line, int k, int n, const C* __res
     line[slot(half)] = mulConj(C{m.x + m.y, m.y - m.x}, C{w.x * f, w.y * f});
     line[slot(0)] = C{x0.x * f, x0.y * f};
   } else {
-    const C a = line[slot(k)], b = line[slot(n - k)], wa = W[k], wb = W[n - k];
+    const C a = line[slot(k)], b = line[slot(n - k)], wa = W[k], wb = {-wa.y, -wa.x}; /* W[n - k] = -i conj(W[k]) */
     line[slot(k)] = mulConj(C{a.x + b.y, a.y - b.x}, C{wa.x * f, wa.y * f});
     line[slot(n - k)] = mulConj(C{b.x + a.y, b.y - a.x}, C{wb.x * f, wb.y * f});
   }
@@ -307,12 +316,24 @@ __global__ void __launch_bounds__(512, blocksPerSm<E, Complex>()) oneTripKernel(
       for (int s = 0; s < 8; s++) line[slot(t + s * T)] = u[s];
       __syncthreads();
       const Starts<Complex> into = startsOf<Complex>(g, first + ro, g.outUnit, g.outLine);
+      const E f = scaleOf<E>(g);
+      /* By pairs k, n - k (k < n / 2), one pair at a time from shared memory, so that few registers live:
+       * W[n - k] = -i conj(W[k]), so with P = W[k] V[k] and Q = conj(W[k]) V[n - k], y[k] = P + Q and
+       * y[n - k] = i (P - Q): each V read once and one W a pair. k = 0 pairs with itself (y[0] = 2 V[0])
+       * and its thread also makes y[n / 2] (= sqrt(2) V[n / 2]). */
 #pragma unroll 1
-      for (int s = 0; s < 8; s++) { /* one point at a time, from shared memory, so that few registers live */
+      for (int s = 0; s < 4; s++) {
         const int k = to + s * T;
-        const C a = lineOut[slot(k)], b = lineOut[slot(k == 0 ? 0 : n - k)];
-        const C y = add(mul(a, W[k]), mulConj(b, W[k]));
-        store<E, Complex>(out, g, into, sine ? n - 1 - k : k, C{y.x * scaleOf<E>(g), y.y * scaleOf<E>(g)});
+        const C a = lineOut[slot(k)], b = lineOut[slot(k == 0 ? 0 : n - k)], w = W[k];
+        const C P = mul(a, w), Q = mulConj(b, w);
+        store<E, Complex>(out, g, into, sine ? n - 1 - k : k, C{(P.x + Q.x) * f, (P.y + Q.y) * f});
+        if (k != 0) {
+          store<E, Complex>(out, g, into, sine ? k - 1 : n - k, C{(Q.y - P.y) * f, (P.x - Q.x) * f});
+        } else {
+          const C m = lineOut[slot(n >> 1)], wm = W[n >> 1];
+          const C y = add(mul(m, wm), mulConj(m, wm));
+          store<E, Complex>(out, g, into, sine ? (n >> 1) - 1 : n >> 1, C{y.x * f, y.y * f});
+        }
       }
     } else if constexpr (remap) {
       /* The line in its final order in shared memory (a type III's out of Makhoul's order: row point i
@@ -471,15 +492,26 @@ extern "C" cudaError_t dtrAxisOneTripPrepare(const dtrAxisRows* r, dtrAxisSide f
 
 extern "C" size_t dtrAxisOneTripTableBytes(int64_t n, int dbl) { return (size_t)(2 * n) * (dbl ? 16 : 8); }
 
+/* The table: the radix-8 passes' twiddles in the order fft() runs them (a pass of p > 1 points a
+ * butterfly: exp(-2 pi i q k / 8p) at (q - 1) p + k, q = 1..7, k < p; n - p0 entries in all, p0 the
+ * first pass's p), zeros to n, then W[k] = exp(-i pi k / 2n). Angles in turns, reduced first. */
 extern "C" void dtrAxisOneTripTable(int64_t n, int dbl, void* host) {
-  for (int64_t m = 0; m < 2 * n; m++) {
-    /* exp(-2 pi i m / n) for m < n, then W[k] = exp(-i pi k / 2n); the angle in turns, reduced first */
-    const double turns = m < n ? (double)m / (double)n : (double)(m - n) / (double)(4 * n);
-    const double angle = -2.0 * 3.14159265358979323846 * turns;
+  int logn = 0;
+  while (((int64_t)1 << logn) < n) logn++;
+  int64_t at = 0;
+  const auto put = [&](int64_t m, int64_t num, int64_t den) {
+    const double angle = -2.0 * 3.14159265358979323846 * (double)(num % den) / (double)den;
     const double c = cos(angle), s = sin(angle);
     if (dbl) ((double*)host)[2 * m] = c, ((double*)host)[2 * m + 1] = s;
     else ((float*)host)[2 * m] = (float)c, ((float*)host)[2 * m + 1] = (float)s;
+  };
+  for (int64_t p = logn % 3 == 1 ? 2 : logn % 3 == 2 ? 4 : 1; 8 * p <= n; p *= 8) {
+    if (p == 1) continue;
+    for (int64_t q = 1; q < 8; q++)
+      for (int64_t k = 0; k < p; k++) put(at++, q * k, 8 * p);
   }
+  for (; at < n; at++) put(at, 0, 1);
+  for (int64_t k = 0; k < n; k++) put(n + k, k, 4 * n);
 }
 
 extern "C" cudaError_t dtrAxisOneTripLaunch(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into, const void* in,
