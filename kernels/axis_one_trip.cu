@@ -246,13 +246,22 @@ __device__ __forceinline__ void preTwiddle(C* line, int k, int n, const C* __res
   }
 }
 
-/* Blocks of 512 threads a multiprocessor the registers are budgeted for: two (64 registers a thread)
- * where a kind's steps fit them without spilling much (single precision, complex lines), else one (128:
- * double precision, and real lines, which hold two lines' starts and load two numbers a point, spilled
- * at 64; spilled registers cost more than the lost occupancy). */
-template <typename E, bool Complex>
+/* Blocks of Threads (the most a block has: 512, or 256) a multiprocessor the registers are budgeted
+ * for: 1024 threads (64 registers a thread) where a kind's steps fit them without spilling much (single
+ * precision, complex lines); 768 (80) for double precision's complex lines in blocks of 256, which fit
+ * 80 with no spill or a few bytes; else 512 (128: real lines, which hold two lines' starts and load two
+ * numbers a point, spilled at 64, and double precision in blocks of 512). Spilled registers cost more
+ * than the lost occupancy. */
+template <typename E, bool Complex, int Threads>
 constexpr int blocksPerSm() {
-  return sizeof(E) == 4 && Complex ? 2 : 1;
+  if (sizeof(E) == 4 && Complex) return 1024 / Threads;
+  return Complex && Threads == 256 ? 3 : 512 / Threads;
+}
+/* The block sizes a type's kernels are built for: blocks of 256 get their own build only where that
+ * raises the budget (double precision's complex lines). */
+template <typename E, bool Complex>
+constexpr bool smallBlocksOwnBuild() {
+  return sizeof(E) == 8 && Complex;
 }
 
 /* Kind: dtrAxisDct2 .. dtrAxisDftInverse. InColumns, OutColumns: how the threads take the lines on
@@ -261,8 +270,8 @@ constexpr int blocksPerSm() {
  * shared memory once more, so that both the loads and the stores stay coalesced. table: the n FFT
  * twiddles, then W[0..n). in may be out (a pass in place): a line is read whole before any of it is
  * written (its threads' barriers, or its one thread where n = 8), and no two blocks share a line. */
-template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns>
-__global__ void __launch_bounds__(512, blocksPerSm<E, Complex>()) oneTripKernel(const E* __restrict__ in, E* out, Lines g,
+template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns, int Threads>
+__global__ void __launch_bounds__(Threads, blocksPerSm<E, Complex, Threads>()) oneTripKernel(const E* __restrict__ in, E* out, Lines g,
                                                     const typename ComplexOf<E>::type* __restrict__ table) {
   using C = typename ComplexOf<E>::type;
   extern __shared__ __align__(16) unsigned char shared[];
@@ -395,7 +404,14 @@ cudaError_t launchShape(const void* in, void* out, const Lines& g, const void* t
   const size_t bytes = sharedBytes(g.perBlock, g.pitch, sizeof(C));
   const int64_t blocks = (g.count + g.perBlock - 1) / g.perBlock;
   const unsigned grid = (unsigned)(blocks < 1 ? 1 : blocks > 32768 ? 32768 : blocks);
-  oneTripKernel<E, Kind, Complex, InColumns, OutColumns><<<grid, threads, bytes, stream>>>((const E*)in, (E*)out, g, (const C*)table);
+  if constexpr (smallBlocksOwnBuild<E, Complex>()) {
+    if (threads <= 256) {
+      oneTripKernel<E, Kind, Complex, InColumns, OutColumns, 256><<<grid, threads, bytes, stream>>>((const E*)in, (E*)out, g,
+                                                                                                    (const C*)table);
+      return cudaGetLastError();
+    }
+  }
+  oneTripKernel<E, Kind, Complex, InColumns, OutColumns, 512><<<grid, threads, bytes, stream>>>((const E*)in, (E*)out, g, (const C*)table);
   return cudaGetLastError();
 }
 
@@ -423,21 +439,30 @@ cudaError_t launchType(int kind, const void* in, void* out, const Lines& g, cons
   }
 }
 
-/* The shared memory the kernels of one element type and mapping may take past the default 48 KiB, on
- * the current device. */
-template <typename E, bool Complex, bool InColumns, bool OutColumns>
-cudaError_t allowShared(int bytes) {
-  const void* kernels[] = {(const void*)oneTripKernel<E, dtrAxisDct2, Complex, InColumns, OutColumns>,
-                           (const void*)oneTripKernel<E, dtrAxisDct3, Complex, InColumns, OutColumns>,
-                           (const void*)oneTripKernel<E, dtrAxisDst2, Complex, InColumns, OutColumns>,
-                           (const void*)oneTripKernel<E, dtrAxisDst3, Complex, InColumns, OutColumns>,
-                           (const void*)oneTripKernel<E, Complex ? dtrAxisDftForward : dtrAxisDct2, Complex, InColumns, OutColumns>,
-                           (const void*)oneTripKernel<E, Complex ? dtrAxisDftInverse : dtrAxisDct3, Complex, InColumns, OutColumns>};
+/* The shared memory the kernels of one element type, mapping and block size may take past the default
+ * 48 KiB, on the current device. */
+template <typename E, bool Complex, bool InColumns, bool OutColumns, int Threads>
+cudaError_t allowSharedBuilt(int bytes) {
+  const void* kernels[] = {(const void*)oneTripKernel<E, dtrAxisDct2, Complex, InColumns, OutColumns, Threads>,
+                           (const void*)oneTripKernel<E, dtrAxisDct3, Complex, InColumns, OutColumns, Threads>,
+                           (const void*)oneTripKernel<E, dtrAxisDst2, Complex, InColumns, OutColumns, Threads>,
+                           (const void*)oneTripKernel<E, dtrAxisDst3, Complex, InColumns, OutColumns, Threads>,
+                           (const void*)oneTripKernel<E, Complex ? dtrAxisDftForward : dtrAxisDct2, Complex, InColumns, OutColumns, Threads>,
+                           (const void*)oneTripKernel<E, Complex ? dtrAxisDftInverse : dtrAxisDct3, Complex, InColumns, OutColumns, Threads>};
   for (const void* k : kernels) {
     const cudaError_t err = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (err != cudaSuccess) return err;
   }
   return cudaSuccess;
+}
+
+template <typename E, bool Complex, bool InColumns, bool OutColumns>
+cudaError_t allowShared(int bytes) {
+  if constexpr (smallBlocksOwnBuild<E, Complex>()) {
+    const cudaError_t err = allowSharedBuilt<E, Complex, InColumns, OutColumns, 256>(bytes);
+    if (err != cudaSuccess) return err;
+  }
+  return allowSharedBuilt<E, Complex, InColumns, OutColumns, 512>(bytes);
 }
 
 template <typename E, bool Complex>
