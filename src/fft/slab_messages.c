@@ -45,13 +45,13 @@ typedef struct {
 } Execute;
 
 /* Entries before rank q's segment of the buffer whose segments are [z of this rank's planes][y of q's
- * rows][x] (the forward's send buffer, the inverse's receive buffer); none for the rank itself. */
+ * rows][x] (the forward's send buffer, the inverse's receive buffer); none for the rank itself. The
+ * ranks' rows lie in rank order, so the rows of the ranks before q are where q's begin (less this
+ * rank's, which has no segment): constant work a peer, where summing them was P^2 an execute. */
 static int64_t segmentOf(const struct dtrFftPlan* f, const Execute* ex, int q) {
   const int64_t planes = dtrFftSlabPlanes(f, ex->rank).count;
-  int64_t at = 0;
-  for (int b = 0; b < q; b++)
-    if (b != ex->rank) at += planes * dtrFftSlabRows(f, b).count * ex->nx;
-  return at;
+  const int64_t before = dtrFftSlabRows(f, q).start - (ex->rank < q ? dtrFftSlabRows(f, ex->rank).count : 0);
+  return planes * before * ex->nx;
 }
 
 static int peerAt(const Execute* ex, int s) { return (ex->rank + s) % ex->peers; }
