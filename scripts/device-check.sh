@@ -264,8 +264,8 @@ for stage in $stages; do
           --reference 0 --iters ${DTR_FFT_ITERS:-10} --json "$logs/fields-$grid-$n-c64.json"
         spectralRun "fields-$grid-$n-r2c" "$DTR_BUILD/examples/fft3d" --shape "$n" --grid "$grid" --dtype c128 --r2c --howmany 3 \
           --reference 0 --iters ${DTR_FFT_ITERS:-10} --json "$logs/fields-$grid-$n-r2c.json"
-        # Slabs: the fields also by the exchanges' own chunks (the slab route's passes along z run a
-        # strided plan a field; the other route's packed complex passes the one-trip kernel).
+        # Slabs: the fields also by the exchanges' own chunks (both routes' passes take the fields on the
+        # one-trip kernel where the lengths allow; the slab route's along z transposes as it goes).
         [ "${grid%x*}" = 1 ] && spectralRun "fields-$grid-$n-c64-nocopies" -x DTR_FFT_COPIES=0 "$DTR_BUILD/examples/fft3d" \
           --shape "$n" --grid "$grid" --dtype c64 --howmany 3 --reference 0 --iters ${DTR_FFT_ITERS:-10} \
           --json "$logs/fields-$grid-$n-c64-nocopies.json"
