@@ -83,12 +83,15 @@ class Worst:
     """The largest error of a test's results, relative to the largest entry of the whole reference."""
 
     def __init__(self):
-        self.value, self.ok = 0.0, True
+        self.value, self.ok, self.where = 0.0, True, None
 
-    def add(self, got, want, reference, dtype=None):
+    def add(self, got, want, reference, dtype=None, where=None):
+        """where: the case, named in a failure's message where its error is this rank's largest."""
         self.ok &= got.shape == want.shape and (dtype is None or got.dtype == np.dtype(dtype))
         if self.ok and got.size:
-            self.value = max(self.value, float(np.abs(got - want).max() / max(np.abs(reference).max(), 1e-300)))
+            error = float(np.abs(got - want).max() / max(np.abs(reference).max(), 1e-300))
+            if error > self.value:
+                self.value, self.where = error, where
 
     def below(self, tolerance):
         worst = largest(self.value)
@@ -209,17 +212,18 @@ def test_howmany_fields(lib, dtype):
                 back = inverse(y, grid, shape, norm=norm, chunks=chunks, howmany=howmany)
                 worst.ok &= everywhere(lib.get(y).shape == bz.shape + (howmany,))
                 for f, a in enumerate(fields):
+                    case = f"{pr}x{pc} {shape} howmany {howmany} norm {norm} chunks {chunks} field {f}"
                     ref = (np.fft.rfftn if real else np.fft.fftn)(a.astype(np.float64 if real else np.complex128), norm=norm)
                     yf = lib.get(y)[..., f]
-                    worst.add(yf, local(ref, bz), ref, ctype)
+                    worst.add(yf, local(ref, bz), ref, ctype, where=f"{case}: forward against numpy")
                     one = forward(lib.put(local(a, bx)), grid, shape, norm=norm, chunks=chunks)
-                    worst.add(yf, lib.get(one), ref)
-                    worst.add(lib.get(back)[..., f], local(a, bx), a, dtype)
+                    worst.add(yf, lib.get(one), ref, where=f"{case}: forward against the single field's")
+                    worst.add(lib.get(back)[..., f], local(a, bx), a, dtype, where=f"{case}: round trip")
                     one_back = inverse(lib.put(np.ascontiguousarray(lib.get(y)[..., f])), grid, shape, norm=norm, chunks=chunks)
-                    worst.add(lib.get(back)[..., f], lib.get(one_back), a)
+                    worst.add(lib.get(back)[..., f], lib.get(one_back), a, where=f"{case}: inverse against the single field's")
                 n += 1
     ok, value = worst.below(TOLERANCE[dtype])
-    assert ok, f"{n} shapes and grids: error {value:.3g}"
+    assert ok, f"{n} shapes and grids: error {value:.3g}; rank {R}'s largest: {worst.value:.3g} in {worst.where}"
 
 
 @pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
