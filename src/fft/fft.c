@@ -153,11 +153,6 @@ static dtrResult_t makeExchanges(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
   return dtrAgree(f->grid->comm, res);
 }
 
-int dtrFftPassScales(const struct dtrFftPlan* f, int i) {
-  if (!f->gpu || f->padded || f->norm == dtrFftNormNone) return 0;
-  return i == f->npencils - 1 || (i == 0 && f->norm == dtrFftNormOrtho);
-}
-
 /* The local pass on each pencil of the path, with plans for every batch its chunks take. */
 static dtrResult_t makePasses(dtrFftPlan_t f) {
   const int E = f->npencils - 1;

@@ -59,6 +59,11 @@ int dtrFftHasRealToReal(const struct dtrFftPlan* f) {
 
 int dtrFftNumbersPerEntry(const struct dtrFftPlan* f) { return f->realPlan ? 1 : 2; }
 
+int dtrFftPassScales(const struct dtrFftPlan* f, int i) {
+  if (!f->gpu || f->padded || f->norm == dtrFftNormNone) return 0;
+  return i == f->npencils - 1 || (i == 0 && f->norm == dtrFftNormOrtho);
+}
+
 /* Whether the complex side's numbers are doubles. */
 static int doubleNumbers(const struct dtrFftPlan* f) { return f->ctype == dtrComplex128 || f->ctype == dtrFloat64; }
 
