@@ -267,8 +267,8 @@ constexpr bool smallBlocksOwnBuild() {
 /* Kind: dtrAxisDct2 .. dtrAxisDftInverse. InColumns, OutColumns: how the threads take the lines on
  * each side (lineOfThread). The FFT runs in the input's mapping; where the output's differs (a pass
  * that transposes: lines side by side on one side, packed on the other), the result crosses the lines'
- * shared memory once more, so that both the loads and the stores stay coalesced. table: the n FFT
- * twiddles, then W[0..n). in may be out (a pass in place): a line is read whole before any of it is
+ * shared memory once more, so that both the loads and the stores stay coalesced. table: the radix-8
+ * passes' twiddles (dtrAxisOneTripTable), then W[0..n) from its entry n. in may be out (a pass in place): a line is read whole before any of it is
  * written (its threads' barriers, or its one thread where n = 8), and no two blocks share a line. */
 template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns, int Threads>
 __global__ void __launch_bounds__(Threads, blocksPerSm<E, Complex, Threads>()) oneTripKernel(const E* __restrict__ in, E* out, Lines g,
@@ -518,8 +518,8 @@ extern "C" cudaError_t dtrAxisOneTripPrepare(const dtrAxisRows* r, dtrAxisSide f
 extern "C" size_t dtrAxisOneTripTableBytes(int64_t n, int dbl) { return (size_t)(2 * n) * (dbl ? 16 : 8); }
 
 /* The table: the radix-8 passes' twiddles in the order fft() runs them (a pass of p > 1 points a
- * butterfly: exp(-2 pi i q k / 8p) at (q - 1) p + k, q = 1..7, k < p; n - p0 entries in all, p0 the
- * first pass's p), zeros to n, then W[k] = exp(-i pi k / 2n). Angles in turns, reduced first. */
+ * butterfly: exp(-2 pi i q k / 8p) at (q - 1) p + k, q = 1..7, k < p; fewer than n entries in all),
+ * zeros to n, then W[k] = exp(-i pi k / 2n). Angles in turns, reduced first. */
 extern "C" void dtrAxisOneTripTable(int64_t n, int dbl, void* host) {
   int logn = 0;
   while (((int64_t)1 << logn) < n) logn++;
