@@ -1,8 +1,12 @@
 /* Host pieces of the library and its tools: the verification pattern, the host transpose of the cpu
- * backend, and the summary of execute timelines. */
+ * backend, the summary of execute timelines, and the one-trip FFT kernel's host side (which layouts it
+ * takes, its table of twiddles). */
+#include <complex.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "axis_launch.h"
 #include "backends/cpu/host_transpose.h"
 #include "backends/gpu/timeline.h"
 #include "check.h"
@@ -149,9 +153,76 @@ static void testTimelineSummary(void) {
   EXPECT(s.executes == 0 && s.total == 0, "empty: %d %g", s.executes, s.total);
 }
 
+/* The layouts the one-trip kernel takes (axis_launch.h): each side packed (a line's points adjacent) or
+ * side by side (consecutive lines adjacent), any mix of the two (a pass that transposes), n a power of
+ * two from 8 to 4096 with enough lines a block where a side is side by side; one field. */
+static void testOneTripLayouts(void) {
+  for (int dbl = 0; dbl < 2; dbl++) {
+    for (int64_t n = 2; n <= 8192; n *= 2) {
+      const dtrAxisRows one = {n, 100, 1, 1, 1, dbl, 1};
+      const dtrAxisSide packed = {n, n, 1}, planes = {1, n, 4096}, zPencil = {n, n, 1};
+      const int power = n >= 8 && n <= 4096;
+      EXPECT(dtrAxisOneTripFits(&one, packed, packed) == power, "n=%lld dbl=%d: packed lines", (long long)n, dbl);
+      /* A slab's pass along z: the planes' lines side by side in, the Z-pencil's packed out (and back);
+       * side by side needs two lines a block of at most 512 threads: n <= 2048. */
+      const int sideBySide = n >= 8 && n <= 2048;
+      EXPECT(dtrAxisOneTripFits(&one, planes, zPencil) == sideBySide, "n=%lld dbl=%d: transposing, forward", (long long)n, dbl);
+      EXPECT(dtrAxisOneTripFits(&one, zPencil, planes) == sideBySide, "n=%lld dbl=%d: transposing, inverse", (long long)n, dbl);
+      /* A plane's columns: lines of a unit side by side on both sides. */
+      const dtrAxisRows columns = {n, 4, 64, 1, 1, dbl, 1};
+      const dtrAxisSide plane = {64 * n, 1, 64};
+      EXPECT(dtrAxisOneTripFits(&columns, plane, plane) == sideBySide, "n=%lld dbl=%d: columns", (long long)n, dbl);
+      /* Lines neither packed nor side by side, and several fields (the caller's view makes them lines). */
+      const dtrAxisSide apart = {3, n, 5};
+      EXPECT(!dtrAxisOneTripFits(&one, apart, packed) && !dtrAxisOneTripFits(&one, packed, apart), "n=%lld: lines apart", (long long)n);
+      const dtrAxisRows fields = {n, 100, 1, 3, 1, dbl, 1};
+      EXPECT(!dtrAxisOneTripFits(&fields, packed, packed), "n=%lld: fields", (long long)n);
+    }
+  }
+}
+
+/* The one-trip kernel's table, against its definition: each radix-8 pass of p > 1 points a butterfly
+ * in the order the kernel runs them (a radix-2 or radix-4 pass first where log2 n is not a multiple of 3)
+ * holds exp(-2 pi i q k / 8p) at (q - 1) p + k, the passes' blocks one after the other from entry 0, all
+ * within n entries; W[k] = exp(-i pi k / 2n) from entry n. */
+static void testOneTripTable(void) {
+  const double pi = 3.14159265358979323846;
+  for (int dbl = 0; dbl < 2; dbl++) {
+    for (int64_t n = 8; n <= 4096; n *= 2) {
+      void* table = malloc(dtrAxisOneTripTableBytes(n, dbl));
+      dtrAxisOneTripTable(n, dbl, table);
+      const double tolerance = dbl ? 1e-15 : 1e-7;
+      double worst = 0;
+      const double complex* d = table;
+      const float complex* f = table;
+      int logn = 0;
+      while (((int64_t)1 << logn) < n) logn++;
+      int64_t at = 0;
+      for (int64_t p = logn % 3 == 1 ? 2 : logn % 3 == 2 ? 4 : 1; 8 * p <= n; p *= 8) {
+        for (int64_t q = 1; p > 1 && q < 8; q++)
+          for (int64_t k = 0; k < p; k++, at++) {
+            const double complex want = cexp(-2.0 * pi * I * (double)(q * k) / (double)(8 * p));
+            const double complex got = dbl ? d[at] : (double complex)f[at];
+            worst = fmax(worst, cabs(got - want));
+          }
+      }
+      EXPECT(at < n, "n=%lld: the passes' twiddles take %lld entries, past the W at n", (long long)n, (long long)at);
+      for (int64_t k = 0; k < n; k++) {
+        const double complex want = cexp(-I * pi * (double)k / (double)(2 * n));
+        const double complex got = dbl ? d[n + k] : (double complex)f[n + k];
+        worst = fmax(worst, cabs(got - want));
+      }
+      EXPECT(worst <= tolerance, "n=%lld dbl=%d: table off its definition by %.3g", (long long)n, dbl, worst);
+      free(table);
+    }
+  }
+}
+
 int main(void) {
   testPatternAndHostTranspose();
   testHostTransposeShapes();
   testTimelineSummary();
+  testOneTripLayouts();
+  testOneTripTable();
   return dtrTestEnd("host");
 }
