@@ -110,6 +110,11 @@ int dtrFftHasRealToReal(const struct dtrFftPlan* f);
  * the inverse's (the last pencil's) and, orthonormal, the forward's too. Its shape says so
  * (dtrLocalFftShape.scaled), so that the pass may fold the factor in. */
 int dtrFftPassScales(const struct dtrFftPlan* f, int i);
+/* The slab routes' passes along z, which transpose as they go: `from` the planes of this rank's rows
+ * (lines side by side, points `planeStride` apart) into the Z-pencil, `into` back, the inverse's first,
+ * which scales where the normalization asks; z's kind where it has walls (real data where every axis
+ * has). */
+void dtrFftSlabZShapes(const struct dtrFftPlan* f, int64_t planeStride, dtrLocalFftShape* from, dtrLocalFftShape* into);
 int dtrFftNumbersPerEntry(const struct dtrFftPlan* f);
 
 /* x[i] *= factor for `reals` real numbers of the complex side: on the stream on GPUs, else now. */

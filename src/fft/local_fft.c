@@ -113,28 +113,26 @@ dtrResult_t dtrLocalFftSetWorkArea(dtrLocalFft* f, void* area) {
  * (as cuFFT's and FFTW's do); else from in into out, and x in place there. The second part takes the
  * factor where it can. */
 static dtrResult_t runParts(dtrLocalFft* f, int direction, int64_t first, int64_t count, const void* in, void* out,
-                            double factor, int* folded, cudaStream_t stream) {
+                            double factor, cudaStream_t stream) {
   const int64_t rows = f->shape.n[0];
   if (direction == dtrFftForward) {
     DTRCHECK(dtrLocalFftRun(f->part[0], direction, first * rows, count * rows, in, out, stream));
-    return dtrLocalFftRunScaled(f->part[1], direction, first, count, out, out, factor, folded, stream);
+    return dtrLocalFftRunScaled(f->part[1], direction, first, count, out, out, factor, stream);
   }
   void* const columns = f->shape.real ? (void*)in : out;
   DTRCHECK(dtrLocalFftRun(f->part[1], direction, first, count, in, columns, stream));
-  return dtrLocalFftRunScaled(f->part[0], direction, first * rows, count * rows, columns, out, factor, folded, stream);
+  return dtrLocalFftRunScaled(f->part[0], direction, first * rows, count * rows, columns, out, factor, stream);
 }
 
 dtrResult_t dtrLocalFftRun(dtrLocalFft* f, int direction, int64_t first, int64_t count, const void* in, void* out,
                            cudaStream_t stream) {
-  int folded = 0;
-  return dtrLocalFftRunScaled(f, direction, first, count, in, out, 1.0, &folded, stream);
+  return dtrLocalFftRunScaled(f, direction, first, count, in, out, 1.0, stream);
 }
 
 dtrResult_t dtrLocalFftRunScaled(dtrLocalFft* f, int direction, int64_t first, int64_t count, const void* in, void* out,
-                                 double factor, int* folded, cudaStream_t stream) {
-  *folded = 0;
+                                 double factor, cudaStream_t stream) {
   if (count <= 0) return dtrSuccess;
-  if (f->part[0]) return runParts(f, direction, first, count, in, out, factor, folded, stream);
+  if (f->part[0]) return runParts(f, direction, first, count, in, out, factor, stream);
   const dtrLocalFftShape* s = &f->shape;
   /* Every number below counts points, each holding one of every field: an entry of the complex side,
    * or of real data where the plan's axes are all real-to-real. */
@@ -148,10 +146,8 @@ dtrResult_t dtrLocalFftRunScaled(dtrLocalFft* f, int direction, int64_t first, i
   const char* src = (const char*)in + (size_t)first * inBytes;
   char* dst = (char*)out + (size_t)first * outBytes;
   /* The library's own kernels take the factor as they store. */
-  if (f->axis || (factor != 1.0 && f->scaled)) {
-    *folded = 1;
+  if (f->axis || (factor != 1.0 && f->scaled))
     return dtrAxisPassRun(f->axis ? f->axis : f->scaled, direction, count, src, dst, factor, stream);
-  }
   if (f->gpu) return dtrCufftPassRun(f->cufft, direction, count, src, dst, stream);
   return dtrFftwPassRun(f->fftw, direction, count, src, dst);
 }

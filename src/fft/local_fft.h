@@ -30,13 +30,12 @@ dtrResult_t dtrLocalFftSetWorkArea(dtrLocalFft* f, void* area);
  * dtrFftForward or dtrFftInverse; on `stream` on the GPU. count 0 does nothing. */
 dtrResult_t dtrLocalFftRun(dtrLocalFft* f, int direction, int64_t first, int64_t count, const void* in, void* out,
                            cudaStream_t stream);
-/* The same, with the output times `factor` where the pass can fold it in (shape.scaled, on GPUs, one
- * kernel of the library's for these transforms): *folded says whether it did; where not, the caller
- * scales. */
-dtrResult_t dtrLocalFftRunScaled(dtrLocalFft* f, int direction, int64_t first, int64_t count, const void* in, void* out,
-                                 double factor, int* folded, cudaStream_t stream);
-/* Whether dtrLocalFftRunScaled folds a factor into this pass in `direction` (always or never, per pass). */
+/* Whether this pass folds a factor into its output in `direction` (shape.scaled, on GPUs, one kernel of
+ * the library's for these transforms): always or never, per pass. Where it does not, the caller scales. */
 int dtrLocalFftFoldsScale(const dtrLocalFft* f, int direction);
+/* dtrLocalFftRun with the output times `factor` where the pass folds it in; else unscaled. */
+dtrResult_t dtrLocalFftRunScaled(dtrLocalFft* f, int direction, int64_t first, int64_t count, const void* in, void* out,
+                                 double factor, cudaStream_t stream);
 void dtrLocalFftDestroy(dtrLocalFft* f);
 
 #endif

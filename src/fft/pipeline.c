@@ -91,10 +91,8 @@ static dtrResult_t passChunk(struct dtrFftPlan* f, const Route* r, int j, int C,
   dtrFftChunk c = {0, f->transforms[p]};
   if (r->exchange[j] && j == 1 && r->wholeY) c.count = k == 0 ? f->transforms[p] : 0;
   else if (r->exchange[j]) c = j == 0 && !r->inverse ? dtrFftFirstPassChunk(f, r->exchange[j], C, k) : dtrFftChunkOf(f, r->exchange[j], p, C, k);
-  int folded = 0;
-  DTRCHECK(dtrLocalFftRunScaled(r->pass[j], direction, c.first, c.count, r->src[j], r->dst[j], j == 0 ? factor : 1.0, &folded,
-                                stream));
-  if (j == 0 && factor != 1.0 && c.count && !folded) {
+  DTRCHECK(dtrLocalFftRunScaled(r->pass[j], direction, c.first, c.count, r->src[j], r->dst[j], j == 0 ? factor : 1.0, stream));
+  if (j == 0 && factor != 1.0 && c.count && !dtrLocalFftFoldsScale(r->pass[j], direction)) {
     /* Every field of the chunk's points: howmany entries of the complex side a point. */
     const size_t entryBytes = dtrDataTypeSize(f->ctype) * (size_t)f->howmany;
     DTRCHECK(dtrFftScale(f, r->dst[0] + (size_t)(c.first * f->length[p]) * entryBytes,

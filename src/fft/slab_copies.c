@@ -70,14 +70,9 @@ dtrResult_t dtrFftCopiesChoose(struct dtrFftPlan* f, size_t area, int wanted) {
 /* Its passes along z, which transpose as they go (local_fft.h's strided layout), with plans for the
  * chunks of lines both take; z's kind where it has walls (on real data where every axis has). */
 dtrResult_t dtrFftCopiesPasses(struct dtrFftPlan* f) {
-  const int64_t nx = f->cshape[0], ny = f->cshape[1], nz = f->cshape[2];
   const int64_t lines = f->box[1].size[0] * f->box[1].size[1]; /* this rank's (y, x) lines */
-  const int dbl = f->ctype == dtrComplex128 || f->ctype == dtrFloat64;
-  const dtrLocalFftShape from = {.dims = 1, .n = {nz, 0}, .dbl = dbl, .in_stride = ny * nx, .in_dist = 1, .out_stride = 1,
-                                 .out_dist = nz, .fields = f->howmany, .kind = {f->axes[2], 0}, .realData = f->realPlan};
-  dtrLocalFftShape into = from;
-  into.in_stride = 1, into.in_dist = nz, into.out_stride = ny * nx, into.out_dist = 1;
-  into.scaled = dtrFftPassScales(f, f->npencils - 1);
+  dtrLocalFftShape from, into;
+  dtrFftSlabZShapes(f, f->cshape[0] * f->cshape[1], &from, &into); /* S's planes: every row of a plane */
   int64_t batches[DTR_FFT_MAX_CHUNKS + 1];
   int n = 0;
   batches[n++] = lines;
@@ -186,9 +181,8 @@ static dtrResult_t firstPass(struct dtrFftPlan* f, dtrPlan_t x, const void* in, 
   const int r = x->comm.rank, C = f->chunks;
   if (direction == dtrFftInverse) {
     const dtrFftChunk c = dtrFftChunkOf(f, f->inverse[0], 1, C, k);
-    int folded = 0;
     return dtrLocalFftRunScaled(f->zInto, direction, c.first, c.count, in,
-                                f->work + (size_t)(dtrFftSlabRows(f, r).start * f->cshape[0]) * e, factor, &folded, stream);
+                                f->work + (size_t)(dtrFftSlabRows(f, r).start * f->cshape[0]) * e, factor, stream);
   }
   const dtrFftChunk t = dtrFftFirstPassChunk(f, x, C, k);
   char* own = f->work + (size_t)dtrFftSlabPlanes(f, r).start * plane * e;

@@ -100,13 +100,9 @@ void dtrFftMessagesFree(struct dtrFftPlan* f) {
 
 /* Its passes along z, between the Z-pencil and planes of this rank's rows only ([z][y - y0][x]). */
 dtrResult_t dtrFftMessagesPasses(struct dtrFftPlan* f) {
-  const int64_t nz = f->cshape[2];
   const int64_t lines = f->box[1].size[0] * f->box[1].size[1];
-  const int dbl = f->ctype == dtrComplex128;
-  const dtrLocalFftShape from = {.dims = 1, .n = {nz, 0}, .dbl = dbl, .in_stride = lines, .in_dist = 1, .out_stride = 1,
-                                 .out_dist = nz, .fields = f->howmany};
-  const dtrLocalFftShape into = {.dims = 1, .n = {nz, 0}, .dbl = dbl, .in_stride = 1, .in_dist = nz, .out_stride = lines,
-                                 .out_dist = 1, .fields = f->howmany, .scaled = dtrFftPassScales(f, f->npencils - 1)};
+  dtrLocalFftShape from, into;
+  dtrFftSlabZShapes(f, lines, &from, &into); /* its planes: this rank's rows only */
   const int64_t batches[1] = {lines};
   DTRCHECK(dtrLocalFftCreate(&from, 1, batches, 1, &f->zFrom));
   return dtrLocalFftCreate(&into, 1, batches, 1, &f->zInto);
@@ -139,9 +135,7 @@ static dtrResult_t planesPass(struct dtrFftPlan* f, const Execute* ex, const voi
 /* Inverse, the pass along z, whole, from the Z-pencil into the send buffer's planes of this rank's rows
  * (normalized there where the pass folds the factor in; else the last pass scales). */
 static dtrResult_t linesPass(struct dtrFftPlan* f, const Execute* ex, const void* in, double factor, cudaStream_t stream) {
-  int folded = 0;
-  return dtrLocalFftRunScaled(f->zInto, dtrFftInverse, 0, f->box[1].size[0] * f->box[1].size[1], in, ex->send, factor, &folded,
-                              stream);
+  return dtrLocalFftRunScaled(f->zInto, dtrFftInverse, 0, f->box[1].size[0] * f->box[1].size[1], in, ex->send, factor, stream);
 }
 
 dtrResult_t dtrFftMessagesEarly(struct dtrFftPlan* f, const void* in, dtrFftDirection_t direction, cudaStream_t stream,

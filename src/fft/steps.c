@@ -67,6 +67,16 @@ int dtrFftPassScales(const struct dtrFftPlan* f, int i) {
 /* Whether the complex side's numbers are doubles. */
 static int doubleNumbers(const struct dtrFftPlan* f) { return f->ctype == dtrComplex128 || f->ctype == dtrFloat64; }
 
+void dtrFftSlabZShapes(const struct dtrFftPlan* f, int64_t planeStride, dtrLocalFftShape* from, dtrLocalFftShape* into) {
+  const int64_t nz = f->cshape[2];
+  const dtrLocalFftShape z = {.dims = 1, .n = {nz, 0}, .dbl = doubleNumbers(f), .in_stride = planeStride, .in_dist = 1,
+                              .out_stride = 1, .out_dist = nz, .fields = f->howmany, .kind = {f->axes[2], 0},
+                              .realData = f->realPlan};
+  *from = z, *into = z;
+  into->in_stride = 1, into->in_dist = nz, into->out_stride = planeStride, into->out_dist = 1;
+  into->scaled = dtrFftPassScales(f, f->npencils - 1);
+}
+
 dtrFftChunk dtrFftFirstPassChunk(const struct dtrFftPlan* f, dtrPlan_t exchange, int chunks, int k) {
   if (!realPassWhole(f)) return dtrFftChunkOf(f, exchange, 0, chunks, k);
   const dtrFftChunk whole = {0, k == 0 ? f->transforms[0] : 0};
