@@ -283,9 +283,10 @@ def _transform(name, x, grid, shape, norm, out, backend, chunks, howmany, kinds,
     result = _lib.lib.dtrFftExecute(plan.handle, xptr or None, optr or None, call.direction, stream)
     if result:
         raise Error(result, _lib.last_error())
-    if call.factor != 1.0:
-        out = _scale(ad, out, call.factor)
-    return out if ad.synchronous_result else ad.finish(out)
+    if not ad.synchronous_result:
+        # Before the factor: JAX scales on a stream of its own, which does not wait for the library's.
+        out = ad.finish(out)
+    return out if call.factor == 1.0 else _scale(ad, out, call.factor)
 
 
 def _agree(state, problem, call, device, send, plan):
