@@ -88,6 +88,12 @@ __device__ __forceinline__ void dft(C (&v)[R]) {
   }
 }
 
+/* v, as a value the compiler cannot see through: what is derived from it inside a loop stays there. */
+__device__ __forceinline__ int opaque(int v) {
+  asm volatile("" : "+r"(v));
+  return v;
+}
+
 /* A line's slot of point i in shared memory: one spare slot every eight. */
 __device__ __forceinline__ int slot(int i) { return i + (i >> 3); }
 
@@ -247,14 +253,15 @@ __device__ __forceinline__ void preTwiddle(C* line, int k, int n, const C* __res
 }
 
 /* Blocks of Threads (the most a block has: 512, or 256) a multiprocessor the registers are budgeted
- * for: 1024 threads (64 registers a thread) where a kind's steps fit them without spilling much (single
- * precision, complex lines); 768 (80) for double precision's complex lines in blocks of 256, which fit
- * 80 with no spill or a few bytes; else 512 (128: real lines, which hold two lines' starts and load two
- * numbers a point, spilled at 64, and double precision in blocks of 512). Spilled registers cost more
- * than the lost occupancy. */
-template <typename E, bool Complex, int Threads>
+ * for: single precision's complex lines 1536 threads (40 registers a thread) for a type II, whose steps
+ * fit them with a few bytes spilled and gain more from the occupancy than they lose, and 1024 (64) for
+ * the other kinds, which fit 64 and are slower at 40; 768 (80) for double precision's complex lines in
+ * blocks of 256, which fit 80 with no spill or a few bytes; else 512 (128: real lines, which hold two
+ * lines' starts and load two numbers a point, spilled at 64, and double precision in blocks of 512). */
+template <typename E, int Kind, bool Complex, int Threads>
 constexpr int blocksPerSm() {
-  if (sizeof(E) == 4 && Complex) return 1024 / Threads;
+  constexpr bool typeII = Kind == dtrAxisDct2 || Kind == dtrAxisDst2;
+  if (sizeof(E) == 4 && Complex) return (typeII ? 1536 : 1024) / Threads;
   return Complex && Threads == 256 ? 3 : 512 / Threads;
 }
 /* The block sizes a type's kernels are built for: blocks of 256 get their own build only where that
@@ -271,7 +278,7 @@ constexpr bool smallBlocksOwnBuild() {
  * passes' twiddles (dtrAxisOneTripTable), then W[0..n) from its entry n. in may be out (a pass in place): a line is read whole before any of it is
  * written (its threads' barriers, or its one thread where n = 8), and no two blocks share a line. */
 template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns, int Threads>
-__global__ void __launch_bounds__(Threads, blocksPerSm<E, Complex, Threads>()) oneTripKernel(const E* __restrict__ in, E* out, Lines g,
+__global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads>()) oneTripKernel(const E* __restrict__ in, E* out, Lines g,
                                                     const typename ComplexOf<E>::type* __restrict__ table) {
   using C = typename ComplexOf<E>::type;
   extern __shared__ __align__(16) unsigned char shared[];
@@ -281,11 +288,14 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Complex, Threads>()) o
   constexpr bool inverseFft = typeIII || Kind == dtrAxisDftInverse;
   constexpr bool remap = InColumns != OutColumns;
   const int n = g.n, T = n >> 3;
-  const int r = lineOfThread<InColumns>(g), t = pointOfThread<InColumns>(g);
-  C* line = (C*)shared + r * g.pitch;
+  const int r0 = lineOfThread<InColumns>(g), t0 = pointOfThread<InColumns>(g);
   const C* tw = table;
   const C* W = table + n;
   for (int64_t first = (int64_t)blockIdx.x * g.perBlock; first < g.count; first += (int64_t)gridDim.x * g.perBlock) {
+    /* Taken anew each round: what derives from them (addresses of shared memory, of the table) would
+     * otherwise be worked out once before the loop and held across it, spilled. */
+    const int r = opaque(r0), t = opaque(t0);
+    C* line = (C*)shared + r * g.pitch;
     const Starts<Complex> from = startsOf<Complex>(g, first + r, g.inUnit, g.inLine);
     C u[8];
     /* In: point j = t + m T of the row the FFT transforms. */
