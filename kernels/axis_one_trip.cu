@@ -275,8 +275,9 @@ constexpr bool smallBlocksOwnBuild() {
  * each side (lineOfThread). The FFT runs in the input's mapping; where the output's differs (a pass
  * that transposes: lines side by side on one side, packed on the other), the result crosses the lines'
  * shared memory once more, so that both the loads and the stores stay coalesced. table: the radix-8
- * passes' twiddles (dtrAxisOneTripTable), then W[0..n) from its entry n. in may be out (a pass in place): a line is read whole before any of it is
- * written (its threads' barriers, or its one thread where n = 8), and no two blocks share a line. */
+ * passes' twiddles (dtrAxisOneTripTable), then W[0..n) from its entry n. in may be out (a pass in
+ * place): a line is read whole before any of it is written (its threads' barriers, or its one thread
+ * where n = 8), and no two blocks share a line. */
 template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns, int Threads>
 __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads>()) oneTripKernel(const E* __restrict__ in, E* out, Lines g,
                                                     const typename ComplexOf<E>::type* __restrict__ table) {

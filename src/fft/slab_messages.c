@@ -46,8 +46,8 @@ typedef struct {
 
 /* Entries before rank q's segment of the buffer whose segments are [z of this rank's planes][y of q's
  * rows][x] (the forward's send buffer, the inverse's receive buffer); none for the rank itself. The
- * ranks' rows lie in rank order, so the rows of the ranks before q are where q's begin (less this
- * rank's, which has no segment): constant work a peer, where summing them was P^2 an execute. */
+ * ranks' rows lie in rank order, so the rows of the ranks before q are where q's begin, less this
+ * rank's, which has no segment. */
 static int64_t segmentOf(const struct dtrFftPlan* f, const Execute* ex, int q) {
   const int64_t planes = dtrFftSlabPlanes(f, ex->rank).count;
   const int64_t before = dtrFftSlabRows(f, q).start - (ex->rank < q ? dtrFftSlabRows(f, ex->rank).count : 0);
