@@ -17,8 +17,8 @@
  * points crossing shared memory only between passes (two exchanges for 512 points). Thread t of a line
  * holds points t + m n / 8 (m < 8) before every pass, which is also how it reads the line from HBM
  * (reordered and pre-twiddled on the way in) and how the last pass leaves the spectrum. Shared memory is
- * indexed with one spare slot every eight points, so that the passes' strided writes spread over the
- * banks. The twiddles, each pass's laid out so that a warp reads consecutive entries (one or two
+ * laid out so that the passes' strided writes and the reads of consecutive points spread over the banks
+ * (slot). The twiddles, each pass's laid out so that a warp reads consecutive entries (one or two
  * transactions, where one table of exp(-2 pi i m / n) scattered a warp's reads over up to 14 lines), and W
  * come from a table made once per pass (dtrAxisOneTripTable).
  */
@@ -94,8 +94,15 @@ __device__ __forceinline__ int opaque(int v) {
   return v;
 }
 
-/* A line's slot of point i in shared memory: one spare slot every eight. */
-__device__ __forceinline__ int slot(int i) { return i + (i >> 3); }
+/* A line's slot of point i in shared memory. Lines side by side (a warp holds a point of eight or
+ * more lines): one spare slot every eight, the lines a pitch of n + n / 8 + 2 apart. Packed lines (a
+ * warp holds consecutive points of one line): within each sixteen, bits 0-3 of i XORed with bits 3-6,
+ * which keeps both a half-warp's sixteen consecutive points and the passes' writes eight apart on
+ * distinct banks, where the spare slots put the sixteenth point on the first one's bank. */
+template <bool Swizzled>
+__device__ __forceinline__ int slot(int i) {
+  return Swizzled ? i ^ ((i >> 3) & 15) : i + (i >> 3);
+}
 
 /* One Stockham pass of radix R over the points a thread holds (u[m] = point t + m T of the input,
  * T = n / 8): 8 / R butterflies b = t + i T, each on u[i + (8 / R) q], q < R, twiddled by
@@ -125,39 +132,39 @@ __device__ __forceinline__ void radixPass(C (&u)[8], int t, int T, int p, const 
 }
 
 /* The pass's outputs through the line's shared memory back into the layout every pass reads. */
-template <int R, typename C>
+template <int R, bool Swizzled, typename C>
 __device__ __forceinline__ void exchange(C (&u)[8], C* line, int t, int T, int p) {
   constexpr int c = 8 / R;
 #pragma unroll
   for (int i = 0; i < c; i++) {
     const int b = t + i * T, k = b & (p - 1), base = (b - k) * R + k;
 #pragma unroll
-    for (int s = 0; s < R; s++) line[slot(base + s * p)] = u[i + c * s];
+    for (int s = 0; s < R; s++) line[slot<Swizzled>(base + s * p)] = u[i + c * s];
   }
   __syncthreads();
 #pragma unroll
-  for (int m = 0; m < 8; m++) u[m] = line[slot(t + m * T)];
+  for (int m = 0; m < 8; m++) u[m] = line[slot<Swizzled>(t + m * T)];
   __syncthreads();
 }
 
 /* The whole FFT of the points the block's threads hold; u[s] ends as spectrum point t + s T. tw: every
  * radix-8 pass's twiddles in turn (dtrAxisOneTripTable). */
-template <bool Inverse, typename C>
+template <bool Inverse, bool Swizzled, typename C>
 __device__ __forceinline__ void fft(C (&u)[8], C* line, int t, int T, int n, int logn, const C* __restrict__ tw) {
   int p = 1;
   if (logn % 3 == 1) {
     radixPass<2, Inverse>(u, t, T, 1, tw);
-    exchange<2>(u, line, t, T, 1);
+    exchange<2, Swizzled>(u, line, t, T, 1);
     p = 2;
   } else if (logn % 3 == 2) {
     radixPass<4, Inverse>(u, t, T, 1, tw);
-    exchange<4>(u, line, t, T, 1);
+    exchange<4, Swizzled>(u, line, t, T, 1);
     p = 4;
   }
   for (;;) {
     radixPass<8, Inverse>(u, t, T, p, tw);
     if (8 * p == n) break;
-    exchange<8>(u, line, t, T, p);
+    exchange<8, Swizzled>(u, line, t, T, p);
     if (p > 1) tw += 7 * p;
     p *= 8;
   }
@@ -238,17 +245,17 @@ __device__ __forceinline__ void store(E* out, const Lines& g, const Starts<Compl
 /* A type III's V[k] = conj(W[k]) (X[k] - i X[n - k]), X[n] = 0, for the pair k, n - k of a line, in place
  * (k = 0: V[0] = X[0], and V[n/2]), times f (the pass's scale: the transform is linear, and here, one
  * point at a time, it costs no registers that the stores after the FFT would need). */
-template <typename C, typename E>
+template <bool Swizzled, typename C, typename E>
 __device__ __forceinline__ void preTwiddle(C* line, int k, int n, const C* __restrict__ W, E f) {
   if (k == 0) {
     const int half = n >> 1;
-    const C m = line[slot(half)], w = W[half], x0 = line[slot(0)];
-    line[slot(half)] = mulConj(C{m.x + m.y, m.y - m.x}, C{w.x * f, w.y * f});
-    line[slot(0)] = C{x0.x * f, x0.y * f};
+    const C m = line[slot<Swizzled>(half)], w = W[half], x0 = line[slot<Swizzled>(0)];
+    line[slot<Swizzled>(half)] = mulConj(C{m.x + m.y, m.y - m.x}, C{w.x * f, w.y * f});
+    line[slot<Swizzled>(0)] = C{x0.x * f, x0.y * f};
   } else {
-    const C a = line[slot(k)], b = line[slot(n - k)], wa = W[k], wb = {-wa.y, -wa.x}; /* W[n - k] = -i conj(W[k]) */
-    line[slot(k)] = mulConj(C{a.x + b.y, a.y - b.x}, C{wa.x * f, wa.y * f});
-    line[slot(n - k)] = mulConj(C{b.x + a.y, b.y - a.x}, C{wb.x * f, wb.y * f});
+    const C a = line[slot<Swizzled>(k)], b = line[slot<Swizzled>(n - k)], wa = W[k], wb = {-wa.y, -wa.x}; /* W[n - k] = -i conj(W[k]) */
+    line[slot<Swizzled>(k)] = mulConj(C{a.x + b.y, a.y - b.x}, C{wa.x * f, wa.y * f});
+    line[slot<Swizzled>(n - k)] = mulConj(C{b.x + a.y, b.y - a.x}, C{wb.x * f, wb.y * f});
   }
 }
 
@@ -288,6 +295,7 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
   constexpr bool sine = Kind == dtrAxisDst2 || Kind == dtrAxisDst3;
   constexpr bool inverseFft = typeIII || Kind == dtrAxisDftInverse;
   constexpr bool remap = InColumns != OutColumns;
+  constexpr bool swizzled = !InColumns; /* the layout of the FFT's mapping (slot) */
   const int n = g.n, T = n >> 3;
   const int r0 = lineOfThread<InColumns>(g), t0 = pointOfThread<InColumns>(g);
   const C* tw = table;
@@ -316,16 +324,16 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
       /* V[j] = conj(W[j]) (X[j] - i X[n - j]): X[n - j] is another thread's, so the pairs j, n - j are
        * taken in shared memory, one thread a pair, a pair at a time (few registers live) */
 #pragma unroll
-      for (int m = 0; m < 8; m++) line[slot(t + m * T)] = u[m];
+      for (int m = 0; m < 8; m++) line[slot<swizzled>(t + m * T)] = u[m];
       __syncthreads();
 #pragma unroll 1
-      for (int q = 0; q < 4; q++) preTwiddle(line, t + q * T, n, W, scaleOf<E>(g));
+      for (int q = 0; q < 4; q++) preTwiddle<swizzled>(line, t + q * T, n, W, scaleOf<E>(g));
       __syncthreads();
 #pragma unroll
-      for (int m = 0; m < 8; m++) u[m] = line[slot(t + m * T)];
+      for (int m = 0; m < 8; m++) u[m] = line[slot<swizzled>(t + m * T)];
       __syncthreads();
     }
-    fft<inverseFft>(u, line, t, T, n, g.logn, tw);
+    fft<inverseFft, swizzled>(u, line, t, T, n, g.logn, tw);
     /* The output's mapping: the input's, or (remap) another thread's points of another line, taken from
      * shared memory. */
     const int ro = remap ? lineOfThread<OutColumns>(g) : r, to = remap ? pointOfThread<OutColumns>(g) : t;
@@ -333,7 +341,7 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
     if constexpr (typeII) {
       /* y[k] = W[k] V[k] + conj(W[k]) V[n - k], V[n] = V[0]: V[n - k] is another thread's */
 #pragma unroll
-      for (int s = 0; s < 8; s++) line[slot(t + s * T)] = u[s];
+      for (int s = 0; s < 8; s++) line[slot<swizzled>(t + s * T)] = u[s];
       __syncthreads();
       const Starts<Complex> into = startsOf<Complex>(g, first + ro, g.outUnit, g.outLine);
       const E f = scaleOf<E>(g);
@@ -344,13 +352,13 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
 #pragma unroll 1
       for (int s = 0; s < 4; s++) {
         const int k = to + s * T;
-        const C a = lineOut[slot(k)], b = lineOut[slot(k == 0 ? 0 : n - k)], w = W[k];
+        const C a = lineOut[slot<swizzled>(k)], b = lineOut[slot<swizzled>(k == 0 ? 0 : n - k)], w = W[k];
         const C P = mul(a, w), Q = mulConj(b, w);
         store<E, Complex>(out, g, into, sine ? n - 1 - k : k, C{(P.x + Q.x) * f, (P.y + Q.y) * f});
         if (k != 0) {
           store<E, Complex>(out, g, into, sine ? k - 1 : n - k, C{(Q.y - P.y) * f, (P.x - Q.x) * f});
         } else {
-          const C m = lineOut[slot(n >> 1)], wm = W[n >> 1];
+          const C m = lineOut[slot<swizzled>(n >> 1)], wm = W[n >> 1];
           const C y = add(mul(m, wm), mulConj(m, wm));
           store<E, Complex>(out, g, into, sine ? (n >> 1) - 1 : n >> 1, C{y.x * f, y.y * f});
         }
@@ -361,15 +369,15 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
 #pragma unroll
       for (int s = 0; s < 8; s++) {
         const int i = t + s * T;
-        if constexpr (typeIII) line[slot(s < 4 ? 2 * i : 2 * n - 1 - 2 * i)] = sine && s >= 4 ? C{-u[s].x, -u[s].y} : u[s];
-        else line[slot(i)] = u[s];
+        if constexpr (typeIII) line[slot<swizzled>(s < 4 ? 2 * i : 2 * n - 1 - 2 * i)] = sine && s >= 4 ? C{-u[s].x, -u[s].y} : u[s];
+        else line[slot<swizzled>(i)] = u[s];
       }
       __syncthreads();
       const Starts<Complex> into = startsOf<Complex>(g, first + ro, g.outUnit, g.outLine);
       const E f = typeIII ? (E)1 : scaleOf<E>(g); /* a type III scaled in its pre-twiddle */
 #pragma unroll 1
       for (int s = 0; s < 8; s++) { /* one point at a time, so that few registers live */
-        const C v = lineOut[slot(to + s * T)];
+        const C v = lineOut[slot<swizzled>(to + s * T)];
         store<E, Complex>(out, g, into, to + s * T, C{v.x * f, v.y * f});
       }
     } else if constexpr (typeIII) {
@@ -397,10 +405,14 @@ constexpr size_t kMostShared = 160 * 1024;
 
 size_t sharedBytes(int perBlock, int pitch, size_t complexBytes) { return (size_t)perBlock * (size_t)pitch * complexBytes; }
 
+/* The distance of a block's lines in shared memory, in points (slot): packed lines n + n / 8, which
+ * also puts the several lines of one warp (n < 256) on distinct banks; lines side by side n + n / 8 + 2. */
+int pitchOf(int64_t n, int columns) { return (int)(n + n / 8 + (columns ? 2 : 0)); }
+
 /* Lines a block: packed, enough for 256 threads (one line of 4096 points: 512); columns, 64 bytes of
  * them side by side where the threads and the shared memory allow, at least two. 0: none fits. */
 int linesPerBlock(int64_t n, int columns, size_t complexBytes) {
-  const int T = (int)(n / 8), pitch = (int)(n + n / 8 + 2);
+  const int T = (int)(n / 8), pitch = pitchOf(n, columns);
   int lines = columns ? (int)(kColumnBytes / complexBytes) : 1;
   while (lines * T < kPackedThreads) lines *= 2;
   while (lines > 1 && (lines * T > kMostThreads || sharedBytes(lines, pitch, complexBytes) > kMostShared)) lines /= 2;
@@ -503,7 +515,7 @@ Lines linesOf(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
   while ((1 << g.logn) < g.n) g.logn++;
   g.inColumns = !packedSide(from), g.outColumns = !packedSide(into);
   g.perBlock = linesPerBlock(g.n, g.inColumns || g.outColumns, r->dbl ? 16 : 8);
-  g.pitch = g.n + g.n / 8 + 2;
+  g.pitch = pitchOf(g.n, g.inColumns);
   return g;
 }
 
