@@ -21,6 +21,12 @@
  * (slot). The twiddles, each pass's laid out so that a warp reads consecutive entries (one or two
  * transactions, where one table of exp(-2 pi i m / n) scattered a warp's reads over up to 14 lines), and W
  * come from a table made once per pass (dtrAxisOneTripTable).
+ *
+ * A type III's pre-twiddle pairs point j with point n - j, which thread T - t holds (T = n / 8). Its
+ * threads take the lines' points in an order that puts t and T - t in one warp (mirroredOrder), so that
+ * the pairs cross by shuffles instead of through shared memory and its three barriers. A type II's
+ * post-step pairs its points the same way, but its kernels are bound by the instructions they issue,
+ * not by waiting, and shuffles gain them nothing.
  */
 #include <math.h>
 #include <stdint.h>
@@ -199,6 +205,36 @@ __device__ __forceinline__ int pointOfThread(const Lines& g) {
   return Columns ? (int)threadIdx.x / g.perBlock : (int)threadIdx.x % (g.n >> 3);
 }
 
+template <typename C>
+__device__ __forceinline__ C shuffleXor(C v, int d) {
+  return C{__shfl_xor_sync(0xffffffffu, v.x, d), __shfl_xor_sync(0xffffffffu, v.y, d)};
+}
+
+/* Distinct points of one line that a warp holds: packed lines n / 8 (at most 32), lines side by side
+ * 32 / (lines a block) (1 where a warp holds a single point of its lines). */
+template <bool Columns>
+__device__ __forceinline__ int pointsPerWarp(const Lines& g) {
+  return Columns ? (g.perBlock >= 32 ? 1 : 32 / g.perBlock) : ((g.n >> 3) < 32 ? (g.n >> 3) : 32);
+}
+
+/* The thread order in which thread t and thread T - t of a line share a warp (u: the plain order,
+ * G: pointsPerWarp): the first G / 2 of each G take a = (u / G) G / 2 + u mod G, the others T - a (T / 2
+ * where a = 0), so that a thread's mirror is the thread G / 2 away in its G. */
+__device__ __forceinline__ int mirroredOrder(int u, int T, int G) {
+  if (T == 1) return 0;
+  const int h = G >> 1, l = u & (G - 1), a = (u / G) * h + (l & (h - 1));
+  return l < h ? a : a == 0 ? T >> 1 : T - a;
+}
+
+/* Point n - j of the thread's line for its j = t + m T: thread T - t's point 7 - m (a shuffle d lanes
+ * away), or the thread's own 7 - m (t = T / 2) or 8 - m (t = 0, where m = 0 gives atN: point n). */
+template <typename C>
+__device__ __forceinline__ C mirrorOf(const C (&u)[8], int m, int t, int T, int d, C atN) {
+  const C other = shuffleXor(u[7 - m], d);
+  if (t == 0) return m == 0 ? atN : u[(8 - m) & 7];
+  return 2 * t == T ? u[7 - m] : other;
+}
+
 /* Where real line (or complex line) l starts on one side, in points. */
 __device__ __forceinline__ int64_t startOf(const Lines& g, int64_t l, int64_t unit, int64_t line) {
   return g.lines == 1 ? l * unit : (l / g.lines) * unit + (l % g.lines) * line;
@@ -297,7 +333,13 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
   constexpr bool remap = InColumns != OutColumns;
   constexpr bool swizzled = !InColumns; /* the layout of the FFT's mapping (slot) */
   const int n = g.n, T = n >> 3;
-  const int r0 = lineOfThread<InColumns>(g), t0 = pointOfThread<InColumns>(g);
+  /* A type III's threads in the mirrored order where a warp can hold the mirror pairs (its pre-twiddle
+   * then a shuffle d lanes away), else in the plain order (the pairs taken in shared memory). */
+  const int G = pointsPerWarp<InColumns>(g);
+  const bool shuffled = typeIII && (T == 1 || G >= 2);
+  const int d = shuffled && T > 1 ? (G >> 1) * (InColumns ? g.perBlock : 1) : 0;
+  const int r0 = lineOfThread<InColumns>(g);
+  const int t0 = shuffled ? mirroredOrder(pointOfThread<InColumns>(g), T, G) : pointOfThread<InColumns>(g);
   const C* tw = table;
   const C* W = table + n;
   for (int64_t first = (int64_t)blockIdx.x * g.perBlock; first < g.count; first += (int64_t)gridDim.x * g.perBlock) {
@@ -320,9 +362,21 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
         u[m] = load<E, Complex>(in, g, from, typeIII && sine ? n - 1 - j : j); /* a DST-III reads x backwards */
       }
     }
-    if constexpr (typeIII) {
-      /* V[j] = conj(W[j]) (X[j] - i X[n - j]): X[n - j] is another thread's, so the pairs j, n - j are
-       * taken in shared memory, one thread a pair, a pair at a time (few registers live) */
+    if (typeIII && shuffled) {
+      /* V[j] = conj(W[j]) (X[j] - i X[n - j]), X[n] = 0, times the pass's scale f: X[n - j] from the mirror
+       * thread */
+      C q[8];
+#pragma unroll
+      for (int m = 0; m < 8; m++) q[m] = mirrorOf(u, m, t, T, d, C{0, 0});
+      const E f = scaleOf<E>(g);
+#pragma unroll
+      for (int m = 0; m < 8; m++) {
+        const C w = W[t + m * T];
+        u[m] = mulConj(C{u[m].x + q[m].y, u[m].y - q[m].x}, C{w.x * f, w.y * f});
+      }
+    } else if constexpr (typeIII) {
+      /* The same with the pairs j, n - j taken in shared memory, one thread a pair, a pair at a time (few
+       * registers live) */
 #pragma unroll
       for (int m = 0; m < 8; m++) line[slot<swizzled>(t + m * T)] = u[m];
       __syncthreads();
