@@ -24,9 +24,11 @@
  *
  * A type III's pre-twiddle pairs point j with point n - j, which thread T - t holds (T = n / 8). Its
  * threads take the lines' points in an order that puts t and T - t in one warp (mirroredOrder), so that
- * the pairs cross by shuffles instead of through shared memory and its three barriers. A type II's
- * post-step pairs its points the same way, but its kernels are bound by the instructions they issue,
- * not by waiting, and shuffles gain them nothing.
+ * the pairs cross by shuffles instead of through shared memory and its three barriers; the same order
+ * lets a warp's stores out of Makhoul's order (two points apart for each thread) fall on consecutive
+ * points, a thread's even points beside its mirror's odd ones. A type II's post-step pairs its points
+ * the same way, but its kernels are bound by the instructions they issue, not by waiting, and neither
+ * shuffles nor loads paired like the type III's stores gain them anything.
  */
 #include <math.h>
 #include <stdint.h>
@@ -340,6 +342,8 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
   const int d = shuffled && T > 1 ? (G >> 1) * (InColumns ? g.perBlock : 1) : 0;
   const int r0 = lineOfThread<InColumns>(g);
   const int t0 = shuffled ? mirroredOrder(pointOfThread<InColumns>(g), T, G) : pointOfThread<InColumns>(g);
+  /* Packed lines in the mirrored order: the thread is in the upper half of its G (it holds T - a) */
+  const bool upper = shuffled && !InColumns && T > 1 && (pointOfThread<InColumns>(g) & (G - 1)) >= (G >> 1);
   const C* tw = table;
   const C* W = table + n;
   for (int64_t first = (int64_t)blockIdx.x * g.perBlock; first < g.count; first += (int64_t)gridDim.x * g.perBlock) {
@@ -436,11 +440,19 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
       }
     } else if constexpr (typeIII) {
       const Starts<Complex> into = startsOf<Complex>(g, first + r, g.outUnit, g.outLine);
-      /* Out of Makhoul's order: row point i is x[2i], or x[2n - 1 - 2i] in the upper half */
+      /* Out of Makhoul's order: row point i is x[2i], or x[2n - 1 - 2i] in the upper half. Odd point
+       * 2n - 1 - 2 (t + (7 - s) T) lies just below the mirror thread's even point 2 (T - t + s T), so each
+       * store takes the even points of one half of a G and the odd points of the other (upper), and a
+       * warp writes consecutive points. */
 #pragma unroll
-      for (int s = 0; s < 8; s++) {
-        const int i = t + s * T, p = s < 4 ? 2 * i : 2 * n - 1 - 2 * i; /* odd p: s >= 4 */
-        store<E, Complex>(out, g, into, p, sine && s >= 4 ? C{-u[s].x, -u[s].y} : u[s]);
+      for (int h = 0; h < 2; h++) {
+#pragma unroll
+        for (int s = 0; s < 4; s++) {
+          const int pe = 2 * (t + s * T), po = 2 * n - 1 - 2 * (t + (7 - s) * T);
+          const C ve = u[s], vo = sine ? C{-u[7 - s].x, -u[7 - s].y} : u[7 - s];
+          const bool odd = upper != (h == 1);
+          store<E, Complex>(out, g, into, odd ? po : pe, odd ? vo : ve);
+        }
       }
     } else {
       const Starts<Complex> into = startsOf<Complex>(g, first + r, g.outUnit, g.outLine);
