@@ -229,11 +229,11 @@ __device__ __forceinline__ int mirroredOrder(int u, int T, int G) {
 }
 
 /* Point n - j of the thread's line for its j = t + m T: thread T - t's point 7 - m (a shuffle d lanes
- * away), or the thread's own 7 - m (t = T / 2) or 8 - m (t = 0, where m = 0 gives atN: point n). */
+ * away), or the thread's own 7 - m (t = T / 2) or 8 - m (t = 0; point n, for m = 0, is zero). */
 template <typename C>
-__device__ __forceinline__ C mirrorOf(const C (&u)[8], int m, int t, int T, int d, C atN) {
+__device__ __forceinline__ C mirrorOf(const C (&u)[8], int m, int t, int T, int d) {
   const C other = shuffleXor(u[7 - m], d);
-  if (t == 0) return m == 0 ? atN : u[(8 - m) & 7];
+  if (t == 0) return m == 0 ? C{0, 0} : u[(8 - m) & 7];
   return 2 * t == T ? u[7 - m] : other;
 }
 
@@ -366,12 +366,12 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
         u[m] = load<E, Complex>(in, g, from, typeIII && sine ? n - 1 - j : j); /* a DST-III reads x backwards */
       }
     }
-    if (typeIII && shuffled) {
+    if (shuffled) {
       /* V[j] = conj(W[j]) (X[j] - i X[n - j]), X[n] = 0, times the pass's scale f: X[n - j] from the mirror
        * thread */
       C q[8];
 #pragma unroll
-      for (int m = 0; m < 8; m++) q[m] = mirrorOf(u, m, t, T, d, C{0, 0});
+      for (int m = 0; m < 8; m++) q[m] = mirrorOf(u, m, t, T, d);
       const E f = scaleOf<E>(g);
 #pragma unroll
       for (int m = 0; m < 8; m++) {
