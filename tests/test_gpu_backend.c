@@ -4,7 +4,8 @@
  * bit; CUDA-graph captures of execute (one stage and three); back-to-back executes into the same
  * buffers with no host synchronisation between them (B poisoned before each, checked after each:
  * a peer that writes too early or a result read too soon shows as wrong entries); device-buffer
- * checks; in-place executes (one buffer) the same way. Argument auto: the same with the backend auto
+ * checks; in-place executes (one buffer) the same way; one plan on buffers freed and allocated again
+ * before each execute. Argument auto: the same with the backend auto
  * chooses. With more ranks on a node than GPUs the ranks share them (p2p, auto); on NCCL it checks
  * instead that every rank fails cleanly, and that auto takes p2p.
  */
@@ -111,6 +112,33 @@ static uint64_t runCase(int64_t rows, int64_t cols, dtrDataType_t type, int64_t 
   }
   cudaFree(c.a);
   cudaFree(c.b);
+  dtrPlanDestroy(c.plan);
+  return wrong;
+}
+
+/* One plan, and its buffers freed and allocated again before each execute (CUDA hands the same
+ * addresses back, small ones from a block it keeps): the peers still hold the freed ones mapped, and
+ * must map the new ones all the same. A small matrix and one of a few MiB a rank. */
+static uint64_t freshBuffers(int64_t rows, int64_t cols) {
+  dtrConfig_t cfg;
+  dtrConfigInit(&cfg);
+  cfg.backend = backend;
+  Ctx c = {0};
+  dtrResult_t res = dtrPlanCreate(&c.plan, rows, cols, dtrFloat32, 1, MPI_COMM_WORLD, &cfg);
+  EXPECT(res == dtrSuccess, "plan for fresh buffers: %s", dtrGetLastError());
+  if (res != dtrSuccess) return 1;
+  dtrLocalSize_t ls;
+  dtrLocalSize(rows, cols, dtrFloat32, 1, MPI_COMM_WORLD, -1, &ls);
+  uint64_t wrong = 0;
+  for (int round = 0; round < 6; round++) {
+    EXPECT(cudaMalloc(&c.a, ls.in_bytes ? ls.in_bytes : 16) == cudaSuccess, "round %d: cudaMalloc", round);
+    EXPECT(cudaMalloc(&c.b, ls.out_bytes ? ls.out_bytes : 16) == cudaSuccess, "round %d: cudaMalloc", round);
+    dtrPatternFillLaunch(c.a, ls.in_rows, cols, ls.in_row_start, ls.entry_bytes, stream);
+    wrong += verify(&ls, rows, cols, c.b, runExecute, &c);
+    cudaFree(c.a);
+    cudaFree(c.b);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
   dtrPlanDestroy(c.plan);
   return wrong;
 }
@@ -354,6 +382,17 @@ int main(int argc, char** argv) {
     wrong += sumRanks(inPlaceCase(512 * nranks, 768 * nranks, dtrComplex64, 1, 0, 1));
     inPlaceCases += 2;
     cases += inPlaceCases;
+    if (backend != dtrBackendNccl) {
+      const int64_t fresh[][2] = {{6 * nranks + 1, 5 * nranks}, {512 * nranks + 7, 384 * nranks + 1}};
+      for (int i = 0; i < 2; i++) {
+        const uint64_t w = sumRanks(freshBuffers(fresh[i][0], fresh[i][1]));
+        if (w && rank == 0)
+          fprintf(stderr, "FAIL fresh buffers %lldx%lld: %llu wrong\n", (long long)fresh[i][0], (long long)fresh[i][1],
+                  (unsigned long long)w);
+        wrong += w;
+        cases++;
+      }
+    }
     badBuffers();
     if (backend != dtrBackendNccl) autoChoice();
     EXPECT(wrong == 0, "%llu wrong entries", (unsigned long long)wrong);

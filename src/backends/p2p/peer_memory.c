@@ -28,6 +28,8 @@ dtrResult_t dtrPeerBufferDescribe(const void* p, int with_handle, dtrPeerBuffer*
     return dtrSetError(dtrCudaError, "the driver cannot tell which allocation %p belongs to", p);
   out->buffer_id = id;
   out->offset = (uint64_t)((uintptr_t)p - base);
+  out->base = (uint64_t)base;
+  out->size = (uint64_t)size;
   if (with_handle) {
     cudaError_t err = cudaIpcGetMemHandle(&out->handle, (void*)base);
     if (err != cudaSuccess) {
@@ -55,10 +57,20 @@ int dtrPeerBufferShareable(const void* p) {
 typedef struct {
   int64_t pid;
   uint64_t buffer_id;
+  uint64_t ownerBase, ownerSize; /* the allocation's range in its owner's address space */
   int device;
-  char* base;
-  int refs; /* 0: a free row */
+  char* base;                    /* NULL: closed, its owner having freed it (refs still held) */
+  int refs;                      /* 0: a free row */
 } Mapping;
+
+static void closeMapping(Mapping* m) {
+  int current = -1;
+  cudaGetDevice(&current);
+  cudaSetDevice(m->device);
+  if (cudaIpcCloseMemHandle(m->base) != cudaSuccess) (void)cudaGetLastError();
+  if (current >= 0) cudaSetDevice(current);
+  m->base = NULL;
+}
 
 static Mapping* table = NULL;
 static int rows = 0;
@@ -67,7 +79,7 @@ dtrResult_t dtrPeerBufferMap(const dtrPeerBuffer* b, int device, char** ptr, int
   int freeRow = -1;
   for (int i = 0; i < rows; i++) {
     Mapping* m = &table[i];
-    if (m->refs && m->pid == b->pid && m->buffer_id == b->buffer_id && m->device == device) {
+    if (m->refs && m->base && m->pid == b->pid && m->buffer_id == b->buffer_id && m->device == device) {
       m->refs++;
       *ptr = m->base + b->offset;
       *mapping = i;
@@ -86,9 +98,23 @@ dtrResult_t dtrPeerBufferMap(const dtrPeerBuffer* b, int device, char** ptr, int
     freeRow = rows;
     rows += 16;
   }
+  for (int i = 0; i < rows; i++) {
+    Mapping* m = &table[i];
+    if (m->refs && m->base && m->pid == b->pid && m->ownerBase < b->base + b->size &&
+        b->base < m->ownerBase + m->ownerSize) {
+      INFO("p2p: process %lld freed buffer %llu, still mapped here, and allocated over it: its mapping closed",
+           (long long)b->pid, (unsigned long long)m->buffer_id);
+      closeMapping(m);
+    }
+  }
   void* base = NULL;
-  CUDACHECK(cudaIpcOpenMemHandle(&base, b->handle, cudaIpcMemLazyEnablePeerAccess));
-  table[freeRow] = (Mapping){b->pid, b->buffer_id, device, base, 1};
+  const cudaError_t opened = cudaIpcOpenMemHandle(&base, b->handle, cudaIpcMemLazyEnablePeerAccess);
+  if (opened != cudaSuccess) {
+    (void)cudaGetLastError(); /* not left for the next launch's check to report */
+    return dtrSetError(dtrCudaError, "cannot map buffer %llu of process %lld (CUDA IPC): %s",
+                       (unsigned long long)b->buffer_id, (long long)b->pid, cudaGetErrorString(opened));
+  }
+  table[freeRow] = (Mapping){b->pid, b->buffer_id, b->base, b->size, device, base, 1};
   *ptr = (char*)base + b->offset;
   *mapping = freeRow;
   return dtrSuccess;
@@ -96,11 +122,5 @@ dtrResult_t dtrPeerBufferMap(const dtrPeerBuffer* b, int device, char** ptr, int
 
 void dtrPeerBufferUnmap(int mapping) {
   if (mapping < 0 || mapping >= rows || !table[mapping].refs) return;
-  if (--table[mapping].refs == 0) {
-    int current = -1;
-    cudaGetDevice(&current);
-    cudaSetDevice(table[mapping].device);
-    if (cudaIpcCloseMemHandle(table[mapping].base) != cudaSuccess) (void)cudaGetLastError();
-    if (current >= 0) cudaSetDevice(current);
-  }
+  if (--table[mapping].refs == 0 && table[mapping].base) closeMapping(&table[mapping]);
 }

@@ -18,6 +18,7 @@ typedef struct {
   int64_t pid;                /* the owner process */
   uint64_t buffer_id;         /* the driver's process-unique id of the allocation (never reused) */
   uint64_t offset;            /* of the pointer in its allocation */
+  uint64_t base, size;        /* the allocation's range in the owner's address space */
   cudaIpcMemHandle_t handle;  /* of the allocation; valid when has_handle */
   int32_t has_handle;
   int32_t result;             /* the owner's dtrResult_t in checking and describing it */
@@ -31,7 +32,10 @@ dtrResult_t dtrPeerBufferDescribe(const void* p, int with_handle, dtrPeerBuffer*
 int dtrPeerBufferShareable(const void* p);
 
 /* Local: the allocation of b mapped on `device` (opened with b's handle the first time; a reference
- * counted after that): *ptr is b's pointer here; *mapping is the reference to give back. */
+ * counted after that): *ptr is b's pointer here; *mapping is the reference to give back. A mapping of
+ * the same owner whose range b's overlaps is of an allocation the owner has freed (live ones never
+ * overlap): it is closed first, since CUDA refuses to open the new one beside it, and no longer found;
+ * its holders keep their references until they drop them. */
 dtrResult_t dtrPeerBufferMap(const dtrPeerBuffer* b, int device, char** ptr, int* mapping);
 
 /* Drops a reference; the last one closes the mapping. Nothing may still use it on the device. */
