@@ -2,6 +2,7 @@
 waiting for results, and per-axis values laid out along a rank's box. Imported from the examples'
 folder (python puts a script's folder first on its path)."""
 
+import os
 import sys
 
 import numpy as np
@@ -21,26 +22,37 @@ if MPI.COMM_WORLD.size > 1:
 
 
 def array_library(name, comm=MPI.COMM_WORLD):
-    """(the array module, jax or None) for --lib numpy, cupy or jax (JAX with 64-bit types on). A missing
-    library ends the run with ctest's skip code (77) and the reason, on every rank alike. CuPy's arrays
-    go on the node-local rank's GPU (ranks share GPUs where there are fewer)."""
+    """(the array module, jax or None, the GPU of this rank or None) for --lib numpy, cupy or jax (JAX with
+    64-bit types on). The GPU is the node-local rank's (ranks share GPUs where there are fewer): CuPy's
+    current device, JAX's default device, and the one to make the grid on (dt.Grid(..., device=)), since
+    a process may see every GPU of its host. Several JAX processes on a host do not each take 75 % of
+    every GPU they see (XLA_PYTHON_CLIENT_PREALLOCATE=false unless set). A missing library ends the run
+    with ctest's skip code (77) and the reason, on every rank alike."""
+    local = comm.Split_type(MPI.COMM_TYPE_SHARED)
+    rank, size = local.Get_rank(), local.Get_size()
+    local.Free()
     try:
         if name == "jax":
+            if size > 1:
+                os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
             import jax
             import jax.numpy as xp
             jax.config.update("jax_enable_x64", True)
-            return xp, jax
+            gpus = [d for d in jax.devices() if d.platform == "gpu"]
+            if not gpus:
+                return xp, jax, None
+            jax.config.update("jax_default_device", gpus[rank % len(gpus)])
+            return xp, jax, rank % len(gpus)
         if name == "cupy":
             import cupy as xp
-            local = comm.Split_type(MPI.COMM_TYPE_SHARED)
-            xp.cuda.Device(local.Get_rank() % xp.cuda.runtime.getDeviceCount()).use()
-            local.Free()
-            return xp, None
+            device = rank % xp.cuda.runtime.getDeviceCount()
+            xp.cuda.Device(device).use()
+            return xp, None, device
     except ImportError as e:
         if comm.rank == 0:
             print(f"SKIP: --lib {name}: {e}", flush=True)
         sys.exit(77)
-    return np, None
+    return np, None, None
 
 
 def host(a):

@@ -97,10 +97,10 @@ def main(argv=None):
                 f"least {' x '.join(map(str, SMALLEST))} points")
     if not args.lz > 0 or args.iters < 1:
         p.error("--lz must be > 0 and --iters >= 1")
-    xp, jax = array_library(args.lib)
+    xp, jax, device = array_library(args.lib)
     dtype = np.float64 if args.type == "fp64" else np.float32
     pr, pc = (int(v) for v in args.grid.split("x")) if args.grid else (0, 0)
-    with dt.Grid(COMM, pr, pc) as grid:
+    with dt.Grid(COMM, pr, pc, device=device) as grid:
         bx = dt.fft.local_box(grid, shape, "x", dtype, kinds=KINDS)  # the real X-pencil, [z][y][x]
         bk = dt.fft.local_box(grid, shape, "z", dtype, kinds=KINDS)  # the spectral Z-pencil, [y][x][z]
         lam = eigenvalues(bk, shape, args.lz, xp, dtype)

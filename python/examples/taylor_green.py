@@ -174,11 +174,11 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.n < 4:
         p.error(f"--n {args.n}: at least 4 modes per axis (the vortex's |k| = 1 below the Nyquist mode)")
-    xp, jax = array_library(args.lib)
+    xp, jax, device = array_library(args.lib)
     n, shape = args.n, (args.n,) * 3
     m = padded(n)
     pr, pc = (int(v) for v in args.grid.split("x")) if args.grid else (0, 0)
-    with dt.Grid(COMM, pr, pc) as grid:
+    with dt.Grid(COMM, pr, pc, device=device) as grid:
         bx = dt.fft.local_box(grid, shape, "x", "float64", howmany=3, padding=PADDING)  # the padded grid's
         bk = dt.fft.local_box(grid, shape, "z", "float64", howmany=3, padding=PADDING)  # the kept modes
         forward = lambda u: dt.fft.rfftn(u, grid, shape, howmany=3, padding=PADDING)  # noqa: E731
