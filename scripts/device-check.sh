@@ -281,11 +281,15 @@ for stage in $stages; do
           --json "$logs/poisson-$grid.json"
         for lib in cupy jax; do
           "$py" -c "import $lib" 2>/dev/null || continue
+          # A short run first: CuPy compiles its kernels at their first use, inside the timed steps.
+          spectralRun "taylor-green-py-$lib-$grid-warmup" env PYTHONPATH="$DTR_ROOT/python" DISTTRANSPOSE_LIBRARY="$DTR_BUILD/libdisttranspose.so" \
+            "$py" "$DTR_ROOT/python/examples/taylor_green.py" --n 16 --grid "$grid" --lib $lib --steps 1 --dt 0.001
           spectralRun "taylor-green-py-$lib-$grid" env PYTHONPATH="$DTR_ROOT/python" DISTTRANSPOSE_LIBRARY="$DTR_BUILD/libdisttranspose.so" \
             "$py" "$DTR_ROOT/python/examples/taylor_green.py" --n ${DTR_PY_SOLVER_N:-128} --grid "$grid" --lib $lib \
-            --steps 10 --dt 0.001
+            --steps 10 --dt 0.001 --json "$logs/taylor-green-py-$lib-$grid.json"
           spectralRun "poisson-py-$lib-$grid" env PYTHONPATH="$DTR_ROOT/python" DISTTRANSPOSE_LIBRARY="$DTR_BUILD/libdisttranspose.so" \
-            "$py" "$DTR_ROOT/python/examples/poisson.py" --n ${DTR_PY_POISSON_N:-256} --grid "$grid" --lib $lib --iters 8
+            "$py" "$DTR_ROOT/python/examples/poisson.py" --n ${DTR_PY_POISSON_N:-256} --grid "$grid" --lib $lib --iters 8 \
+            --json "$logs/poisson-py-$lib-$grid.json"
         done
       done
       ;;

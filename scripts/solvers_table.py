@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Markdown table of the C solvers' runs (examples/taylor_green and examples/poisson with --json FILE):
-the problem, the grid, ranks and backend, and the median time of a step (taylor_green: RK4, 3 fields,
-12 transforms) or of a solve (poisson: forward, division, inverse) on the slowest rank, with the range
-over the timed steps; a label per file (LABEL=RUN.json) names the machine or build it ran on.
+"""Markdown table of the solvers' runs (--json FILE of examples/taylor_green and examples/poisson, and of
+their Python versions, whose array library shows beside the problem): the problem, the grid, ranks and
+backend, and the time of a step (taylor_green: RK4, 3 fields, 12 transforms; the C example's median on
+the slowest rank, the Python one's whole run over its steps) or the median of a solve (poisson:
+forward, division, inverse) on the slowest rank, with the range over the timed steps where there is
+one; a label per file (LABEL=RUN.json) names the machine or build it ran on.
 
     scripts/solvers_table.py [LABEL=]RUN.json...
 """
@@ -11,6 +13,11 @@ import sys
 
 
 def problem(r):
+    lib = f" ({r['lib']})" if "lib" in r else ""
+    return describe(r) + lib
+
+
+def describe(r):
     if r["example"] == "taylor_green":
         grid = f"{r['n']}³ modes" + (f" on {r['physical_n']}³ points" if r["physical_n"] != r["n"] else "")
         return f"taylor_green, {grid}, {r['dealias']} rule, {r['type']}"
@@ -24,9 +31,11 @@ def row(label, r):
     solver = r["example"] == "taylor_green"
     key = "step_us" if solver else "solve_us"
     what = "a step" if solver else "a solve"
+    backend = f", {r['backend']}" if "backend" in r else ""
+    spread = f"{r[key + '_min'] / 1e3:.2f}–{r[key + '_max'] / 1e3:.2f}" if key + "_min" in r else "–"
     return (f"| {label or '–'} | {problem(r)} | {r['grid'][0]}×{r['grid'][1]} {r['layout']}, {r['ranks']} "
-            f"rank{'s' if r['ranks'] > 1 else ''}, {r['backend']} | {r[key] / 1e3:.2f} ms {what} | "
-            f"{r[key + '_min'] / 1e3:.2f}–{r[key + '_max'] / 1e3:.2f} | {'yes' if r['passed'] else 'no'} |")
+            f"rank{'s' if r['ranks'] > 1 else ''}{backend} | {r[key] / 1e3:.2f} ms {what} | {spread} | "
+            f"{'yes' if r['passed'] else 'no'} |")
 
 
 def main(args):

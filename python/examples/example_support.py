@@ -2,6 +2,7 @@
 waiting for results, and per-axis values laid out along a rank's box. Imported from the examples'
 folder (python puts a script's folder first on its path)."""
 
+import json
 import os
 import sys
 
@@ -53,6 +54,14 @@ def array_library(name, comm=MPI.COMM_WORLD):
             print(f"SKIP: --lib {name}: {e}", flush=True)
         sys.exit(77)
     return np, None, None
+
+
+def write_json(path, record, comm=MPI.COMM_WORLD):
+    """Rank 0 writes the run's record (the C examples' keys where they mean the same) to path, if given."""
+    if path and comm.rank == 0:
+        with open(path, "w") as f:
+            json.dump(record, f, indent=1)
+            f.write("\n")
 
 
 def host(a):

@@ -30,7 +30,7 @@ import numpy as np
 from mpi4py import MPI
 
 import disttranspose as dt
-from example_support import along, array_library, host, indices, signed, wait
+from example_support import along, array_library, host, indices, signed, wait, write_json
 
 COMM = MPI.COMM_WORLD
 KINDS = ("fft", "fft", "dst2")  # x, y periodic; a sine series along z
@@ -86,6 +86,7 @@ def main(argv=None):
     p.add_argument("--shape", default="64x64x64", help="NXxNYxNZ (default 64x64x64)")
     p.add_argument("--lz", type=float, default=np.pi, help="the distance between the walls (default pi)")
     p.add_argument("--iters", type=int, default=10, help="timed solves, after a warm-up")
+    p.add_argument("--json", metavar="FILE", help="write the run's figures as JSON (rank 0)")
     p.add_argument("--grid", default="", help="PRxPC (default: the library's choice)")
     p.add_argument("--lib", default="numpy", choices=("numpy", "cupy", "jax"))
     p.add_argument("--type", default="fp64", choices=("fp64", "fp32"))
@@ -133,6 +134,13 @@ def main(argv=None):
             ok = check(shape, args, u, u_star, f_host, laplacian(u), bx)
             if COMM.rank == 0:
                 print(f"poisson: {'every check passed' if ok else 'a check FAILED'}")
+        write_json(args.json, {
+            "example": "poisson", "lib": args.lib, "shape": list(shape), "lz": args.lz, "type": args.type, "kind": "R2C",
+            "axes": ["periodic" if k == "fft" else k for k in KINDS], "grid": list(grid.dims[:2]),
+            "layout": "slabs" if grid.dims[0] == 1 else "pencils", "ranks": COMM.size, "warmup_solves": 1,
+            "timed_solves": args.iters, "solve_us": float(np.median(slowest)) * 1e6,
+            "solve_us_min": float(slowest.min()) * 1e6, "solve_us_max": float(slowest.max()) * 1e6,
+            "checked": args.check, "passed": bool(ok)})
     return 0 if ok else 1
 
 

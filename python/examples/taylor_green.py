@@ -32,7 +32,7 @@ import numpy as np
 from mpi4py import MPI
 
 import disttranspose as dt
-from example_support import along, array_library, host, indices, signed
+from example_support import along, array_library, host, indices, signed, write_json
 
 COMM = MPI.COMM_WORLD
 PADDING = 1.5  # the 3/2 rule
@@ -171,6 +171,7 @@ def main(argv=None):
     p.add_argument("--grid", default="", help="PRxPC (default: the library's choice)")
     p.add_argument("--lib", default="numpy", choices=("numpy", "cupy", "jax"))
     p.add_argument("--check", action="store_true")
+    p.add_argument("--json", metavar="FILE", help="write the run's figures as JSON (rank 0)")
     args = p.parse_args(argv)
     if args.n < 4:
         p.error(f"--n {args.n}: at least 4 modes per axis (the vortex's |k| = 1 below the Nyquist mode)")
@@ -226,6 +227,12 @@ def main(argv=None):
                 ok &= gradient_check(jax, xp, run, xp.asarray(u0), m)
             if COMM.rank == 0:
                 print(f"taylor_green: {'every check passed' if ok else 'a check FAILED'}")
+        write_json(args.json, {
+            "example": "taylor_green", "lib": args.lib, "n": n, "type": "fp64", "kind": "R2C", "howmany": 3,
+            "dealias": "3/2", "padding": PADDING, "physical_n": m, "grid": list(grid.dims[:2]),
+            "layout": "slabs" if grid.dims[0] == 1 else "pencils", "ranks": COMM.size, "steps": args.steps,
+            "dt": args.dt, "nu": args.nu, "run_us": seconds * 1e6, "step_us": seconds / args.steps * 1e6,
+            "energy0": energy0, "energy": energy, "checked": args.check, "passed": bool(ok)})
     return 0 if ok else 1
 
 
