@@ -56,11 +56,14 @@ def array_library(name, comm=MPI.COMM_WORLD):
     return np, None, None
 
 
-def write_json(path, record, comm=MPI.COMM_WORLD):
-    """Rank 0 writes the run's record (the C examples' keys where they mean the same) to path, if given."""
+def write_json(path, grid, record, comm=MPI.COMM_WORLD):
+    """Rank 0 writes the run's record, with the grid's dimensions, layout and ranks (the C examples' keys
+    where they mean the same), to path, if given."""
     if path and comm.rank == 0:
+        pr, pc = grid.dims[:2]
         with open(path, "w") as f:
-            json.dump(record, f, indent=1)
+            json.dump({**record, "grid": [pr, pc], "layout": "slabs" if pr == 1 else "pencils", "ranks": comm.size},
+                      f, indent=1)
             f.write("\n")
 
 

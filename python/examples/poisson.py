@@ -134,10 +134,9 @@ def main(argv=None):
             ok = check(shape, args, u, u_star, f_host, laplacian(u), bx)
             if COMM.rank == 0:
                 print(f"poisson: {'every check passed' if ok else 'a check FAILED'}")
-        write_json(args.json, {
+        write_json(args.json, grid, {
             "example": "poisson", "lib": args.lib, "shape": list(shape), "lz": args.lz, "type": args.type, "kind": "R2C",
-            "axes": ["periodic" if k == "fft" else k for k in KINDS], "grid": list(grid.dims[:2]),
-            "layout": "slabs" if grid.dims[0] == 1 else "pencils", "ranks": COMM.size, "warmup_solves": 1,
+            "axes": ["periodic" if k == "fft" else k for k in KINDS], "warmup_solves": 1,
             "timed_solves": args.iters, "solve_us": float(np.median(slowest)) * 1e6,
             "solve_us_min": float(slowest.min()) * 1e6, "solve_us_max": float(slowest.max()) * 1e6,
             "checked": args.check, "passed": bool(ok)})

@@ -227,11 +227,10 @@ def main(argv=None):
                 ok &= gradient_check(jax, xp, run, xp.asarray(u0), m)
             if COMM.rank == 0:
                 print(f"taylor_green: {'every check passed' if ok else 'a check FAILED'}")
-        write_json(args.json, {
+        write_json(args.json, grid, {
             "example": "taylor_green", "lib": args.lib, "n": n, "type": "fp64", "kind": "R2C", "howmany": 3,
-            "dealias": "3/2", "padding": PADDING, "physical_n": m, "grid": list(grid.dims[:2]),
-            "layout": "slabs" if grid.dims[0] == 1 else "pencils", "ranks": COMM.size, "steps": args.steps,
-            "dt": args.dt, "nu": args.nu, "run_us": seconds * 1e6, "step_us": seconds / args.steps * 1e6,
+            "dealias": "3/2", "padding": PADDING, "physical_n": m, "steps": args.steps, "dt": args.dt, "nu": args.nu,
+            "run_us": seconds * 1e6, "step_us": seconds / args.steps * 1e6,
             "energy0": energy0, "energy": energy, "checked": args.check, "passed": bool(ok)})
     return 0 if ok else 1
 
