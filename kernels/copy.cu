@@ -26,19 +26,9 @@ __global__ void copy2dKernel(W* __restrict__ dst, uint64_t dpitch, uint64_t dstr
   const uint32_t rowsPerBlock = blockDim.x / lanes;
   const uint64_t x = (uint64_t)blockIdx.x * lanes + threadIdx.x % lanes;
   if (x >= width) return;
-  /* Where the grid is capped a thread takes many rows: kRowsInFlight loads before their stores, so
-   * that a block keeps as many bytes in flight as that many blocks would. */
-  constexpr int kRowsInFlight = 4;
-  const uint64_t step = (uint64_t)gridDim.y * rowsPerBlock;
-  for (uint64_t r = (uint64_t)blockIdx.y * rowsPerBlock + threadIdx.x / lanes; r < height; r += kRowsInFlight * step) {
-    W w[kRowsInFlight];
-#pragma unroll
-    for (int k = 0; k < kRowsInFlight; k++)
-      if (r + k * step < height) w[k] = src[(r + k * step) * spitch + x];
-#pragma unroll
-    for (int k = 0; k < kRowsInFlight; k++)
-      if (r + k * step < height) dst[(r + k * step) * dpitch + x] = w[k];
-  }
+  for (uint64_t r = (uint64_t)blockIdx.y * rowsPerBlock + threadIdx.x / lanes; r < height;
+       r += (uint64_t)gridDim.y * rowsPerBlock)
+    dst[r * dpitch + x] = src[r * spitch + x];
 }
 
 /*
@@ -116,13 +106,11 @@ struct Copy2d {
   size_t dpitch, dstride;
   const void* src;
   size_t spitch, sstride, width, height, batch;
-  uint64_t ctas; /* the most blocks (0: as many as the copy has rows for) */
 };
 
 static cudaError_t copy2dShift(const Copy2d& c, cudaStream_t stream) {
   const uint64_t words = (c.width + 30) / 16; /* the most aligned words a row of `width` bytes touches */
-  uint64_t blocks = (c.height * words + 255) / 256;
-  if (c.ctas && blocks * c.batch > c.ctas) blocks = c.ctas / c.batch > 0 ? c.ctas / c.batch : 1;
+  const uint64_t blocks = (c.height * words + 255) / 256;
   copy2dShiftKernel<<<dim3((unsigned)(blocks < 0x7fffffffu ? blocks : 0x7fffffffu), 1, (unsigned)c.batch), 256, 0,
                       stream>>>(static_cast<uint8_t*>(c.dst), c.dpitch, c.dstride, static_cast<const uint8_t*>(c.src),
                                 c.spitch, c.sstride, c.width, c.height, words, 1.0 / (double)words);
@@ -135,9 +123,6 @@ static cudaError_t copy2d(const Copy2d& c, cudaStream_t stream) {
   const uint32_t lanes = rowLanes(w), threads = 256;
   dim3 grid = copy2dGrid(w, c.height, lanes, threads);
   grid.z = (unsigned)c.batch;
-  /* Fewer blocks where capped: each loops over more rows (no fewer than one per column of words). */
-  const uint64_t across = (uint64_t)grid.x * grid.z;
-  if (c.ctas && across * grid.y > c.ctas) grid.y = (unsigned)(c.ctas / across > 0 ? c.ctas / across : 1);
   copy2dKernel<W><<<grid, threads, 0, stream>>>(static_cast<W*>(c.dst), c.dpitch / sizeof(W), c.dstride / sizeof(W),
                                                 static_cast<const W*>(c.src), c.spitch / sizeof(W),
                                                 c.sstride / sizeof(W), w, c.height, lanes);
@@ -160,18 +145,17 @@ using namespace dtr;
 extern "C" cudaError_t dtrCopy2dLaunchWith(dtrCopy2dMethod method, void* dst, size_t dpitch, const void* src,
                                            size_t spitch, size_t width, size_t height, cudaStream_t stream) {
   if (!width || !height) return cudaSuccess;
-  return copy2dBatch(method, Copy2d{dst, dpitch, 0, src, spitch, 0, width, height, 1, 0}, stream);
+  return copy2dBatch(method, Copy2d{dst, dpitch, 0, src, spitch, 0, width, height, 1}, stream);
 }
 
 extern "C" cudaError_t dtrCopy2dBatchLaunch(void* dst, size_t dpitch, size_t dstride, const void* src, size_t spitch,
                                             size_t sstride, size_t width, size_t height, size_t batch,
-                                            int ctas, cudaStream_t stream) {
+                                            cudaStream_t stream) {
   if (!width || !height) return cudaSuccess;
   for (size_t b0 = 0; b0 < batch; b0 += (size_t)kMaxBatch) {
     const size_t n = batch - b0 < (size_t)kMaxBatch ? batch - b0 : (size_t)kMaxBatch;
     const Copy2d c = {static_cast<uint8_t*>(dst) + b0 * dstride, dpitch, dstride,
-                      static_cast<const uint8_t*>(src) + b0 * sstride, spitch, sstride, width, height, n,
-                      (uint64_t)(ctas > 0 ? ctas : 0)};
+                      static_cast<const uint8_t*>(src) + b0 * sstride, spitch, sstride, width, height, n};
     const cudaError_t err = copy2dBatch(dtrCopy2dAuto, c, stream);
     if (err != cudaSuccess) return err;
   }

@@ -113,11 +113,9 @@ void* dtrDriverEntryPoint(const char* name);
  * segments into their column blocks (one copy a matrix where padded segment rows hold a row of each
  * matrix of a batch). Where one 16-byte word does not fit every row start, rows of 64 bytes up are
  * stored in aligned 16-byte words shifted out of the source ones, narrower rows in the widest word
- * that fits every row start. `ctas` > 0: at most about that many blocks (each loops over more rows), so
- * that the copy leaves memory bandwidth to what runs beside it; 0: a block per few rows. */
+ * that fits every row start. */
 cudaError_t dtrCopy2dBatchLaunch(void* dst, size_t dpitch, size_t dstride, const void* src, size_t spitch,
-                                 size_t sstride, size_t width, size_t height, size_t batch, int ctas,
-                                 cudaStream_t stream);
+                                 size_t sstride, size_t width, size_t height, size_t batch, cudaStream_t stream);
 
 /* One such copy with the method forced (for benchmarks and tests): the widest common word, or
  * shifted 16-byte words. */

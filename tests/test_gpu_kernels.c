@@ -437,18 +437,13 @@ static void testCopy2dBatch(void) {
   const size_t cases[][9] = {/* width, height, spitch, dpitch, batch, sstride, dstride, source and destination offsets */
                              {40, 4, 128, 264, 3, 40, 88, 0, 0},     {7, 13, 32, 36, 4, 7, 9, 1, 3},
                              {100, 20, 320, 314, 3, 101, 103, 5, 2}, {16, 64, 48, 48, 3, 16, 16, 0, 0},
-                             {1, 1, 1, 1, 70000, 1, 1, 0, 0},        {200, 3, 1000, 1003, 5, 200, 200, 16, 3},
-                             {65536, 300, 65536 * 2, 65552, 1, 0, 0, 0, 16}, {4099, 77, 8200, 8201, 2, 4099, 4100, 3, 1}};
-  /* Capped at `ctas` blocks too (0: uncapped), as the NCCL backend's unpacks beside the messages run. */
-  const int caps[] = {0, 1, 7};
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0] * 3; i++) {
-    const int ctas = caps[i / (sizeof cases / sizeof cases[0])];
-    const size_t c = i % (sizeof cases / sizeof cases[0]);
-    const size_t w = cases[c][0], h = cases[c][1], sp = cases[c][2], dp = cases[c][3], n = cases[c][4],
-                 ss = cases[c][5], dst = cases[c][6], so = cases[c][7], off = cases[c][8];
+                             {1, 1, 1, 1, 70000, 1, 1, 0, 0},        {200, 3, 1000, 1003, 5, 200, 200, 16, 3}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const size_t w = cases[i][0], h = cases[i][1], sp = cases[i][2], dp = cases[i][3], n = cases[i][4],
+                 ss = cases[i][5], dst = cases[i][6], so = cases[i][7], off = cases[i][8];
     const size_t sbytes = so + ss * (n - 1) + sp * (h - 1) + w, dbytes = off + dst * (n - 1) + dp * (h - 1) + w + 5;
     uint8_t *hs = malloc(sbytes), *hd = malloc(dbytes), *want = malloc(dbytes), *ds, *dd;
-    for (size_t x = 0; x < sbytes; x++) hs[x] = (uint8_t)dtrMix64(x + 13 * c);
+    for (size_t x = 0; x < sbytes; x++) hs[x] = (uint8_t)dtrMix64(x + 13 * i);
     memset(hd, 0x5a, dbytes);
     memcpy(want, hd, dbytes);
     for (size_t b = 0; b < n; b++)
@@ -457,13 +452,12 @@ static void testCopy2dBatch(void) {
     CUDA_OK(cudaMalloc((void**)&dd, dbytes));
     CUDA_OK(cudaMemcpy(ds, hs, sbytes, cudaMemcpyHostToDevice));
     CUDA_OK(cudaMemcpy(dd, hd, dbytes, cudaMemcpyHostToDevice));
-    CUDA_OK(dtrCopy2dBatchLaunch(dd + off, dp, dst, ds + so, sp, ss, w, h, n, ctas, 0));
+    CUDA_OK(dtrCopy2dBatchLaunch(dd + off, dp, dst, ds + so, sp, ss, w, h, n, 0));
     CUDA_OK(cudaMemcpy(hd, dd, dbytes, cudaMemcpyDeviceToHost));
     size_t bad = 0;
     for (size_t x = 0; x < dbytes; x++) bad += hd[x] != want[x];
-    EXPECT(bad == 0,
-           "copy2d batch %zu of width %zu height %zu pitches %zu/%zu strides %zu/%zu offsets %zu/%zu, %d blocks: %zu bytes wrong",
-           n, w, h, sp, dp, ss, dst, so, off, ctas, bad);
+    EXPECT(bad == 0, "copy2d batch %zu of width %zu height %zu pitches %zu/%zu strides %zu/%zu offsets %zu/%zu: %zu bytes wrong",
+           n, w, h, sp, dp, ss, dst, so, off, bad);
     cudaFree(ds);
     cudaFree(dd);
     free(hs);

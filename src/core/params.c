@@ -88,7 +88,6 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   readInt("DTR_P2P_FUSED_BARRIERS", 0, 1, &params.p2p_fused_barriers);
   readInt("DTR_EXECUTE_AGREE", 0, 1, &params.execute_agree);
   readInt("DTR_NCCL_REGISTER", 0, 1, &params.nccl_register);
-  readInt("DTR_NCCL_CTAS", -1, 1 << 16, &params.nccl_ctas);
   readInt("DTR_PERF_REPORT", 0, 1, &params.perf_report);
   readInt("DTR_FFT_CHUNKS", 0, DTR_FFT_MAX_CHUNKS, &params.fft_chunks);
   readInt("DTR_FFT_CTAS", 0, 1 << 16, &params.fft_ctas);
@@ -120,7 +119,6 @@ int dtrEnvParamsAgreed(const dtrEnvParams* p, dtrAgreedValue out[DTR_ENV_AGREED]
       {"DTR_P2P_FUSED_BARRIERS", p->p2p_fused_barriers, dtrValueNumber},
       {"DTR_EXECUTE_AGREE", p->execute_agree, dtrValueNumber},
       {"DTR_NCCL_REGISTER", p->nccl_register, dtrValueNumber},
-      {"DTR_NCCL_CTAS", p->nccl_ctas, dtrValueNumber},
       {"DTR_PERF_REPORT", p->perf_report, dtrValueNumber},
       {"DTR_FFT_CHUNKS", p->fft_chunks, dtrValueNumber},
       {"DTR_FFT_CTAS", p->fft_ctas, dtrValueNumber},

@@ -36,10 +36,6 @@
  *                    communicator (ncclCommRegister), so that NCCL moves messages straight between
  *                    the ranks' buffers instead of through its own staging buffers; 0: cudaMalloc,
  *                    unregistered. The ranks agree (registered only where all of them ask)
- *   DTR_NCCL_CTAS    blocks of each of the NCCL backend's local passes (packs, unpacks, the own
- *                    block) that run while messages are on the wire (default 0: the rule of
- *                    src/backends/nccl/pace_rule.c; -1: whole grids), so that they leave memory
- *                    bandwidth to the messages
  *   DTR_HOST_MEMORY  the most host memory (bytes, K/M/G/T suffixes) the ranks of one host may take
  *                    together for plans' host workspaces and the CLI's buffers, where it is less
  *                    than what the kernel and the cgroup report available (default: what they report)
@@ -90,7 +86,6 @@ typedef struct {
   int p2p_fused_barriers;
   int execute_agree;
   int nccl_register;
-  int nccl_ctas;
   int perf_report;
   int fft_chunks;
   int fft_ctas;
@@ -116,7 +111,7 @@ const dtrEnvParams* dtrEnvParamsGet(void);
  * DTR_FFT_CTAS, DTR_FFT_COPY_STREAMS and DTR_FFT_ROUNDS cut an FFT's exchanges). Not among
  * them: DTR_DEBUG (logging), DTR_HOST_MEMORY (the memory check takes the least of a host's ranks)
  * and DTR_TIMEOUT (agreed with config.timeout as the plan's deadline). Returns how many. */
-#define DTR_ENV_AGREED 22
+#define DTR_ENV_AGREED 21
 int dtrEnvParamsAgreed(const dtrEnvParams* p, dtrAgreedValue out[DTR_ENV_AGREED]);
 
 #endif

@@ -92,13 +92,9 @@ static double unpack(const float* rec, int rounds, int round) {
 }
 static double own(const float* rec, int rounds, int round) {
   (void)round;
-  double sum = 0;
-  for (int k = 0; k < rounds; k++) { /* its pieces, one a round where it is cut */
-    const double s = span(rec, rounds, dtrMarkOwnBegin, k, dtrMarkOwnEnd, k);
-    sum += s > 0 ? s : 0;
-  }
+  const double s = span(rec, rounds, dtrMarkOwnBegin, 0, dtrMarkOwnEnd, 0);
   const double back = span(rec, rounds, dtrMarkUnstashBegin, 0, dtrMarkUnstashEnd, 0);
-  return sum + (back > 0 ? back : 0);
+  return (s > 0 ? s : 0) + (back > 0 ? back : 0);
 }
 static double local(const float* rec, int rounds, int round) {
   (void)round;

@@ -4,7 +4,7 @@
  * p2p backend: the one pass against the waits for the other ranks at its two barriers.
  *
  * CUDA events mark the phase boundaries of every execute on the streams that run them (the caller's,
- * the communication stream, the side stream of an in-place execute's own block). A record is read back only when its
+ * the communication stream, the side stream of the own block). A record is read back only when its
  * slot comes round again or when the plan is destroyed, so an execute never waits on the host for
  * its own record; the medians are printed when the plan is destroyed. Executes captured into a CUDA
  * graph are not recorded (their replays are not either). cuDecomp answers the same question for its
@@ -26,9 +26,8 @@ typedef enum {
   dtrMarkArrived,       /* ... and once every message of the round has arrived */
   dtrMarkUnpackBegin,   /* round s's unpacks, once its messages have arrived */
   dtrMarkUnpackEnd,
-  dtrMarkOwnBegin,      /* the own block's piece of round s (out of place, one a round) or the whole
-                           block (round 0): transposed beside the exchange or after it; in place,
-                           copied into the stash beside the exchange */
+  dtrMarkOwnBegin,      /* the own block (round 0): transposed beside the exchange or after it; in
+                           place, copied into the stash beside the exchange */
   dtrMarkOwnEnd,
   dtrMarkUnstashBegin,  /* in place: the own block transposed from the stash, after the unpacks */
   dtrMarkUnstashEnd,

@@ -7,17 +7,15 @@
  *   unpack    each received segment copied into its column block of B, by a 2-D copy kernel (faster than
  *             cudaMemcpy2DAsync: docs/design.md#unpack-copy)
  *   (with a batch in the middle layout, geometry.h, the pack copies and the unpack transposes)
- *   self      the rank's own block transposed straight from A into B, in as many pieces as there
- *             are stages, each while a round of messages is on the wire; from kSelfLastRanks ranks
- *             up, in one stage, whole after the unpacks instead
+ *   self      the rank's own block transposed straight from A into B, on a side stream that forks
+ *             from the caller's once the (first) packs are done and joins it at the end, so it
+ *             overlaps the exchange; from kSelfLastRanks ranks up, in one stage, after the unpacks
+ *             on the caller's stream instead
  *
  * With several pipeline stages (plan->stages, geometry.h's dtr*Stage) the exchange runs in rounds
  * on a communication stream: round s's messages wait only for round s's packs, and round s's
- * unpacks only for its messages, so on the caller's stream the packs of round s + 1, a piece of the
- * own block and the unpacks of round s - 1 run while round s is on the wire. Those local passes run
- * paced, on few blocks (DTR_NCCL_CTAS, pace_rule.c): at full speed they take the memory bandwidth
- * the messages need and slow them down more than they gain (docs/design.md#nccl-pace). The first
- * round's packs and the last round's unpacks, which nothing hides, run on whole grids.
+ * unpacks only for its messages, so on the caller's stream the packs of round s + 1 and the unpacks
+ * of round s - 1 run while round s is on the wire.
  *
  * The workspace, the streams and their events are made at plan time; execute allocates nothing
  * and never waits on the host, so it can be captured into a CUDA graph. With DTR_PERF_REPORT=1 the
@@ -36,7 +34,6 @@
 #include "core/params.h"
 #include "launch.h"
 #include "nccl.h"
-#include "pace_rule.h"
 #include "tune.h"
 
 typedef struct {
@@ -46,9 +43,8 @@ typedef struct {
   char* stash; /* the own block of an in-place execute (config.inplace) */
   void* sendHandle; /* registrations of send and recv with nccl (DTR_NCCL_REGISTER), or NULL */
   void* recvHandle;
-  cudaStream_t side;                   /* in place: the own block's copy into the stash */
-  cudaEvent_t join;                    /* ... is done */
-  int pace;                            /* blocks of each local pass beside the messages; 0: whole grids */
+  cudaStream_t side;
+  cudaEvent_t join;                    /* the self block is done (on the side stream) */
   cudaStream_t comm;                   /* the messages, where there are peers */
   cudaEvent_t packed[DTR_MAX_STAGES];  /* round s's packs are done (recorded on the caller's stream);
                                           packed[0] also forks the side stream */
@@ -125,7 +121,6 @@ static dtrResult_t ncclCreate(dtrPlan_t plan, const dtrConfig_t* config) {
   DTRCHECKGOTO(dtrAgree(plan->comm.comm, dtrTimelineCreate(plan->stages, &s->timeline)), res, fail);
   dtrKernelTuningSet(env->tma_boxes, env->tile_group, env->streaming, env->tiles_per_cta);
   DTRCHECKGOTO(dtrTuneKernel(plan, config->kernel, &plan->kernel), res, fail);
-  s->pace = env->nccl_ctas > 0 ? env->nccl_ctas : env->nccl_ctas < 0 ? 0 : dtrNcclPaceCtas(&plan->geo, plan->device);
   plan->state = s;
   return dtrSuccess;
 fail:
@@ -134,22 +129,19 @@ fail:
 }
 
 /* One local step: a (batched) transpose by the plan's kernel, or a 2-D copy (the unpack of the outer
- * batch layout, the pack of the middle one); on at most `ctas` blocks where ctas > 0. */
-static dtrResult_t runBlock(dtrPlan_t plan, const char* src, char* dst, dtrBlock k, int ctas, cudaStream_t stream) {
+ * batch layout, the pack of the middle one). */
+static dtrResult_t runBlock(dtrPlan_t plan, const char* src, char* dst, dtrBlock k, cudaStream_t stream) {
   if (!k.rows || !k.cols || !k.batch) return dtrSuccess;
   const size_t e = plan->geo.entry_bytes;
   if (k.transpose) {
     const dtrTransposeArgs args = {src + k.src_offset * e, k.src_ld, dst + k.dst_offset * e, k.dst_ld, k.rows, k.cols,
                                    e, k.batch, k.src_stride, k.dst_stride};
-    /* Paced: the group's kernels, which loop their few blocks over the tiles (the 16-byte one where the
-     * pitches are whole lines, whatever kernel the plan's whole grids measured best). */
-    if (ctas > 0) CUDACHECK(dtrTransposeGroupLaunch(dtrKernelAuto, &args, 1, ctas, NULL, stream));
-    else CUDACHECK(dtrTransposeLaunch(plan->kernel, &args, stream, NULL));
+    CUDACHECK(dtrTransposeLaunch(plan->kernel, &args, stream, NULL));
     return dtrSuccess;
   }
   CUDACHECK(dtrCopy2dBatchLaunch(dst + k.dst_offset * e, (size_t)k.dst_ld * e, (size_t)k.dst_stride * e,
                                  src + k.src_offset * e, (size_t)k.src_ld * e, (size_t)k.src_stride * e,
-                                 (size_t)k.cols * e, (size_t)k.rows, (size_t)k.batch, ctas, stream));
+                                 (size_t)k.cols * e, (size_t)k.rows, (size_t)k.batch, stream));
   return dtrSuccess;
 }
 
@@ -190,14 +182,13 @@ static dtrResult_t exchangeStage(dtrPlan_t plan, int st, cudaStream_t comm) {
 }
 
 /* Round st's received pieces into B, on the caller's stream once they have arrived. */
-static dtrResult_t unpackStage(dtrPlan_t plan, char* b, int st, int ctas, cudaStream_t stream) {
+static dtrResult_t unpackStage(dtrPlan_t plan, char* b, int st, cudaStream_t stream) {
   NcclState* s = plan->state;
   const dtrGeometry* g = &plan->geo;
   const int r = plan->comm.rank, n = plan->stages;
   if (s->comm) CUDACHECK(cudaStreamWaitEvent(stream, s->arrived[st], 0));
   dtrTimelineMark(s->timeline, dtrMarkUnpackBegin, st, stream);
-  for (int q = 0; q < plan->comm.nranks; q++)
-    DTRCHECK(runBlock(plan, s->recv, b, dtrUnpackStage(g, &plan->layout, r, q, n, st), ctas, stream));
+  for (int q = 0; q < plan->comm.nranks; q++) DTRCHECK(runBlock(plan, s->recv, b, dtrUnpackStage(g, &plan->layout, r, q, n, st), stream));
   dtrTimelineMark(s->timeline, dtrMarkUnpackEnd, st, stream);
   return dtrSuccess;
 }
@@ -206,12 +197,12 @@ static dtrResult_t unpackStage(dtrPlan_t plan, char* b, int st, int ctas, cudaSt
  * high-priority communication stream where there are peers, so that NCCL's blocks start as soon as
  * their packs are done instead of queueing behind the blocks of a transpose launched earlier (the
  * self block's, or the next round's packs). */
-static dtrResult_t packAndSend(dtrPlan_t plan, const char* a, int st, int ctas, cudaStream_t stream) {
+static dtrResult_t packAndSend(dtrPlan_t plan, const char* a, int st, cudaStream_t stream) {
   NcclState* s = plan->state;
   const int r = plan->comm.rank, n = plan->stages;
   dtrTimelineMark(s->timeline, dtrMarkPackBegin, st, stream);
   for (int q = 0; q < plan->comm.nranks; q++)
-    DTRCHECK(runBlock(plan, a, s->send, dtrPackStage(&plan->geo, &plan->layout, r, q, n, st), ctas, stream));
+    DTRCHECK(runBlock(plan, a, s->send, dtrPackStage(&plan->geo, &plan->layout, r, q, n, st), stream));
   dtrTimelineMark(s->timeline, dtrMarkPackEnd, st, stream);
   CUDACHECK(cudaEventRecord(s->packed[st], stream));
   cudaStream_t comm = s->comm ? s->comm : stream;
@@ -236,52 +227,51 @@ static dtrResult_t executeInPlace(dtrPlan_t plan, char* buf, cudaStream_t stream
   const dtrBlock stash = dtrStashBlock(&plan->geo, r);
   const int hasSelf = stash.rows && stash.cols && stash.batch;
   for (int st = 0; st < n; st++) {
-    DTRCHECK(packAndSend(plan, buf, st, 0, stream));
+    DTRCHECK(packAndSend(plan, buf, st, stream));
     if (st == 0 && hasSelf) {
       CUDACHECK(cudaStreamWaitEvent(s->side, s->packed[0], 0));
       dtrTimelineMark(s->timeline, dtrMarkOwnBegin, 0, s->side);
-      DTRCHECK(runBlock(plan, buf, s->stash, stash, 0, s->side));
+      DTRCHECK(runBlock(plan, buf, s->stash, stash, s->side));
       dtrTimelineMark(s->timeline, dtrMarkOwnEnd, 0, s->side);
       CUDACHECK(cudaEventRecord(s->join, s->side));
     }
   }
   if (hasSelf) CUDACHECK(cudaStreamWaitEvent(stream, s->join, 0));
-  for (int st = 0; st < n; st++) DTRCHECK(unpackStage(plan, buf, st, 0, stream));
+  for (int st = 0; st < n; st++) DTRCHECK(unpackStage(plan, buf, st, stream));
   dtrTimelineMark(s->timeline, dtrMarkUnstashBegin, 0, stream);
-  DTRCHECK(runBlock(plan, s->stash, buf, dtrUnstashBlock(&plan->geo, r), 0, stream));
+  DTRCHECK(runBlock(plan, s->stash, buf, dtrUnstashBlock(&plan->geo, r), stream));
   dtrTimelineMark(s->timeline, dtrMarkUnstashEnd, 0, stream);
   return dtrSuccess;
 }
 
-/* Piece k of `pieces` of the own block (all of it for one piece), A -> B on `stream`. */
-static dtrResult_t ownPiece(dtrPlan_t plan, const char* a, char* b, int pieces, int k, int ctas, cudaStream_t stream) {
-  NcclState* s = plan->state;
-  const int r = plan->comm.rank;
-  dtrTimelineMark(s->timeline, dtrMarkOwnBegin, k, stream);
-  DTRCHECK(runBlock(plan, a, b, dtrChunkDirectBlock(&plan->geo, r, r, pieces, k), ctas, stream));
-  dtrTimelineMark(s->timeline, dtrMarkOwnEnd, k, stream);
-  return dtrSuccess;
-}
-
-/*
- * Rounds of packs and messages, the own block's pieces and the unpacks beside them (file comment), all
- * of the local passes on the caller's stream: while round st - 1 is on the wire, round st's packs and
- * the own block's piece st - 1; then round st - 1's unpacks, while round st is on the wire.
- */
+/* Rounds of packs and messages, the own block beside them (or last), the unpacks (file comment). */
 static dtrResult_t executeOutOfPlace(dtrPlan_t plan, const char* a, char* b, cudaStream_t stream) {
   NcclState* s = plan->state;
-  const int p = plan->comm.nranks, n = plan->stages;
-  const int selfLast = n == 1 && p >= kSelfLastRanks;
-  const int pace = s->comm ? s->pace : 0; /* nothing on the wire beside them without peers */
-  DTRCHECK(packAndSend(plan, a, 0, 0, stream));
-  for (int st = 1; st < n; st++) {
-    DTRCHECK(packAndSend(plan, a, st, pace, stream));
-    DTRCHECK(ownPiece(plan, a, b, n, st - 1, pace, stream));
-    DTRCHECK(unpackStage(plan, b, st - 1, pace, stream));
+  const dtrGeometry* g = &plan->geo;
+  const int r = plan->comm.rank, p = plan->comm.nranks;
+  const dtrBlock self = dtrSelfBlock(g, r);
+  const int hasSelf = self.rows && self.cols && self.batch;
+  const int n = plan->stages;
+  const int selfLast = hasSelf && n == 1 && p >= kSelfLastRanks;
+  for (int st = 0; st < n; st++) {
+    DTRCHECK(packAndSend(plan, a, st, stream));
+    /* The self block forks once the first round is packed: beside the messages, not beside the
+     * packs that the first messages wait for. */
+    if (st == 0 && hasSelf && !selfLast) {
+      CUDACHECK(cudaStreamWaitEvent(s->side, s->packed[0], 0));
+      dtrTimelineMark(s->timeline, dtrMarkOwnBegin, 0, s->side);
+      DTRCHECK(runBlock(plan, a, b, self, s->side));
+      dtrTimelineMark(s->timeline, dtrMarkOwnEnd, 0, s->side);
+      CUDACHECK(cudaEventRecord(s->join, s->side));
+    }
+    if (st > 0) DTRCHECK(unpackStage(plan, b, st - 1, stream));
   }
-  if (!selfLast) DTRCHECK(ownPiece(plan, a, b, n, n - 1, pace, stream));
-  DTRCHECK(unpackStage(plan, b, n - 1, 0, stream));
-  if (selfLast) DTRCHECK(ownPiece(plan, a, b, 1, 0, 0, stream));
+  DTRCHECK(unpackStage(plan, b, n - 1, stream));
+  if (selfLast) {
+    dtrTimelineMark(s->timeline, dtrMarkOwnBegin, 0, stream);
+    DTRCHECK(runBlock(plan, a, b, self, stream));
+    dtrTimelineMark(s->timeline, dtrMarkOwnEnd, 0, stream);
+  } else if (hasSelf) CUDACHECK(cudaStreamWaitEvent(stream, s->join, 0));
   return dtrSuccess;
 }
 
@@ -316,7 +306,7 @@ static dtrResult_t ncclChunkRun(dtrPlan_t plan, int chunks, int k, int ctas, cud
   for (int q = 0; q < p; q++)
     if (q != r)
       DTRCHECK(runBlock(plan, plan->chunk_in, s->send + (size_t)l->send_offset[q] * e, dtrChunkPackBlock(g, r, q, chunks, k),
-                        0, stream));
+                        stream));
   for (int q = 0; q < p; q++) {
     /* A chunk's segments are parts of the whole exchange's. */
     const dtrRange out = {l->send_offset[q], q == r ? 0 : dtrChunkSegmentEntries(g, r, q, chunks, k)};
@@ -325,11 +315,11 @@ static dtrResult_t ncclChunkRun(dtrPlan_t plan, int chunks, int k, int ctas, cud
     s->pieces[p + q] = in;
   }
   if (p > 1) DTRCHECK(sendAndReceive(plan, s->send, s->recv, stream, "a chunk's group of sends and receives"));
-  DTRCHECK(runBlock(plan, plan->chunk_in, plan->chunk_out, dtrChunkDirectBlock(g, r, r, chunks, k), 0, stream));
+  DTRCHECK(runBlock(plan, plan->chunk_in, plan->chunk_out, dtrChunkDirectBlock(g, r, r, chunks, k), stream));
   for (int q = 0; q < p; q++)
     if (q != r)
       DTRCHECK(runBlock(plan, s->recv + (size_t)l->recv_offset[q] * e, plan->chunk_out, dtrChunkUnpackBlock(g, q, r, chunks, k),
-                        0, stream));
+                        stream));
   return dtrSuccess;
 }
 
