@@ -12,6 +12,9 @@
  *             overlaps the exchange; from kSelfLastRanks ranks up, in one stage, after the unpacks
  *             on the caller's stream instead
  *
+ * A small execute (one stage, up to kOneStreamBytes a rank) runs all of this on the caller's stream,
+ * the packs and the self block in one launch (executeOnOneStream).
+ *
  * With several pipeline stages (plan->stages, geometry.h's dtr*Stage) the exchange runs in rounds
  * on a communication stream: round s's messages wait only for round s's packs, and round s's
  * unpacks only for its messages, so on the caller's stream the packs of round s + 1 and the unpacks
@@ -58,6 +61,10 @@ typedef struct {
  * than beside the messages: beside NCCL it takes memory bandwidth and SMs the messages need
  * (docs/design.md#self-last). */
 static const int kSelfLastRanks = 4;
+
+/* Up to this many bytes a rank, a one-stage execute runs on the caller's stream alone
+ * (executeOnOneStream). */
+static const double kOneStreamBytes = 4.0 * 1048576;
 
 static void ncclStateFree(NcclState* s) {
   if (!s) return;
@@ -128,14 +135,21 @@ fail:
   return res;
 }
 
+/* Block k's transpose from src into dst, as the kernels take it. */
+static dtrTransposeArgs transposeArgs(dtrPlan_t plan, const char* src, char* dst, dtrBlock k) {
+  const size_t e = plan->geo.entry_bytes;
+  const dtrTransposeArgs args = {src + k.src_offset * e, k.src_ld, dst + k.dst_offset * e, k.dst_ld, k.rows, k.cols,
+                                 e, k.batch, k.src_stride, k.dst_stride};
+  return args;
+}
+
 /* One local step: a (batched) transpose by the plan's kernel, or a 2-D copy (the unpack of the outer
  * batch layout, the pack of the middle one). */
 static dtrResult_t runBlock(dtrPlan_t plan, const char* src, char* dst, dtrBlock k, cudaStream_t stream) {
   if (!k.rows || !k.cols || !k.batch) return dtrSuccess;
   const size_t e = plan->geo.entry_bytes;
   if (k.transpose) {
-    const dtrTransposeArgs args = {src + k.src_offset * e, k.src_ld, dst + k.dst_offset * e, k.dst_ld, k.rows, k.cols,
-                                   e, k.batch, k.src_stride, k.dst_stride};
+    const dtrTransposeArgs args = transposeArgs(plan, src, dst, k);
     CUDACHECK(dtrTransposeLaunch(plan->kernel, &args, stream, NULL));
     return dtrSuccess;
   }
@@ -244,6 +258,38 @@ static dtrResult_t executeInPlace(dtrPlan_t plan, char* buf, cudaStream_t stream
   return dtrSuccess;
 }
 
+/*
+ * A small execute (one stage, at most kOneStreamBytes a rank): the packs and the own block in one
+ * launch, then the messages and the unpacks, all on the caller's stream. Beside messages this short
+ * nothing is worth overlapping, and the other streams' forks and joins, a launch apiece, cost more
+ * than they hide (docs/design.md#nccl-small).
+ */
+static dtrResult_t executeOnOneStream(dtrPlan_t plan, const char* a, char* b, cudaStream_t stream) {
+  NcclState* s = plan->state;
+  const dtrGeometry* g = &plan->geo;
+  const int r = plan->comm.rank, p = plan->comm.nranks;
+  dtrTransposeArgs members[DTR_GROUP_MAX];
+  int count = 0, grouped = p <= DTR_GROUP_MAX;
+  for (int q = 0; q < p && grouped; q++) { /* A's block for q: packed into q's segment, or r's own into B */
+    const dtrBlock k = q == r ? dtrSelfBlock(g, r) : dtrPackBlock(g, &plan->layout, r, q);
+    if (k.rows && k.cols && k.batch) members[count++] = transposeArgs(plan, a, q == r ? b : s->send, k);
+    grouped = k.transpose;
+  }
+  dtrTimelineMark(s->timeline, dtrMarkPackBegin, 0, stream);
+  if (grouped) CUDACHECK(dtrTransposeGroupLaunch(plan->kernel, members, count, 0, NULL, stream));
+  else
+    for (int q = 0; q < p; q++)
+      DTRCHECK(runBlock(plan, a, q == r ? b : s->send, q == r ? dtrSelfBlock(g, r) : dtrPackBlock(g, &plan->layout, r, q), stream));
+  dtrTimelineMark(s->timeline, dtrMarkPackEnd, 0, stream);
+  dtrTimelineMark(s->timeline, dtrMarkSendBegin, 0, stream);
+  DTRCHECK(exchangeStage(plan, 0, stream));
+  dtrTimelineMark(s->timeline, dtrMarkArrived, 0, stream);
+  dtrTimelineMark(s->timeline, dtrMarkUnpackBegin, 0, stream);
+  for (int q = 0; q < p; q++) DTRCHECK(runBlock(plan, s->recv, b, dtrUnpackBlock(g, &plan->layout, r, q), stream));
+  dtrTimelineMark(s->timeline, dtrMarkUnpackEnd, 0, stream);
+  return dtrSuccess;
+}
+
 /* Rounds of packs and messages, the own block beside them (or last), the unpacks (file comment). */
 static dtrResult_t executeOutOfPlace(dtrPlan_t plan, const char* a, char* b, cudaStream_t stream) {
   NcclState* s = plan->state;
@@ -281,8 +327,11 @@ static dtrResult_t ncclExecute(dtrPlan_t plan, dtrResult_t checked, const void* 
   DTRCHECK(dtrNcclCommUsable(s->nccl));
   CUDACHECK(cudaSetDevice(plan->device));
   dtrTimelineBegin(s->timeline, stream);
-  const dtrResult_t res =
-      dtrExecuteInPlace(plan, in, out) ? executeInPlace(plan, out, stream) : executeOutOfPlace(plan, in, out, stream);
+  const dtrGeometry* g = &plan->geo;
+  const double bytesPerRank = (double)g->rows * (double)g->cols * (double)g->batch * (double)g->entry_bytes / g->nranks;
+  const dtrResult_t res = dtrExecuteInPlace(plan, in, out)                              ? executeInPlace(plan, out, stream)
+                          : plan->stages == 1 && bytesPerRank <= kOneStreamBytes ? executeOnOneStream(plan, in, out, stream)
+                                                                                  : executeOutOfPlace(plan, in, out, stream);
   if (res == dtrSuccess) dtrTimelineEnd(s->timeline, stream);
   return res;
 }
