@@ -23,6 +23,11 @@ Model (the local passes at B_k: a pass reads and writes what it moves):
       self'' = 0), from 4 up after the unpacks (self' = 0, self'' = self), as backend_nccl.c does.
       With n stages the packs of round s + 1 and the unpacks of round s - 1 run while round s is on
       the wire: only the first round's pack and the last round's unpack stay in series.
+Corrected NCCL path, for the prediction of 4 H100s (predict_4xh100): each of the n rounds pays the
+all-to-all's latency a, the messages slow down by kappa seconds per second of local pass beside them
+(fitted to the execute reports of 2 H200s), and executes of up to 4 MiB a rank run on one stream:
+                        t = c + pack / n + max(n a + E + kappa beside, beside) + unpack / n + self''
+                        beside = (pack + unpack) (n-1)/n + self';  small: c_s + all-to-all + 2 S / B_k (2p-1)/p
 Projection (8 GPUs a host, NVLink inside at the fitted 4-GPU b, one 400 Gb/s NIC a GPU across,
 2 us more latency per network peer: an assumption, not measured here):
   exchange among P ranks on H = P/8 hosts: a(P) + max(S 7/P / b_nv, S (P-8)/P / b_nic)
@@ -134,6 +139,91 @@ class Model:
         return among(GPUS_PER_HOST) + local + across + local
 
 
+def report_kappa():
+    """The messages' slowdown per second of local passes beside them, from the NCCL path's execute
+    reports on 2 H200s (DTR_PERF_REPORT, rank 0): (exchange - all-to-all - (n - 1) a) / (local - head
+    - tail), one value a report; their median and quartiles."""
+    import re
+    paths = glob.glob(os.path.join(ROOT, "docs/results/2xH200-report/[cf]*.log"))
+    paths += glob.glob(os.path.join(ROOT, "docs/results/2xH200-nccl-pace/run*/rep-before-*.txt"))
+    paths += glob.glob(os.path.join(ROOT, "docs/results/2xH200-nccl-pace/run*/rep-*-c-1.txt"))
+    a = 19.7e-6  # the 2-rank all-to-all's latency (fitted above on the same kind of machine)
+    values = []
+    for path in sorted(paths):
+        text = open(path).read()
+        n = int(re.search(r":0 DTR REPORT nccl .*?(\d) stages?", text).group(1))
+        head, exch, tail = (float(x) * 1e-6 for x in re.search(
+            r":0 DTR REPORT execute [\d.]+ = before the first message ([\d.]+) \+ exchange ([\d.]+) "
+            r"\+ after the last arrival ([\d.]+)", text).groups())
+        local = float(re.search(r":0 DTR REPORT local passes ([\d.]+)", text).group(1)) * 1e-6
+        row = next(line.split() for line in text.split("\n") if re.match(r"^ +\d+ ", line))
+        size_, a2a = int(row[0]), float(row[13]) * 1e-6
+        beside = local - head - tail
+        if 64 * MIB * 0.99 <= size_ <= (1 << 30) and beside > 0:
+            values.append((exch - a2a - (n - 1) * a) / beside)
+    values.sort()
+    q = len(values) // 4
+    return values[len(values) // 2], values[q], values[-1 - q], len(values)
+
+
+def small_fixed(bw):
+    """The fixed cost of the NCCL path's small executes on one stream (up to 4 MiB a rank, 2 H200s):
+    time less the all-to-all and the local passes at `bw`, the mean over the committed version's runs."""
+    spare = [r["time_us"] * 1e-6 - r["alltoall_us"] * 1e-6 - 2 * r["bytes_per_rank"] / bw * (1 + 1 / 2)
+             for r in rows("docs/results/2xH200-nccl-small/final-[cf]*.json")
+             if r["bytes_per_rank"] <= 4 * MIB]
+    return sum(spare) / len(spare)
+
+
+def predict_4xh100(m):
+    """Issue 53's table on 4 H100s, predicted before the run: the corrected NCCL-path model (each round
+    pays the all-to-all's latency; the messages slow down by kappa per second of local pass beside them;
+    small executes on one stream) and the p2p model, with the H100's kernels and the 4-rank all-to-all
+    fitted on 4 H200s (both NVLink4 x 18)."""
+    k = json.load(open(os.path.join(ROOT, "docs/results/1xH100-kernels/kernels.json")))
+    bw = {(r["elem"], r["kernel"]): r["copy_gbs"] * r["pct_copy"] / 100 * 1e9 for r in k["rows"] if r.get("shape") == "square"}
+    kappa, lo, hi, count = report_kappa()
+    c_small = small_fixed(m.kernel_bw[(4, "simt")])
+    a, b = m.link[4]
+    p = 4
+    print(f"kappa {kappa:.2f} (median of {count} reports, 64 MiB-1 GiB a rank on 2 H200s; quartiles {lo:.2f}-{hi:.2f}); "
+          f"small executes' fixed cost {c_small * 1e6:.1f} us; H100 kernels: fp32 simt {bw[(4, 'simt')] / 1e9:.0f}, "
+          f"simt16 {bw[(4, 'simt16')] / 1e9:.0f}, c64 simt {bw[(8, 'simt')] / 1e9:.0f} GB/s")
+    print()
+    print("| dtype | bytes/rank | shape | stages | all-to-all, model (µs) | nccl, predicted (µs) | ÷ all-to-all | with kappa "
+          f"{lo:.2f}-{hi:.2f} | p2p, predicted (µs) | ÷ all-to-all |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
+    cases = [("fp32", 4, 1024, 1024), ("fp32", 4, 2048, 2048), ("fp32", 4, 8192, 8192), ("fp32", 4, 16384, 16384),
+             ("fp32", 4, 32768, 32768), ("c64", 8, 23170, 23170), ("c64", 8, 32768, 16384), ("fp32", 4, 65536, 65536)]
+    for dtype, e, rows_, cols in cases:
+        s = rows_ * cols * e / p
+        wire = s * (p - 1) / p / b
+        a2a = a + wire
+        aligned = all((dtrsplit(rows_, p, q) * e) % 16 == 0 for q in range(p))
+        per_peer = s / p
+        n = 1 if not aligned else 4 if per_peer >= 1.5 * (1 << 30) else 2 if per_peer >= 96 * MIB else 1
+        local = 2 * s / bw[(e, "simt")]
+        pack = unpack = local * (p - 1) / p
+        own = local / p
+
+        def nccl(kap):
+            if n == 1 and s <= 4 * MIB:
+                return c_small + a2a + pack + own + unpack
+            beside_own, after = (own, 0) if (n > 1 or p < SELF_LAST_RANKS) else (0, own)
+            beside = (pack + unpack) * (n - 1) / n + beside_own
+            return m.fixed[(p, "nccl")] + pack / n + max(n * a + wire + kap * beside, beside) + unpack / n + after
+
+        t = nccl(kappa)
+        p2p = m.fixed[(p, "p2p")] + max(2 * s / bw[(e, "simt16")], wire)
+        print(f"| {dtype} | {size(s)} | {rows_} × {cols} | {n} | {a2a * 1e6:.1f} | {t * 1e6:.1f} | {t / a2a:.2f} | "
+              f"{nccl(lo) / a2a:.2f}-{nccl(hi) / a2a:.2f} | {p2p * 1e6:.1f} | {p2p / a2a:.2f} |")
+
+
+def dtrsplit(n, parts, part):
+    """Rows of part `part` in geometry.h's balanced split."""
+    return n // parts + (1 if part < n % parts else 0)
+
+
 def size(b):
     return f"{b / (1 << 30):.0f} GiB" if b >= (1 << 30) * 0.99 else f"{b / MIB:.0f} MiB"
 
@@ -173,6 +263,8 @@ def main(argv):
         proj.append((n, t, t - local, pen))
         pencil = f"{pen * 1e3:.2f}" if n > GPUS_PER_HOST else "–"
         print(f"| {n} | {max(1, n // GPUS_PER_HOST)} | {t * 1e3:.2f} | {local * 1e3:.2f} | {(t - local) * 1e3:.2f} | {t / (t - local):.2f} | {pencil} |")
+    print()
+    predict_4xh100(m)
     if "--plot" in argv:
         import matplotlib
         matplotlib.use("Agg")
