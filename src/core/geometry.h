@@ -81,6 +81,11 @@ static inline dtrRange dtrInRows(const dtrGeometry* g, int r) {
 static inline dtrRange dtrOutRows(const dtrGeometry* g, int r) {
   return dtrSplitGranules(g->cols, g->col_granule, g->nranks, r);
 }
+/* The bytes of A a rank holds on average (rows x cols x batch x entry / nranks): what the size rules
+ * go by. */
+static inline double dtrBytesPerRank(const dtrGeometry* g) {
+  return (double)g->rows * (double)g->cols * (double)g->batch * (double)g->entry_bytes / g->nranks;
+}
 /* Entries of rank r's slab of A and of B (batch included). */
 int64_t dtrInEntries(const dtrGeometry* g, int r);
 int64_t dtrOutEntries(const dtrGeometry* g, int r);

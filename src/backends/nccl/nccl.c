@@ -327,11 +327,10 @@ static dtrResult_t ncclExecute(dtrPlan_t plan, dtrResult_t checked, const void* 
   DTRCHECK(dtrNcclCommUsable(s->nccl));
   CUDACHECK(cudaSetDevice(plan->device));
   dtrTimelineBegin(s->timeline, stream);
-  const dtrGeometry* g = &plan->geo;
-  const double bytesPerRank = (double)g->rows * (double)g->cols * (double)g->batch * (double)g->entry_bytes / g->nranks;
-  const dtrResult_t res = dtrExecuteInPlace(plan, in, out)                              ? executeInPlace(plan, out, stream)
-                          : plan->stages == 1 && bytesPerRank <= kOneStreamBytes ? executeOnOneStream(plan, in, out, stream)
-                                                                                  : executeOutOfPlace(plan, in, out, stream);
+  const int small = plan->stages == 1 && dtrBytesPerRank(&plan->geo) <= kOneStreamBytes;
+  const dtrResult_t res = dtrExecuteInPlace(plan, in, out) ? executeInPlace(plan, out, stream)
+                          : small                         ? executeOnOneStream(plan, in, out, stream)
+                                                          : executeOutOfPlace(plan, in, out, stream);
   if (res == dtrSuccess) dtrTimelineEnd(s->timeline, stream);
   return res;
 }

@@ -12,7 +12,7 @@ static const double kStagesMinBytes = 2.0 * 1073741824;
 static const double kTwoStagesPeerBytes = 96.0 * 1048576, kFourStagesPeerBytes = 1.5 * 1073741824;
 
 int dtrStagesBySize(const dtrGeometry* g, int registered) {
-  const double bytesPerRank = (double)g->rows * (double)g->cols * (double)g->batch * (double)g->entry_bytes / g->nranks;
+  const double bytesPerRank = dtrBytesPerRank(g);
   const double bytesPerPeer = bytesPerRank / g->nranks;
   if (!dtrPiecesAligned(g, 16)) return 1;
   if (!registered) return bytesPerRank >= kStagesMinBytes ? 2 : 1;

@@ -16,7 +16,7 @@ size_t dtrRowPieceBytes(const dtrGeometry* g) {
 }
 
 int dtrP2pSuitsShape(const dtrGeometry* g) {
-  const double bytesPerRank = (double)g->rows * (double)g->cols * (double)g->batch * (double)g->entry_bytes / g->nranks;
+  const double bytesPerRank = dtrBytesPerRank(g);
   const size_t piece = dtrRowPieceBytes(g);
   return !(piece >= kPartialPieceMin && piece <= kPartialPieceMax && bytesPerRank >= kPartialPieceMinBytesPerRank);
 }
