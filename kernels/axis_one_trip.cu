@@ -242,41 +242,56 @@ __device__ __forceinline__ int64_t startOf(const Lines& g, int64_t l, int64_t un
   return g.lines == 1 ? l * unit : (l / g.lines) * unit + (l % g.lines) * line;
 }
 
-/* One thread's line on one side: complex data one start, real data the starts of its two real lines
- * (-1: none). Found where it is used (the input's before the FFT, the output's after it), so that no
- * register holds them across the FFT. */
-template <bool Complex>
-struct Starts {
-  int64_t at[Complex ? 1 : 2];
+/* One thread's line on one side: complex data one pointer to its first point, real data the pointers
+ * to its two real lines (null: none). Found where they are used (the input's before the FFT, the
+ * output's after it), so that no register holds them across the FFT. */
+template <typename P, bool Complex>
+struct LineAt {
+  P at[Complex ? 1 : 2];
 };
 
-template <bool Complex>
-__device__ __forceinline__ Starts<Complex> startsOf(const Lines& g, int64_t l, int64_t unit, int64_t line) {
-  Starts<Complex> e;
+/* E: the side's numbers (const for the input). Complex data counts its distances in complex points
+ * (two numbers), real data in numbers. */
+template <bool Complex, typename E>
+__device__ __forceinline__ LineAt<E*, Complex> linesAt(E* data, const Lines& g, int64_t l, int64_t unit, int64_t line) {
+  LineAt<E*, Complex> e;
   if constexpr (Complex) {
-    e.at[0] = l < g.count ? startOf(g, l, unit, line) : -1;
+    e.at[0] = l < g.count ? data + 2 * startOf(g, l, unit, line) : nullptr;
   } else {
 #pragma unroll
-    for (int h = 0; h < 2; h++) e.at[h] = 2 * l + h < g.realLines ? startOf(g, 2 * l + h, unit, line) : -1;
+    for (int h = 0; h < 2; h++) e.at[h] = 2 * l + h < g.realLines ? data + startOf(g, 2 * l + h, unit, line) : nullptr;
   }
   return e;
 }
 
-template <typename E, bool Complex>
-__device__ __forceinline__ typename ComplexOf<E>::type load(const E* __restrict__ in, const Lines& g, const Starts<Complex>& e, int j) {
-  using C = typename ComplexOf<E>::type;
-  if constexpr (Complex) return e.at[0] >= 0 ? ((const C*)in)[e.at[0] + j * g.inPoint] : C{0, 0};
-  return C{e.at[0] >= 0 ? in[e.at[0] + j * g.inPoint] : (E)0, e.at[1] >= 0 ? in[e.at[1] + j * g.inPoint] : (E)0};
+/* Point j of a line whose points lie `distance` apart: a packed side's are adjacent (Packed, known when
+ * the kernel is built), so that its address takes one multiply-add of a 32-bit index, not a 64-bit
+ * product. */
+template <bool Packed>
+__device__ __forceinline__ int64_t pointAt(int j, int64_t distance) {
+  if constexpr (Packed) return j;
+  return (int64_t)j * distance;
 }
 
-template <typename E, bool Complex>
-__device__ __forceinline__ void store(E* out, const Lines& g, const Starts<Complex>& e, int p, typename ComplexOf<E>::type v) {
+/* Through the read-only path, as the kernel's input is (a pass in place reads a line whole before any
+ * of it is written). */
+template <typename E, bool Complex, bool Packed>
+__device__ __forceinline__ typename ComplexOf<E>::type load(const Lines& g, const LineAt<const E*, Complex>& e, int j) {
   using C = typename ComplexOf<E>::type;
+  const int64_t at = pointAt<Packed>(j, g.inPoint);
+  if constexpr (Complex) return e.at[0] ? __ldg((const C*)e.at[0] + at) : C{0, 0};
+  return C{e.at[0] ? __ldg(e.at[0] + at) : (E)0, e.at[1] ? __ldg(e.at[1] + at) : (E)0};
+}
+
+template <typename E, bool Complex, bool Packed>
+__device__ __forceinline__ void store(const Lines& g, const LineAt<E*, Complex>& e, int p, typename ComplexOf<E>::type v) {
+  using C = typename ComplexOf<E>::type;
+  const int64_t at = pointAt<Packed>(p, g.outPoint);
   if constexpr (Complex) {
-    if (e.at[0] >= 0) ((C*)out)[e.at[0] + p * g.outPoint] = v;
+    if (e.at[0]) ((C*)e.at[0])[at] = v;
   } else {
-    if (e.at[0] >= 0) out[e.at[0] + p * g.outPoint] = v.x;
-    if (e.at[1] >= 0) out[e.at[1] + p * g.outPoint] = v.y;
+    if (e.at[0]) e.at[0][at] = v.x;
+    if (e.at[1]) e.at[1][at] = v.y;
   }
 }
 
@@ -299,10 +314,11 @@ __device__ __forceinline__ void preTwiddle(C* line, int k, int n, const C* __res
 
 /* Blocks of Threads (the most a block has: 512, or 256) a multiprocessor the registers are budgeted
  * for: single precision's complex lines 1536 threads (40 registers a thread) for a type II, whose steps
- * fit them with a few bytes spilled and gain more from the occupancy than they lose, and 1024 (64) for
- * the other kinds, which fit 64 and are slower at 40; 768 (80) for double precision's complex lines in
- * blocks of 256, which fit 80 with no spill or a few bytes; else 512 (128: real lines, which hold two
- * lines' starts and load two numbers a point, spilled at 64, and double precision in blocks of 512). */
+ * fit them with up to 32 bytes spilled and gained more from the occupancy than they lost on an H200, and
+ * 1024 (64) for the other kinds, which fit 64 and are slower at 40; 768 (80) for double precision's
+ * complex lines in blocks of 256, which fit 80 with no spill or a few bytes; else 512 (128: real lines,
+ * which hold two lines' pointers and load two numbers a point, spilled at 64, and double precision in
+ * blocks of 512). */
 template <typename E, int Kind, bool Complex, int Threads>
 constexpr int blocksPerSm() {
   constexpr bool typeII = Kind == dtrAxisDct2 || Kind == dtrAxisDst2;
@@ -351,7 +367,7 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
      * otherwise be worked out once before the loop and held across it, spilled. */
     const int r = opaque(r0), t = opaque(t0);
     C* line = (C*)shared + r * g.pitch;
-    const Starts<Complex> from = startsOf<Complex>(g, first + r, g.inUnit, g.inLine);
+    const LineAt<const E*, Complex> from = linesAt<Complex>(in, g, first + r, g.inUnit, g.inLine);
     C u[8];
     /* In: point j = t + m T of the row the FFT transforms. */
 #pragma unroll
@@ -360,10 +376,10 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
       if constexpr (typeII) {
         /* Makhoul's order: row j holds x[2j], or x[2n - 1 - 2j] in the upper half (m >= 4: t < T); a
          * DST-II's odd points negated */
-        u[m] = load<E, Complex>(in, g, from, m < 4 ? 2 * j : 2 * n - 1 - 2 * j);
+        u[m] = load<E, Complex, !InColumns>(g, from, m < 4 ? 2 * j : 2 * n - 1 - 2 * j);
         if (sine && m >= 4) u[m] = C{-u[m].x, -u[m].y};
       } else {
-        u[m] = load<E, Complex>(in, g, from, typeIII && sine ? n - 1 - j : j); /* a DST-III reads x backwards */
+        u[m] = load<E, Complex, !InColumns>(g, from, typeIII && sine ? n - 1 - j : j); /* a DST-III reads x backwards */
       }
     }
     if (shuffled) {
@@ -401,7 +417,7 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
 #pragma unroll
       for (int s = 0; s < 8; s++) line[slot<swizzled>(t + s * T)] = u[s];
       __syncthreads();
-      const Starts<Complex> into = startsOf<Complex>(g, first + ro, g.outUnit, g.outLine);
+      const LineAt<E*, Complex> into = linesAt<Complex>(out, g, first + ro, g.outUnit, g.outLine);
       const E f = scaleOf<E>(g);
       /* By pairs k, n - k (k < n / 2), one pair at a time from shared memory, so that few registers live:
        * W[n - k] = -i conj(W[k]), so with P = W[k] V[k] and Q = conj(W[k]) V[n - k], y[k] = P + Q and
@@ -412,13 +428,13 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
         const int k = to + s * T;
         const C a = lineOut[slot<swizzled>(k)], b = lineOut[slot<swizzled>(k == 0 ? 0 : n - k)], w = W[k];
         const C P = mul(a, w), Q = mulConj(b, w);
-        store<E, Complex>(out, g, into, sine ? n - 1 - k : k, C{(P.x + Q.x) * f, (P.y + Q.y) * f});
+        store<E, Complex, !OutColumns>(g, into, sine ? n - 1 - k : k, C{(P.x + Q.x) * f, (P.y + Q.y) * f});
         if (k != 0) {
-          store<E, Complex>(out, g, into, sine ? k - 1 : n - k, C{(Q.y - P.y) * f, (P.x - Q.x) * f});
+          store<E, Complex, !OutColumns>(g, into, sine ? k - 1 : n - k, C{(Q.y - P.y) * f, (P.x - Q.x) * f});
         } else {
           const C m = lineOut[slot<swizzled>(n >> 1)], wm = W[n >> 1];
           const C y = add(mul(m, wm), mulConj(m, wm));
-          store<E, Complex>(out, g, into, sine ? (n >> 1) - 1 : n >> 1, C{y.x * f, y.y * f});
+          store<E, Complex, !OutColumns>(g, into, sine ? (n >> 1) - 1 : n >> 1, C{y.x * f, y.y * f});
         }
       }
     } else if constexpr (remap) {
@@ -431,15 +447,15 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
         else line[slot<swizzled>(i)] = u[s];
       }
       __syncthreads();
-      const Starts<Complex> into = startsOf<Complex>(g, first + ro, g.outUnit, g.outLine);
+      const LineAt<E*, Complex> into = linesAt<Complex>(out, g, first + ro, g.outUnit, g.outLine);
       const E f = typeIII ? (E)1 : scaleOf<E>(g); /* a type III scaled in its pre-twiddle */
 #pragma unroll 1
       for (int s = 0; s < 8; s++) { /* one point at a time, so that few registers live */
         const C v = lineOut[slot<swizzled>(to + s * T)];
-        store<E, Complex>(out, g, into, to + s * T, C{v.x * f, v.y * f});
+        store<E, Complex, !OutColumns>(g, into, to + s * T, C{v.x * f, v.y * f});
       }
     } else if constexpr (typeIII) {
-      const Starts<Complex> into = startsOf<Complex>(g, first + r, g.outUnit, g.outLine);
+      const LineAt<E*, Complex> into = linesAt<Complex>(out, g, first + r, g.outUnit, g.outLine);
       /* Out of Makhoul's order: row point i is x[2i], or x[2n - 1 - 2i] in the upper half. Odd point
        * 2n - 1 - 2 (t + (7 - s) T) lies just below the mirror thread's even point 2 (T - t + s T), so each
        * store takes the even points of one half of a G and the odd points of the other (upper), and a
@@ -451,14 +467,14 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
           const int pe = 2 * (t + s * T), po = 2 * n - 1 - 2 * (t + (7 - s) * T);
           const C ve = u[s], vo = sine ? C{-u[7 - s].x, -u[7 - s].y} : u[7 - s];
           const bool odd = upper != (h == 1);
-          store<E, Complex>(out, g, into, odd ? po : pe, odd ? vo : ve);
+          store<E, Complex, !OutColumns>(g, into, odd ? po : pe, odd ? vo : ve);
         }
       }
     } else {
-      const Starts<Complex> into = startsOf<Complex>(g, first + r, g.outUnit, g.outLine);
+      const LineAt<E*, Complex> into = linesAt<Complex>(out, g, first + r, g.outUnit, g.outLine);
       const E f = scaleOf<E>(g);
 #pragma unroll
-      for (int s = 0; s < 8; s++) store<E, Complex>(out, g, into, t + s * T, C{u[s].x * f, u[s].y * f});
+      for (int s = 0; s < 8; s++) store<E, Complex, !OutColumns>(g, into, t + s * T, C{u[s].x * f, u[s].y * f});
     }
     __syncthreads();
   }
