@@ -25,6 +25,7 @@
 #include <mpi.h>
 
 #include "disttranspose.h"
+#include "support/pattern.h"
 
 #define MAX_VARIANTS 12
 #define MAX_ITERS 1000
@@ -231,9 +232,10 @@ int main(int argc, char** argv) {
     v[k].inBytes = ib.bytes, v[k].outBytes = ob.bytes;
     const size_t numbers = ib.bytes / (dbl ? 8 : 4);
     void* h = malloc(ib.bytes + 16);
-    srand(1234 + rank);
+    /* Uniform in [-0.5, 0.5), a hash of the rank and the index (pattern.h): as random as rand() for the
+     * transforms, and 16 times faster, which at 512^3 is seconds a variant of a GPU machine's time. */
     for (size_t i = 0; i < numbers; i++) {
-      const double x = (double)rand() / RAND_MAX - 0.5;
+      const double x = (double)(dtrMix64(((uint64_t)rank << 40) + i) >> 11) * 0x1.0p-53 - 0.5;
       if (dbl) ((double*)h)[i] = x;
       else ((float*)h)[i] = (float)x;
     }
