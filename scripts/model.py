@@ -28,9 +28,10 @@ all-to-all's latency a, the messages slow down by kappa seconds per second of lo
 (fitted to the execute reports of 2 H200s), and executes of up to 4 MiB a rank run on one stream:
                         t = c + pack / n + max(n a + E + kappa beside, beside) + unpack / n + self''
                         beside = (pack + unpack) (n-1)/n + self';  small: c_s + all-to-all + 2 S / B_k (2p-1)/p
-Projection (8 GPUs a host, NVLink inside at the fitted 4-GPU b, one 400 Gb/s NIC a GPU across,
-2 us more latency per network peer: an assumption, not measured here):
-  exchange among P ranks on H = P/8 hosts: a(P) + max(S 7/P / b_nv, S (P-8)/P / b_nic)
+Projection (corrected_projection: the corrected NCCL path on 8 GPUs a host, NVLink inside at the fitted
+4-GPU b, one 400 Gb/s NIC a GPU across, 2 us more latency per network peer: an assumption, not measured
+here; only the NVLink share of the messages slows down beside the passes):
+  exchange among P ranks on H = P/8 hosts: n (a + (P-8) l) + max(S 7/P / b_nv + kappa beside, S (P-8)/P / b_nic)
 """
 import glob
 import json
@@ -118,26 +119,6 @@ class Model:
     def predict(self, r):
         return self.fixed.get((r["ranks"], r["backend"]), 0) + self.startup(r) + self.transfer(r)
 
-    def project(self, ranks, s, pencils=False):
-        """Seconds for one transpose of S bytes per rank on `ranks` GPUs (8 a host); pencils: the two
-        exchanges of a pr x pc grid with pr = 8 (one host) and pc = ranks / 8, each moving S."""
-        b_nv = self.link[max(self.link)][1]
-        local = 2 * 2 * s / self.hbm * 0.96  # the NCCL path's passes at the fp32 kernel's 96 % of copy
-
-        def among(n):
-            if n <= GPUS_PER_HOST:
-                return self.latency + s * (n - 1) / n / b_nv
-            inside = s * (GPUS_PER_HOST - 1) / n / b_nv
-            across = s * (n - GPUS_PER_HOST) / n / NIC_BYTES_PER_S
-            return self.latency + (n - GPUS_PER_HOST) * NET_PEER_LATENCY + max(inside, across)
-
-        if not pencils or ranks <= GPUS_PER_HOST:
-            return among(ranks) + local
-        # X<->Y inside a host (NVLink), Y<->Z among one GPU of each host (all across the network).
-        pc = ranks // GPUS_PER_HOST
-        across = self.latency + (pc - 1) * NET_PEER_LATENCY + s * (pc - 1) / pc / NIC_BYTES_PER_S
-        return among(GPUS_PER_HOST) + local + across + local
-
 
 def report_kappa():
     """The messages' slowdown per second of local passes beside them, from the NCCL path's execute
@@ -219,6 +200,65 @@ def predict_4xh100(m):
               f"{nccl(lo) / a2a:.2f}-{nccl(hi) / a2a:.2f} | {p2p * 1e6:.1f} | {p2p / a2a:.2f} |")
 
 
+def corrected_projection(m):
+    """The projection with the corrected NCCL path (predict_4xh100's terms), 1 GiB fp32 a rank on H100s:
+    each of the n rounds (the stage rule's) pays the all-to-all's latency, and the messages that cross
+    NVLink slow down by kappa per second of local pass beside them; those that cross the network do not
+    (NCCL's network transport measured 0.98-1.10 x on one host, its copies at a NIC's rate beside HBM's).
+    A group of `ranks` with `host` of them in each host (8 for a slab or an X<->Y exchange, 1 for the
+    pencils' Y<->Z among one GPU of each host) moves (host - 1) / ranks of its bytes over NVLink and
+    (ranks - host) / ranks over the network."""
+    k = json.load(open(os.path.join(ROOT, "docs/results/1xH100-kernels/kernels.json")))
+    bw = {(r["elem"], r["kernel"]): r["copy_gbs"] * r["pct_copy"] / 100 * 1e9 for r in k["rows"] if r.get("shape") == "square"}
+    kappa, _, _, _ = report_kappa()
+    a, b_nv = m.link[max(m.link)]
+    c = m.fixed[(max(m.link), "nccl")]
+    s = 1 << 30
+    local = 2 * s / bw[(4, "simt")]
+
+    def transpose(ranks, host, rounds=None):
+        per_peer = s / ranks
+        n = rounds or (4 if per_peer >= 1.5 * (1 << 30) else 2 if per_peer >= 96 * MIB else 1)
+        latency = a + (ranks - host) * NET_PEER_LATENCY
+        inside = s * (host - 1) / ranks / b_nv
+        across = s * (ranks - host) / ranks / NIC_BYTES_PER_S
+        pack = unpack = local * (ranks - 1) / ranks
+        own = local / ranks
+        beside_own, after = (own, 0) if (n > 1 or ranks < SELF_LAST_RANKS) else (0, own)
+        beside = (pack + unpack) * (n - 1) / n + beside_own
+        wire = n * latency + max(inside + kappa * beside, across)
+        t = c + pack / n + max(wire, beside) + unpack / n + after
+        return t, latency + max(inside, across), n
+
+    print(f"corrected projection: kappa {kappa:.2f}, round latency {a * 1e6:.1f} us (+{NET_PEER_LATENCY * 1e6:.0f} us a "
+          f"network peer), NVLink {b_nv / 1e9:.0f} GB/s, NIC {NIC_BYTES_PER_S / 1e9:.0f} GB/s a GPU, H100 fp32 kernel "
+          f"{bw[(4, 'simt')] / 1e9:.0f} GB/s")
+    print()
+    print("| GPUs | hosts | stages | transpose, slabs (ms) | bare all-to-all (ms) | ÷ all-to-all | rounds sized for the "
+          "network: stages, ÷ all-to-all | 3-D FFT's two pencil transposes (ms) | ÷ their all-to-alls |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
+    out = []
+    for ranks in (8, 16, 32, 64, 128, 256, 512, 1024):
+        host = min(ranks, GPUS_PER_HOST)
+        t, a2a, n = transpose(ranks, host)
+        # The stage rule sizes rounds by the bytes a peer, for NVLink; across hosts the fewest of 1-8 rounds
+        # (of at least 1 MiB a peer) that take the least time.
+        net = "–"
+        if ranks > GPUS_PER_HOST:
+            best = min((transpose(ranks, host, r)[0], r) for r in (1, 2, 4, 8) if s / ranks / r >= MIB)
+            net = f"{best[1]}, {best[0] / a2a:.2f}"
+        pencil, ratio, pencils = "–", "–", None
+        if ranks > GPUS_PER_HOST:
+            xy, xy_a2a, _ = transpose(GPUS_PER_HOST, GPUS_PER_HOST)
+            yz, yz_a2a, _ = transpose(ranks // GPUS_PER_HOST, 1)
+            pencils = xy + yz
+            pencil, ratio = f"{pencils * 1e3:.2f}", f"{pencils / (xy_a2a + yz_a2a):.2f}"
+        out.append((ranks, t, a2a, pencils))
+        print(f"| {ranks} | {max(1, ranks // GPUS_PER_HOST)} | {n} | {t * 1e3:.2f} | {a2a * 1e3:.2f} | {t / a2a:.2f} | "
+              f"{net} | {pencil} | {ratio} |")
+    return out
+
+
 def dtrsplit(n, parts, part):
     """Rows of part `part` in geometry.h's balanced split."""
     return n // parts + (1 if part < n % parts else 0)
@@ -252,19 +292,9 @@ def main(argv):
         worst = max(worst, abs(err))
         print(f"| {r['ranks']} | {r['backend']} | {size(r['bytes_per_rank'])} | {r.get('stages', 1)} | {r['run']} | {r['time_us']:.1f} | {t * 1e6:.1f} | {err * 100:+.1f} % |")
     print(f"\nlargest error from 16 MiB per rank up: {worst * 100:.1f} %\n")
-    s = 1 << 30
-    print("| GPUs | hosts | transpose, slabs (ms) | of which local passes | bare all-to-all (ms) | ratio | 3-D FFT's two pencil transposes (ms) |")
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    proj = []
-    for n in (8, 16, 32, 64, 128, 256, 512, 1024):
-        t = m.project(n, s)
-        local = 2 * 2 * s / m.hbm * 0.96
-        pen = m.project(n, s, pencils=True)
-        proj.append((n, t, t - local, pen))
-        pencil = f"{pen * 1e3:.2f}" if n > GPUS_PER_HOST else "–"
-        print(f"| {n} | {max(1, n // GPUS_PER_HOST)} | {t * 1e3:.2f} | {local * 1e3:.2f} | {(t - local) * 1e3:.2f} | {t / (t - local):.2f} | {pencil} |")
-    print()
     predict_4xh100(m)
+    print()
+    proj = corrected_projection(m)
     if "--plot" in argv:
         import matplotlib
         matplotlib.use("Agg")
