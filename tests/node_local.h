@@ -5,6 +5,7 @@
 #define DTR_TEST_NODE_LOCAL_H
 
 #include <stdio.h>
+#include <string.h>
 
 #include <cuda_runtime_api.h>
 #include <mpi.h>
@@ -40,6 +41,27 @@ static inline int dtrTestGpuOrSkip(const char* name) {
   MPI_Allreduce(&none, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (any && rank == 0) printf("%s: a rank sees no GPU: skipped\n", name);
   return any;
+}
+
+/* How the FFT, real-to-real, halo and autotune tests start: MPI, this rank's place, the mode (argv[1]
+ * "gpu", argv[2] "-v") and in GPU mode this rank's GPU (*device). Returns 1 on every rank, MPI finalized,
+ * where GPU mode finds a rank without a GPU (`name` skipped); the caller then exits as skipped. */
+static inline int dtrTestStart(int* argc, char*** argv, const char* name, int* rank, int* nranks, int* gpu,
+                               int* verbose, int* device) {
+  MPI_Init(argc, argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, rank);
+  MPI_Comm_size(MPI_COMM_WORLD, nranks);
+  *gpu = *argc > 1 && !strcmp((*argv)[1], "gpu");
+  *verbose = *argc > 2 && !strcmp((*argv)[2], "-v");
+  if (!*gpu) return 0;
+  char mode[96];
+  snprintf(mode, sizeof mode, "%s gpu", name);
+  if (dtrTestGpuOrSkip(mode)) {
+    MPI_Finalize();
+    return 1;
+  }
+  cudaGetDevice(device);
+  return 0;
 }
 
 /* The pr x pc grids of `nranks` ranks, pr ascending (at most 8): *count of them into grids. */

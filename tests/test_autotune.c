@@ -237,18 +237,7 @@ static void badInput(void) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  gpu = argc > 1 && !strcmp(argv[1], "gpu");
-  verbose = argc > 2 && !strcmp(argv[2], "-v");
-  if (gpu) {
-    if (dtrTestGpuOrSkip("test_autotune gpu")) {
-      MPI_Finalize();
-      return DTR_TEST_SKIP;
-    }
-    cudaGetDevice(&myDevice);
-  }
+  if (dtrTestStart(&argc, &argv, "test_autotune", &rank, &nranks, &gpu, &verbose, &myDevice)) return DTR_TEST_SKIP;
   static const int64_t shapes[][3] = {{16, 12, 10}, {9, 7, 5}, {2, 3, 1}};
   int n = 0;
   for (int s = 0; s < 3; s++) {

@@ -856,19 +856,8 @@ static void badInput(void) {
 /* ---- the cases --------------------------------------------------------------------------------- */
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  gpu = argc > 1 && !strcmp(argv[1], "gpu");
-  verbose = argc > 2 && !strcmp(argv[2], "-v");
-  if (gpu) {
-    if (dtrTestGpuOrSkip("test_fft gpu")) {
-      MPI_Finalize();
-      return DTR_TEST_SKIP;
-    }
-    cudaGetDevice(&myDevice);
-    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-  }
+  if (dtrTestStart(&argc, &argv, "test_fft", &rank, &nranks, &gpu, &verbose, &myDevice)) return DTR_TEST_SKIP;
+  if (gpu) cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
   /* The grids of this rank count: slabs, pencils P x 1, and the squarest other factorizations. */
   int grids[8][2];
   const int ngrids = dtrTestGrids(nranks, grids);

@@ -351,20 +351,9 @@ static void badInput(void) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  if (dtrTestStart(&argc, &argv, "test_fft_r2r", &rank, &nranks, &gpu, &verbose, &myDevice)) return DTR_TEST_SKIP;
   caseComm = MPI_COMM_WORLD;
-  gpu = argc > 1 && !strcmp(argv[1], "gpu");
-  verbose = argc > 2 && !strcmp(argv[2], "-v");
-  if (gpu) {
-    if (dtrTestGpuOrSkip("test_fft_r2r gpu")) {
-      MPI_Finalize();
-      return DTR_TEST_SKIP;
-    }
-    cudaGetDevice(&myDevice);
-    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-  }
+  if (gpu) cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
   int grids[8][2];
   const int ngrids = dtrTestGrids(nranks, grids);
   static const int64_t shapes[][3] = {{8, 6, 5}, {9, 7, 4}, {1, 1, 1}, {5, 3, 2}, {2, 13, 3}, {12, 9, 1}, {16, 16, 16},

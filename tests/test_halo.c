@@ -419,20 +419,9 @@ static void badInput(void) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  if (dtrTestStart(&argc, &argv, "test_halo", &rank, &nranks, &gpu, &verbose, &myDevice)) return DTR_TEST_SKIP;
   caseComm = MPI_COMM_WORLD;
-  gpu = argc > 1 && !strcmp(argv[1], "gpu");
-  verbose = argc > 2 && !strcmp(argv[2], "-v");
-  if (gpu) {
-    if (dtrTestGpuOrSkip("test_halo gpu")) {
-      MPI_Finalize();
-      return DTR_TEST_SKIP;
-    }
-    cudaGetDevice(&myDevice);
-    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-  }
+  if (gpu) cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
   int grids[8][2];
   const int ngrids = dtrTestGrids(nranks, grids);
   /* Shapes: primes, 1, boxes thinner than the halo (2 and 3 cells over 2-4 ranks), more ranks than cells. */
