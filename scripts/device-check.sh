@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a GPU machine, in one go: build, run the GPU tests on 1..all GPUs, benchmark the local kernels
 # and the distributed transpose, and print a short table last. Stages: tests, kernels, dist (all by
-# default; also: sanitize, shared, python, pencils, fft, parts, targets, odd, spectral). Full logs go to DTR_LOG_DIR (default
+# default; also: sanitize, shared, python, pencils, fft, parts, targets, odd, spectral, halo). Full logs go to DTR_LOG_DIR (default
 # build/device-check). On a machine of one GPU the tests of the p2p backend run with 2-4 ranks sharing
 # it (the GPU time-slices them: exact, not fast); shared runs the CLI so on any machine (all on GPU 0).
 # pencils: every pencil transpose of DTR_PENCIL_CASES (default 1024:c64 512:c64 512:c128) on the grids
@@ -291,6 +291,29 @@ for stage in $stages; do
             "$py" "$DTR_ROOT/python/examples/poisson.py" --n ${DTR_PY_POISSON_N:-256} --grid "$grid" --lib $lib --iters 8 \
             --json "$logs/poisson-py-$lib-$grid.json"
         done
+      done
+      ;;
+    halo)
+      # halo-bench: the halo exchange and its adjoint against the bare exchange of the same bytes, each
+      # case of DTR_HALO_CASES ("grid:n:pencil:backend"; by default the rows the halos are judged on: X-,
+      # Y- and Z-pencils of 512^3 on 1 x 4 and 2 x 2 with p2p and nccl, and 1024^3 on 1 x 2 and 2 x 1),
+      # c64, width DTR_HALO_WIDTH (default 2), periodic. The JSON beside each log makes the table of
+      # docs/performance.md (scripts/halo_table.py).
+      default4=""
+      for grid in 1x4 2x2; do for pencil in X Y Z; do for be in p2p nccl; do default4+=" $grid:512:$pencil:$be"; done; done; done
+      default2=""
+      for grid in 1x2 2x1; do for pencil in X Y Z; do for be in p2p nccl; do default2+=" $grid:1024:$pencil:$be"; done; done; done
+      cases=${DTR_HALO_CASES:-$([ "$gpus" -ge 4 ] && echo "$default4 $default2" || echo "$default2")}
+      for case in $cases; do
+        IFS=: read -r grid n pencil be <<<"$case"
+        np=$(( ${grid%x*} * ${grid#*x} ))
+        [ "$np" -le "$gpus" ] || continue
+        tag="halo-$grid-$n-$pencil-$be"
+        timeout ${DTR_RUN_TIMEOUT:-300} mpirun -np "$np" "$DTR_BUILD/halo-bench" --shape "$n" --grid "$grid" --pencil "$pencil" \
+          --dtype c64 --halo ${DTR_HALO_WIDTH:-2} --backend "$be" --iters ${DTR_HALO_ITERS:-20} --json "$logs/$tag.json" \
+          >"$logs/$tag.txt" 2>&1 </dev/null || status=1
+        note "## mpirun -np $np halo-bench --shape $n --grid $grid --pencil $pencil --backend $be"
+        grep -vE "^#" "$logs/$tag.txt" | tee -a "$summary" >/dev/null
       done
       ;;
     parts)
