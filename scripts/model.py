@@ -3,6 +3,8 @@
 tool measured, prints each measured point beside its prediction, and projects to 8..1024 GPUs.
 
     scripts/model.py [--plot docs/model.png]        (the tables in docs/model.md come from it)
+    scripts/model.py --against FOLDER               (the 4 x H100 prediction beside a run's JSON: the
+                                                     targets stage of scripts/device-check.sh)
 
 Parameters, all from committed result data:
   B_k     the bandwidth of the kernel a run used, for its element size: transpose-bench's copy
@@ -156,8 +158,8 @@ def small_fixed(bw):
     return sum(spare) / len(spare)
 
 
-def predict_4xh100(m):
-    """Issue 53's table on 4 H100s, predicted before the run: the corrected NCCL-path model (each round
+def predict_4xh100(m, show=True):
+    """The NCCL path's target rows on 4 H100s, predicted before the run (returned, and printed where show): the corrected NCCL-path model (each round
     pays the all-to-all's latency; the messages slow down by kappa per second of local pass beside them;
     small executes on one stream) and the p2p model, with the H100's kernels and the 4-rank all-to-all
     fitted on 4 H200s (both NVLink4 x 18)."""
@@ -167,13 +169,15 @@ def predict_4xh100(m):
     c_small = small_fixed(m.kernel_bw[(4, "simt")])
     a, b = m.link[4]
     p = 4
-    print(f"kappa {kappa:.2f} (median of {count} reports, 64 MiB-1 GiB a rank on 2 H200s; quartiles {lo:.2f}-{hi:.2f}); "
-          f"small executes' fixed cost {c_small * 1e6:.1f} us; H100 kernels: fp32 simt {bw[(4, 'simt')] / 1e9:.0f}, "
-          f"simt16 {bw[(4, 'simt16')] / 1e9:.0f}, c64 simt {bw[(8, 'simt')] / 1e9:.0f} GB/s")
-    print()
-    print("| dtype | bytes/rank | shape | stages | all-to-all, model (µs) | nccl, predicted (µs) | ÷ all-to-all | with kappa "
-          f"{lo:.2f}-{hi:.2f} | p2p, predicted (µs) | ÷ all-to-all |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
+    out = []
+    say = print if show else (lambda *args, **kwargs: None)
+    say(f"kappa {kappa:.2f} (median of {count} reports, 64 MiB-1 GiB a rank on 2 H200s; quartiles {lo:.2f}-{hi:.2f}); "
+        f"small executes' fixed cost {c_small * 1e6:.1f} us; H100 kernels: fp32 simt {bw[(4, 'simt')] / 1e9:.0f}, "
+        f"simt16 {bw[(4, 'simt16')] / 1e9:.0f}, c64 simt {bw[(8, 'simt')] / 1e9:.0f} GB/s")
+    say()
+    say("| dtype | bytes/rank | shape | stages | all-to-all, model (µs) | nccl, predicted (µs) | ÷ all-to-all | with kappa "
+        f"{lo:.2f}-{hi:.2f} | p2p, predicted (µs) | ÷ all-to-all |")
+    say("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
     cases = [("fp32", 4, 1024, 1024), ("fp32", 4, 2048, 2048), ("fp32", 4, 8192, 8192), ("fp32", 4, 16384, 16384),
              ("fp32", 4, 32768, 32768), ("c64", 8, 23170, 23170), ("c64", 8, 32768, 16384), ("fp32", 4, 65536, 65536)]
     for dtype, e, rows_, cols in cases:
@@ -196,8 +200,32 @@ def predict_4xh100(m):
 
         t = nccl(kappa)
         p2p = m.fixed[(p, "p2p")] + max(2 * s / bw[(e, "simt16")], wire)
-        print(f"| {dtype} | {size(s)} | {rows_} × {cols} | {n} | {a2a * 1e6:.1f} | {t * 1e6:.1f} | {t / a2a:.2f} | "
-              f"{nccl(lo) / a2a:.2f}-{nccl(hi) / a2a:.2f} | {p2p * 1e6:.1f} | {p2p / a2a:.2f} |")
+        say(f"| {dtype} | {size(s)} | {rows_} × {cols} | {n} | {a2a * 1e6:.1f} | {t * 1e6:.1f} | {t / a2a:.2f} | "
+            f"{nccl(lo) / a2a:.2f}-{nccl(hi) / a2a:.2f} | {p2p * 1e6:.1f} | {p2p / a2a:.2f} |")
+        out.append({"dtype": dtype, "rows": rows_, "cols": cols, "bytes": s, "stages": n, "a2a": a2a, "nccl": t, "p2p": p2p})
+    return out
+
+
+def against(m, folder):
+    """The prediction beside a run: every row of the JSON files in `folder` (disttranspose -J) on 4 ranks
+    whose matrix the prediction has, its measured time and ratio to the all-to-all measured in the same run
+    against the predicted ones."""
+    predicted = {(r["dtype"], r["rows"], r["cols"]): r for r in predict_4xh100(m, show=False)}
+    runs = [r for path in sorted(glob.glob(os.path.join(folder, "*.json"))) for r in json.load(open(path))
+            if isinstance(r, dict) and r.get("ranks") == 4 and (r.get("dtype"), r.get("rows"), r.get("cols")) in predicted]
+    print(f"the prediction against {folder} ({len(runs)} rows)")
+    print()
+    print("| backend | dtype | bytes/rank | shape | stages | measured (µs) | predicted (µs) | error | measured ÷ all-to-all |"
+          " predicted ÷ all-to-all |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in sorted(runs, key=lambda r: (r["backend"], r["dtype"], r["bytes_per_rank"], r["rows"])):
+        p = predicted[(r["dtype"], r["rows"], r["cols"])]
+        t = p[r["backend"]] if r["backend"] in ("nccl", "p2p") else None
+        if t is None:
+            continue
+        print(f"| {r['backend']} | {r['dtype']} | {size(r['bytes_per_rank'])} | {r['rows']} × {r['cols']} | {r.get('stages', 1)} | "
+              f"{r['time_us']:.1f} | {t * 1e6:.1f} | {(t * 1e6 / r['time_us'] - 1) * 100:+.1f} % | "
+              f"{r['time_us'] / r['alltoall_us']:.2f} | {t / p['a2a']:.2f} |")
 
 
 def corrected_projection(m):
@@ -270,6 +298,9 @@ def size(b):
 
 def main(argv):
     m = Model()
+    if "--against" in argv:
+        against(m, argv[argv.index("--against") + 1])
+        return 0
     print(f"copy bandwidth {m.hbm / 1e9:.0f} GB/s (read + written); fp32 kernels: simt "
           f"{m.kernel_bw[(4, 'simt')] / 1e9:.0f}, simt16 {m.kernel_bw[(4, 'simt16')] / 1e9:.0f} GB/s")
     for p, (a, b) in sorted(m.link.items()):
