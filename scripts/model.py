@@ -158,13 +158,19 @@ def small_fixed(bw):
     return sum(spare) / len(spare)
 
 
+def h100_kernels():
+    """The H100's kernels' bandwidths (bytes read + written a second) by (element size, kernel), square
+    matrices: transpose-bench on one H100."""
+    k = json.load(open(os.path.join(ROOT, "docs/results/1xH100-kernels/kernels.json")))
+    return {(r["elem"], r["kernel"]): r["copy_gbs"] * r["pct_copy"] / 100 * 1e9 for r in k["rows"] if r.get("shape") == "square"}
+
+
 def predict_4xh100(m, show=True):
     """The NCCL path's target rows on 4 H100s, predicted before the run (returned, and printed where show): the corrected NCCL-path model (each round
     pays the all-to-all's latency; the messages slow down by kappa per second of local pass beside them;
     small executes on one stream) and the p2p model, with the H100's kernels and the 4-rank all-to-all
     fitted on 4 H200s (both NVLink4 x 18)."""
-    k = json.load(open(os.path.join(ROOT, "docs/results/1xH100-kernels/kernels.json")))
-    bw = {(r["elem"], r["kernel"]): r["copy_gbs"] * r["pct_copy"] / 100 * 1e9 for r in k["rows"] if r.get("shape") == "square"}
+    bw = h100_kernels()
     kappa, lo, hi, count = report_kappa()
     c_small = small_fixed(m.kernel_bw[(4, "simt")])
     a, b = m.link[4]
@@ -236,8 +242,7 @@ def corrected_projection(m):
     A group of `ranks` with `host` of them in each host (8 for a slab or an X<->Y exchange, 1 for the
     pencils' Y<->Z among one GPU of each host) moves (host - 1) / ranks of its bytes over NVLink and
     (ranks - host) / ranks over the network."""
-    k = json.load(open(os.path.join(ROOT, "docs/results/1xH100-kernels/kernels.json")))
-    bw = {(r["elem"], r["kernel"]): r["copy_gbs"] * r["pct_copy"] / 100 * 1e9 for r in k["rows"] if r.get("shape") == "square"}
+    bw = h100_kernels()
     kappa, _, _, _ = report_kappa()
     a, b_nv = m.link[max(m.link)]
     c = m.fixed[(max(m.link), "nccl")]

@@ -15,14 +15,13 @@
 
 #include "check.h"
 #include "disttranspose.h"
+#include "support/pattern.h"
 
 /* A value in [-1, 1) from a hash of the global index and the part (0 real, 1 imaginary); field f of
  * several at index + f 2^40 (field 0 the single field's). */
 static inline uint64_t fftTestFieldIndex(uint64_t index, int64_t field) { return index + ((uint64_t)field << 40); }
 static inline double fftTestValue(uint64_t index, int part) {
-  uint64_t x = index * 2 + (uint64_t)part + 0x9e3779b97f4a7c15ull;
-  x ^= x >> 30, x *= 0xbf58476d1ce4e5b9ull, x ^= x >> 27, x *= 0x94d049bb133111ebull, x ^= x >> 31;
-  return (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+  return 2 * dtrUnitOf(dtrMix64(index * 2 + (uint64_t)part + 0x9e3779b97f4a7c15ull)) - 1;
 }
 
 /* The global (x, y, z) of the box's u-th point in memory order, and the box's points. */

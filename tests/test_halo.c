@@ -27,6 +27,7 @@
 #include "disttranspose.h"
 #include "halo_reference.h"
 #include "node_local.h"
+#include "support/pattern.h"
 
 static int rank, nranks, gpu, verbose, myDevice = -1;
 static MPI_Comm caseComm; /* the ranks of the case's grid: the world, or one half of it */
@@ -157,7 +158,7 @@ static void worldFill(dtrRefWorld* w, unsigned seed, int small) {
     for (int64_t i = 0; i < dtrRefCells(w, r) * w->scalars; i++) {
       uint64_t x = ((uint64_t)seed << 40 ^ (uint64_t)r << 32 ^ (uint64_t)i) * 0x9e3779b97f4a7c15ull;
       x ^= x >> 29, x *= 0xbf58476d1ce4e5b9ull, x ^= x >> 32;
-      const double unit = (double)(x >> 11) * 0x1p-53; /* [0, 1) */
+      const double unit = dtrUnitOf(x);
       w->v[r][i] = small              ? (double)(x % 3) - 1
                    : w->type == dtrInt8 ? (double)(int8_t)(x >> 56)
                                         : dtrRefRound(w->type, 2 * unit - 1);

@@ -235,7 +235,7 @@ int main(int argc, char** argv) {
     /* Uniform in [-0.5, 0.5), a hash of the rank and the index (pattern.h): as random as rand() for the
      * transforms, and 16 times faster, which at 512^3 is seconds a variant of a GPU machine's time. */
     for (size_t i = 0; i < numbers; i++) {
-      const double x = (double)(dtrMix64(((uint64_t)rank << 40) + i) >> 11) * 0x1.0p-53 - 0.5;
+      const double x = dtrUnitOf(dtrMix64(((uint64_t)rank << 40) + i)) - 0.5;
       if (dbl) ((double*)h)[i] = x;
       else ((float*)h)[i] = (float)x;
     }

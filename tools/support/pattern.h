@@ -26,6 +26,9 @@ DTR_PATTERN_HD uint64_t dtrMix64(uint64_t x) {
   return x;
 }
 
+/* A hash (dtrMix64's) as a double in [0, 1): its top 53 bits. Test and benchmark inputs take it. */
+DTR_PATTERN_HD double dtrUnitOf(uint64_t hash) { return (double)(hash >> 11) * 0x1p-53; }
+
 /* Eight consecutive bytes (b & ~7 .. ) of the entry whose global linear index is `index`. */
 DTR_PATTERN_HD uint64_t dtrPatternWordAt(uint64_t index, size_t b) {
   return dtrMix64(index * 0x9e3779b97f4a7c15ull + (uint64_t)(b >> 3));
