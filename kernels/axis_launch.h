@@ -66,13 +66,17 @@ typedef enum {
  * block; a side of each kind is a pass that transposes. A real-to-real kind or the DFT, whose output
  * the launch's `scale` multiplies (a normalization folded in: 1.0 for none). Its table (FFT twiddles and
  * post-twiddles, made on the host once per pass) lies in device memory. Prepare, once per pass on its
- * device, lets the kernels take the shared memory they need. */
+ * device, lets the kernels take the shared memory they need. `async`, for the kernels that take it
+ * (single precision's complex lines under a DFT or a type III): 0, each thread loads its points into
+ * registers; 1, the points go into the lines' shared memory by asynchronous copies before the threads
+ * take theirs; n > 1, each block takes n rounds of lines and copies the next round's while it
+ * transforms the current one. */
 int dtrAxisOneTripFits(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into);
 cudaError_t dtrAxisOneTripPrepare(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into);
 size_t dtrAxisOneTripTableBytes(int64_t n, int dbl);
 void dtrAxisOneTripTable(int64_t n, int dbl, void* host);
 cudaError_t dtrAxisOneTripLaunch(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into, const void* in, void* out,
-                                 int kind, double scale, const void* table, cudaStream_t stream);
+                                 int kind, double scale, const void* table, int async, cudaStream_t stream);
 
 cudaError_t dtrAxisGatherLaunch(const dtrAxisRows* r, dtrAxisSide side, const void* data, void* rows,
                                 dtrAxisGather how, cudaStream_t stream);

@@ -22,6 +22,15 @@
  * transactions, where one table of exp(-2 pi i m / n) scattered a warp's reads over up to 14 lines), and W
  * come from a table made once per pass (dtrAxisOneTripTable).
  *
+ * Single precision's DFTs and type IIIs load by asynchronous copies into the lines' shared memory (each
+ * thread its own points, into the slots it then reads), each block taking a few rounds of lines and
+ * copying the next round's into a second set of lines while it transforms the current one: the loads'
+ * latency then hides behind the transform, where a block that loads into registers has none in flight
+ * while it transforms. Few rounds a block, not persistent blocks: blocks that take hundreds of rounds
+ * drift apart, and the neighbours that share a 32-byte sector (several fields' lines) then read it
+ * twice from HBM. Type IIs (1536 threads a multiprocessor) and double precision (three blocks of 256)
+ * have no room for a second round and load into registers.
+ *
  * A type III's pre-twiddle pairs point j with point n - j, which thread T - t holds (T = n / 8). Its
  * threads take the lines' points in an order that puts t and T - t in one warp (mirroredOrder), so that
  * the pairs cross by shuffles instead of through shared memory and its three barriers; the same order
@@ -32,6 +41,8 @@
  */
 #include <math.h>
 #include <stdint.h>
+
+#include <cuda_pipeline.h>
 
 #include "axis_launch.h"
 #include "complex_of.cuh"
@@ -185,6 +196,7 @@ struct Lines {
   int64_t inUnit, inLine, inPoint, outUnit, outLine, outPoint; /* distances in points on each side */
   int n, logn, perBlock, pitch;
   bool inColumns, outColumns; /* each side's lines side by side, not packed (lineOfThread) */
+  int prefetch;      /* async loads: each block's next round copied while it transforms the current */
   float scale32;     /* the output times this (a normalization folded in; 1: none), in the numbers' */
   double scale64;    /* precision, read where it is used (a constant, no register held for it) */
 };
@@ -283,6 +295,32 @@ __device__ __forceinline__ typename ComplexOf<E>::type load(const Lines& g, cons
   return C{e.at[0] ? __ldg(e.at[0] + at) : (E)0, e.at[1] ? __ldg(e.at[1] + at) : (E)0};
 }
 
+/* The input point that point j = t + m T of the row the FFT transforms comes from: a type II's row is x
+ * in Makhoul's order (x[2j], or x[2n - 1 - 2j] in the upper half, m >= 4: t < T), a DST-III's x read
+ * backwards, the others' x itself. */
+template <int Kind>
+__device__ __forceinline__ int sourcePoint(int j, int m, int n) {
+  if constexpr (Kind == dtrAxisDct2 || Kind == dtrAxisDst2) return m < 4 ? 2 * j : 2 * n - 1 - 2 * j;
+  if constexpr (Kind == dtrAxisDst3) return n - 1 - j;
+  return j;
+}
+
+/* The thread's points of a complex line's row into their slots of the line's shared memory by
+ * asynchronous copies (global to shared, no register between); a line past the data's is zeros. The
+ * thread later reads exactly these slots. */
+template <typename E, int Kind, bool Packed, bool Swizzled>
+__device__ __forceinline__ void stageRow(typename ComplexOf<E>::type* line, const Lines& g, const LineAt<const E*, true>& e,
+                                         int t, int T) {
+  using C = typename ComplexOf<E>::type;
+#pragma unroll
+  for (int m = 0; m < 8; m++) {
+    const int j = t + m * T;
+    C* const into = line + slot<Swizzled>(j);
+    if (e.at[0]) __pipeline_memcpy_async(into, (const C*)e.at[0] + pointAt<Packed>(sourcePoint<Kind>(j, m, g.n), g.inPoint), sizeof(C));
+    else *into = C{0, 0};
+  }
+}
+
 template <typename E, bool Complex, bool Packed>
 __device__ __forceinline__ void store(const Lines& g, const LineAt<E*, Complex>& e, int p, typename ComplexOf<E>::type v) {
   using C = typename ComplexOf<E>::type;
@@ -331,6 +369,14 @@ template <typename E, bool Complex>
 constexpr bool smallBlocksOwnBuild() {
   return sizeof(E) == 8 && Complex;
 }
+/* The kernels that load by asynchronous copies (dtrAxisOneTripLaunch's `async`): single precision's
+ * complex lines under a DFT or a type III. A type II's blocks (1536 threads a multiprocessor) and double
+ * precision's (three of 256) leave too little shared memory and L1 for two rounds of lines, and were
+ * slower so; they load into registers. */
+template <typename E, int Kind, bool Complex>
+constexpr bool asyncLoads() {
+  return sizeof(E) == 4 && Complex && Kind != dtrAxisDct2 && Kind != dtrAxisDst2;
+}
 
 /* Kind: dtrAxisDct2 .. dtrAxisDftInverse. InColumns, OutColumns: how the threads take the lines on
  * each side (lineOfThread). The FFT runs in the input's mapping; where the output's differs (a pass
@@ -339,7 +385,7 @@ constexpr bool smallBlocksOwnBuild() {
  * passes' twiddles (dtrAxisOneTripTable), then W[0..n) from its entry n. in may be out (a pass in
  * place): a line is read whole before any of it is written (its threads' barriers, or its one thread
  * where n = 8), and no two blocks share a line. */
-template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns, int Threads>
+template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns, int Threads, bool Async>
 __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads>()) oneTripKernel(const E* __restrict__ in, E* out, Lines g,
                                                     const typename ComplexOf<E>::type* __restrict__ table) {
   using C = typename ComplexOf<E>::type;
@@ -362,24 +408,50 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
   const bool upper = shuffled && !InColumns && T > 1 && (pointOfThread<InColumns>(g) & (G - 1)) >= (G >> 1);
   const C* tw = table;
   const C* W = table + n;
-  for (int64_t first = (int64_t)blockIdx.x * g.perBlock; first < g.count; first += (int64_t)gridDim.x * g.perBlock) {
+  /* Async with g.prefetch: two rounds' shared memory, the next round's points copied into one while the
+   * block transforms the current round's in the other. */
+  const int64_t stride = (int64_t)gridDim.x * g.perBlock, other = g.prefetch ? (int64_t)g.perBlock * g.pitch : 0;
+  int64_t first = (int64_t)blockIdx.x * g.perBlock;
+  if constexpr (Async) {
+    if (g.prefetch && first < g.count) {
+      stageRow<E, Kind, !InColumns, swizzled>((C*)shared + r0 * g.pitch, g, linesAt<true>(in, g, first + r0, g.inUnit, g.inLine), t0, T);
+      __pipeline_commit();
+    }
+  }
+  for (int round = 0; first < g.count; first += stride, round ^= 1) {
     /* Taken anew each round: what derives from them (addresses of shared memory, of the table) would
      * otherwise be worked out once before the loop and held across it, spilled. */
     const int r = opaque(r0), t = opaque(t0);
-    C* line = (C*)shared + r * g.pitch;
-    const LineAt<const E*, Complex> from = linesAt<Complex>(in, g, first + r, g.inUnit, g.inLine);
+    C* const lines = (C*)shared + round * other;
+    C* line = lines + r * g.pitch;
     C u[8];
-    /* In: point j = t + m T of the row the FFT transforms. */
-#pragma unroll
-    for (int m = 0; m < 8; m++) {
-      const int j = t + m * T;
-      if constexpr (typeII) {
-        /* Makhoul's order: row j holds x[2j], or x[2n - 1 - 2j] in the upper half (m >= 4: t < T); a
-         * DST-II's odd points negated */
-        u[m] = load<E, Complex, !InColumns>(g, from, m < 4 ? 2 * j : 2 * n - 1 - 2 * j);
-        if (sine && m >= 4) u[m] = C{-u[m].x, -u[m].y};
+    /* In: point j = t + m T of the row the FFT transforms (sourcePoint); a DST-II's odd points negated.
+     * Async: through the line's shared memory, this round's copies issued now, or a round before
+     * (prefetch: the next round's are issued before this one's are awaited). */
+    if constexpr (Async) {
+      if (!g.prefetch) {
+        stageRow<E, Kind, !InColumns, swizzled>(line, g, linesAt<true>(in, g, first + r, g.inUnit, g.inLine), t, T);
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
       } else {
-        u[m] = load<E, Complex, !InColumns>(g, from, typeIII && sine ? n - 1 - j : j); /* a DST-III reads x backwards */
+        if (first + stride < g.count)
+          stageRow<E, Kind, !InColumns, swizzled>((C*)shared + (round ^ 1) * other + r * g.pitch, g,
+                                                  linesAt<true>(in, g, first + stride + r, g.inUnit, g.inLine), t, T);
+        __pipeline_commit();
+        __pipeline_wait_prior(1);
+      }
+#pragma unroll
+      for (int m = 0; m < 8; m++) {
+        u[m] = line[slot<swizzled>(t + m * T)];
+        if (typeII && sine && m >= 4) u[m] = C{-u[m].x, -u[m].y};
+      }
+      __syncthreads(); /* every thread has its points before the FFT writes other threads' slots */
+    } else {
+      const LineAt<const E*, Complex> from = linesAt<Complex>(in, g, first + r, g.inUnit, g.inLine);
+#pragma unroll
+      for (int m = 0; m < 8; m++) {
+        u[m] = load<E, Complex, !InColumns>(g, from, sourcePoint<Kind>(t + m * T, m, n));
+        if (typeII && sine && m >= 4) u[m] = C{-u[m].x, -u[m].y};
       }
     }
     if (shuffled) {
@@ -411,7 +483,7 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
     /* The output's mapping: the input's, or (remap) another thread's points of another line, taken from
      * shared memory. */
     const int ro = remap ? lineOfThread<OutColumns>(g) : r, to = remap ? pointOfThread<OutColumns>(g) : t;
-    C* const lineOut = (C*)shared + ro * g.pitch;
+    C* const lineOut = lines + ro * g.pitch;
     if constexpr (typeII) {
       /* y[k] = W[k] V[k] + conj(W[k]) V[n - k], V[n] = V[0]: V[n - k] is another thread's */
 #pragma unroll
@@ -484,6 +556,7 @@ constexpr int kPackedThreads = 256;   /* a block of packed lines: n / 8 threads 
 constexpr int kColumnBytes = 64;      /* a block of columns reads this many bytes of consecutive lines a point */
 constexpr int kMostThreads = 512;
 constexpr size_t kMostShared = 160 * 1024;
+constexpr size_t kMostPrefetchShared = 224 * 1024; /* two rounds' lines */
 
 size_t sharedBytes(int perBlock, int pitch, size_t complexBytes) { return (size_t)perBlock * (size_t)pitch * complexBytes; }
 
@@ -502,58 +575,82 @@ int linesPerBlock(int64_t n, int columns, size_t complexBytes) {
   return columns && lines < 2 ? 0 : lines;
 }
 
-template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns>
-cudaError_t launchShape(const void* in, void* out, const Lines& g, const void* table, cudaStream_t stream) {
+/* async (dtrAxisOneTripLaunch), for the kernels that take it (asyncLoads): 0 the registers' loads; 1
+ * async copies, a round's at a time; n > 1 each block n rounds, the next one's copies in flight while it
+ * transforms the current (where two rounds' shared memory fits a block). */
+template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns, int Threads>
+cudaError_t launchBuilt(const void* in, void* out, const Lines& shape, const void* table, int async, cudaStream_t stream) {
   using C = typename ComplexOf<E>::type;
+  Lines g = shape;
   const int threads = g.perBlock * (g.n / 8);
   const size_t bytes = sharedBytes(g.perBlock, g.pitch, sizeof(C));
   const int64_t blocks = (g.count + g.perBlock - 1) / g.perBlock;
-  const unsigned grid = (unsigned)(blocks < 1 ? 1 : blocks > 32768 ? 32768 : blocks);
-  if constexpr (smallBlocksOwnBuild<E, Complex>()) {
-    if (threads <= 256) {
-      oneTripKernel<E, Kind, Complex, InColumns, OutColumns, 256><<<grid, threads, bytes, stream>>>((const E*)in, (E*)out, g,
-                                                                                                    (const C*)table);
+  int64_t grid = blocks;
+  if constexpr (asyncLoads<E, Kind, Complex>()) {
+    if (async > 0) {
+      g.prefetch = async > 1 && 2 * bytes <= kMostPrefetchShared;
+      if (g.prefetch) grid = (blocks + async - 1) / async;
+      grid = grid < 1 ? 1 : grid > 32768 ? 32768 : grid;
+      oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true><<<(unsigned)grid, threads, (g.prefetch ? 2 : 1) * bytes, stream>>>(
+          (const E*)in, (E*)out, g, (const C*)table);
       return cudaGetLastError();
     }
   }
-  oneTripKernel<E, Kind, Complex, InColumns, OutColumns, 512><<<grid, threads, bytes, stream>>>((const E*)in, (E*)out, g, (const C*)table);
+  grid = grid < 1 ? 1 : grid > 32768 ? 32768 : grid;
+  oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, false><<<(unsigned)grid, threads, bytes, stream>>>((const E*)in, (E*)out, g,
+                                                                                                        (const C*)table);
   return cudaGetLastError();
 }
 
+template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns>
+cudaError_t launchShape(const void* in, void* out, const Lines& g, const void* table, int async, cudaStream_t stream) {
+  if constexpr (smallBlocksOwnBuild<E, Complex>()) {
+    if (g.perBlock * (g.n / 8) <= 256) return launchBuilt<E, Kind, Complex, InColumns, OutColumns, 256>(in, out, g, table, async, stream);
+  }
+  return launchBuilt<E, Kind, Complex, InColumns, OutColumns, 512>(in, out, g, table, async, stream);
+}
+
 template <typename E, int Kind, bool Complex>
-cudaError_t launchKind(const void* in, void* out, const Lines& g, const void* table, cudaStream_t stream) {
-  if (g.inColumns) return g.outColumns ? launchShape<E, Kind, Complex, true, true>(in, out, g, table, stream)
-                                       : launchShape<E, Kind, Complex, true, false>(in, out, g, table, stream);
-  return g.outColumns ? launchShape<E, Kind, Complex, false, true>(in, out, g, table, stream)
-                      : launchShape<E, Kind, Complex, false, false>(in, out, g, table, stream);
+cudaError_t launchKind(const void* in, void* out, const Lines& g, const void* table, int async, cudaStream_t stream) {
+  if (g.inColumns) return g.outColumns ? launchShape<E, Kind, Complex, true, true>(in, out, g, table, async, stream)
+                                       : launchShape<E, Kind, Complex, true, false>(in, out, g, table, async, stream);
+  return g.outColumns ? launchShape<E, Kind, Complex, false, true>(in, out, g, table, async, stream)
+                      : launchShape<E, Kind, Complex, false, false>(in, out, g, table, async, stream);
 }
 
 template <typename E, bool Complex>
-cudaError_t launchType(int kind, const void* in, void* out, const Lines& g, const void* table, cudaStream_t stream) {
+cudaError_t launchType(int kind, const void* in, void* out, const Lines& g, const void* table, int async, cudaStream_t stream) {
   switch (kind) {
-    case dtrAxisDct2: return launchKind<E, dtrAxisDct2, Complex>(in, out, g, table, stream);
-    case dtrAxisDct3: return launchKind<E, dtrAxisDct3, Complex>(in, out, g, table, stream);
-    case dtrAxisDst2: return launchKind<E, dtrAxisDst2, Complex>(in, out, g, table, stream);
-    case dtrAxisDst3: return launchKind<E, dtrAxisDst3, Complex>(in, out, g, table, stream);
+    case dtrAxisDct2: return launchKind<E, dtrAxisDct2, Complex>(in, out, g, table, async, stream);
+    case dtrAxisDct3: return launchKind<E, dtrAxisDct3, Complex>(in, out, g, table, async, stream);
+    case dtrAxisDst2: return launchKind<E, dtrAxisDst2, Complex>(in, out, g, table, async, stream);
+    case dtrAxisDst3: return launchKind<E, dtrAxisDst3, Complex>(in, out, g, table, async, stream);
     case dtrAxisDftForward:
-      if constexpr (Complex) return launchKind<E, dtrAxisDftForward, true>(in, out, g, table, stream);
+      if constexpr (Complex) return launchKind<E, dtrAxisDftForward, true>(in, out, g, table, async, stream);
       return cudaErrorInvalidValue;
     default:
-      if constexpr (Complex) return launchKind<E, dtrAxisDftInverse, true>(in, out, g, table, stream);
+      if constexpr (Complex) return launchKind<E, dtrAxisDftInverse, true>(in, out, g, table, async, stream);
       return cudaErrorInvalidValue;
   }
 }
 
-/* The shared memory the kernels of one element type, mapping and block size may take past the default
- * 48 KiB, on the current device. */
-template <typename E, bool Complex, bool InColumns, bool OutColumns, int Threads>
+/* A kind's kernel of one element type, mapping and block size: its async loads' where it takes them
+ * and they are asked for, else its registers'. */
+template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns, int Threads, bool Async>
+const void* kernelOf() {
+  return (const void*)oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, Async && asyncLoads<E, Kind, Complex>()>;
+}
+
+/* The shared memory those kernels may take past the default 48 KiB, on the current device: a round's
+ * lines, and the async loads' two rounds' where they fit. */
+template <typename E, bool Complex, bool InColumns, bool OutColumns, int Threads, bool Async>
 cudaError_t allowSharedBuilt(int bytes) {
-  const void* kernels[] = {(const void*)oneTripKernel<E, dtrAxisDct2, Complex, InColumns, OutColumns, Threads>,
-                           (const void*)oneTripKernel<E, dtrAxisDct3, Complex, InColumns, OutColumns, Threads>,
-                           (const void*)oneTripKernel<E, dtrAxisDst2, Complex, InColumns, OutColumns, Threads>,
-                           (const void*)oneTripKernel<E, dtrAxisDst3, Complex, InColumns, OutColumns, Threads>,
-                           (const void*)oneTripKernel<E, Complex ? dtrAxisDftForward : dtrAxisDct2, Complex, InColumns, OutColumns, Threads>,
-                           (const void*)oneTripKernel<E, Complex ? dtrAxisDftInverse : dtrAxisDct3, Complex, InColumns, OutColumns, Threads>};
+  const void* kernels[] = {kernelOf<E, dtrAxisDct2, Complex, InColumns, OutColumns, Threads, Async>(),
+                           kernelOf<E, dtrAxisDct3, Complex, InColumns, OutColumns, Threads, Async>(),
+                           kernelOf<E, dtrAxisDst2, Complex, InColumns, OutColumns, Threads, Async>(),
+                           kernelOf<E, dtrAxisDst3, Complex, InColumns, OutColumns, Threads, Async>(),
+                           kernelOf<E, Complex ? dtrAxisDftForward : dtrAxisDct2, Complex, InColumns, OutColumns, Threads, Async>(),
+                           kernelOf<E, Complex ? dtrAxisDftInverse : dtrAxisDct3, Complex, InColumns, OutColumns, Threads, Async>()};
   for (const void* k : kernels) {
     const cudaError_t err = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
     if (err != cudaSuccess) return err;
@@ -561,13 +658,26 @@ cudaError_t allowSharedBuilt(int bytes) {
   return cudaSuccess;
 }
 
+template <typename E, bool Complex, bool InColumns, bool OutColumns, int Threads>
+cudaError_t allowSharedLoads(int bytes) {
+  if (bytes > 48 * 1024) {
+    const cudaError_t err = allowSharedBuilt<E, Complex, InColumns, OutColumns, Threads, false>(bytes);
+    if (err != cudaSuccess) return err;
+  }
+  if constexpr (sizeof(E) == 4 && Complex) {
+    const int both = 2 * (size_t)bytes <= kMostPrefetchShared ? 2 * bytes : bytes;
+    if (both > 48 * 1024) return allowSharedBuilt<E, Complex, InColumns, OutColumns, Threads, true>(both);
+  }
+  return cudaSuccess;
+}
+
 template <typename E, bool Complex, bool InColumns, bool OutColumns>
 cudaError_t allowShared(int bytes) {
   if constexpr (smallBlocksOwnBuild<E, Complex>()) {
-    const cudaError_t err = allowSharedBuilt<E, Complex, InColumns, OutColumns, 256>(bytes);
+    const cudaError_t err = allowSharedLoads<E, Complex, InColumns, OutColumns, 256>(bytes);
     if (err != cudaSuccess) return err;
   }
-  return allowSharedBuilt<E, Complex, InColumns, OutColumns, 512>(bytes);
+  return allowSharedLoads<E, Complex, InColumns, OutColumns, 512>(bytes);
 }
 
 template <typename E, bool Complex>
@@ -584,6 +694,7 @@ bool sideBySide(const dtrAxisRows* r, dtrAxisSide s) { return (r->lines == 1 ? s
 /* The layout of a launch: lines, their distances, the block's shape. */
 Lines linesOf(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
   Lines g;
+  g.prefetch = 0;
   g.scale32 = 1.0f, g.scale64 = 1.0;
   const int64_t lines = r->units * r->lines; /* one field (dtrAxisOneTripFits) */
   const bool complexLines = r->parts == 2 || r->complexNumbers;
@@ -614,7 +725,7 @@ extern "C" int dtrAxisOneTripFits(const dtrAxisRows* r, dtrAxisSide from, dtrAxi
 extern "C" cudaError_t dtrAxisOneTripPrepare(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
   const Lines g = linesOf(r, from, into);
   const int bytes = (int)sharedBytes(g.perBlock, g.pitch, r->dbl ? 16 : 8);
-  if (bytes <= 48 * 1024) return cudaSuccess;
+  if (2 * bytes <= 48 * 1024) return cudaSuccess;
   const bool complexLines = r->parts == 2 || r->complexNumbers;
   if (r->dbl) return complexLines ? allowSharedMapped<double, true>(g, bytes) : allowSharedMapped<double, false>(g, bytes);
   return complexLines ? allowSharedMapped<float, true>(g, bytes) : allowSharedMapped<float, false>(g, bytes);
@@ -645,13 +756,13 @@ extern "C" void dtrAxisOneTripTable(int64_t n, int dbl, void* host) {
 }
 
 extern "C" cudaError_t dtrAxisOneTripLaunch(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into, const void* in,
-                                            void* out, int kind, double scale, const void* table, cudaStream_t stream) {
+                                            void* out, int kind, double scale, const void* table, int async, cudaStream_t stream) {
   Lines g = linesOf(r, from, into);
   g.scale32 = (float)scale, g.scale64 = scale;
   if (!g.count) return cudaSuccess;
   const bool complexLines = r->parts == 2 || r->complexNumbers;
-  if (r->dbl) return complexLines ? launchType<double, true>(kind, in, out, g, table, stream)
-                                  : launchType<double, false>(kind, in, out, g, table, stream);
-  return complexLines ? launchType<float, true>(kind, in, out, g, table, stream)
-                      : launchType<float, false>(kind, in, out, g, table, stream);
+  if (r->dbl) return complexLines ? launchType<double, true>(kind, in, out, g, table, async, stream)
+                                  : launchType<double, false>(kind, in, out, g, table, async, stream);
+  return complexLines ? launchType<float, true>(kind, in, out, g, table, async, stream)
+                      : launchType<float, false>(kind, in, out, g, table, async, stream);
 }

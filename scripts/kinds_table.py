@@ -4,9 +4,10 @@ FFT of the same shape, type, grid and backend in the same run (the run's variant
 periodic), a padded FFT against the periodic FFT of its padded grid (the variant's "yardstick"), forward
 and inverse medians, and each variant's round-trip error.
 
-    scripts/kinds_table.py [--periodic] RUN.json...
+    scripts/kinds_table.py [--periodic] [LABEL=]RUN.json...
 
 --periodic: only the variants with every axis periodic (unpadded; with --unnormalized, both norms).
+LABEL=: a first column naming each file's build or setting (where any file has one).
 """
 import json
 import sys
@@ -14,11 +15,12 @@ import sys
 
 def main(args):
     periodic = "--periodic" in args
-    paths = [a for a in args if a != "--periodic"]
-    print("| array | grid | device | axes (x, y, z) | forward (µs) | inverse (µs) | ÷ periodic, forward | ÷ periodic, inverse"
-          " | round trip |")
-    print("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
-    for path in paths:
+    files = [a.rpartition("=")[::2] for a in args if a != "--periodic"]
+    labelled = any(label for label, _ in files)
+    print(("| run " if labelled else "") + "| array | grid | device | axes (x, y, z) | forward (µs) | inverse (µs) | ÷ periodic, forward"
+          " | ÷ periodic, inverse | round trip |")
+    print(("| --- " if labelled else "") + "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    for label, path in files:
         run = json.load(open(path))
         n = run["shape"]
         shape = f"{n[0]}³" if n[0] == n[1] == n[2] else "×".join(map(str, n))
@@ -34,7 +36,7 @@ def main(args):
                 axes += f", padded {v['padding']:g}"
             elif "shape" in v and v["shape"] != n:
                 axes += " on " + "×".join(map(str, v["shape"]))
-            print(f"| {shape} {run['dtype']} | {run['grid'][0]}×{run['grid'][1]} | {run['device']} | {axes} | "
+            print((f"| {label or '–'} " if labelled else "") + f"| {shape} {run['dtype']} | {run['grid'][0]}×{run['grid'][1]} | {run['device']} | {axes} | "
                   f"{v['forward_us']:.1f} | {v['inverse_us']:.1f} | {v['forward_us'] / base['forward_us']:.2f} | "
                   f"{v['inverse_us'] / base['inverse_us']:.2f} | {v['round_trip_error']:.1e} |")
     return 0

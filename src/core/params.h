@@ -51,6 +51,11 @@
  *                    exchanges' own chunks
  *   DTR_FFT_COPY_STREAMS  streams the slab route's copies run on (default 0: the rule of
  *                    src/fft/chunk_rule.c; 1: one, the peers in turn; n: the peers dealt over n)
+ *   DTR_FFT_PASS_ASYNC  how the library's one-trip passes over single precision's complex lines under a
+ *                    DFT or a type III load them (0-64, default 3): n > 1, by asynchronous copies into
+ *                    shared memory, each block taking n rounds of lines and copying the next round's
+ *                    while it transforms the current one; 1, the copies a round at a time; 0, each
+ *                    thread into its registers (as the other kernels always do)
  *   DTR_FFT_ROUNDS   chunks of the slab route's first pass whose copies go out in rounds, a chunk of
  *                    the second pass's at a time, rather than whole as the first pass makes them
  *                    (default 0: the rule of src/fft/chunk_rule.c; at most the chunks)
@@ -92,6 +97,7 @@ typedef struct {
   int fft_copies;
   int fft_copy_streams;
   int fft_rounds;
+  int fft_pass_async;
   int halo_direct;
   uint64_t host_memory;  /* 0: no cap of its own */
   double timeout;        /* seconds; 0: off */
@@ -111,7 +117,7 @@ const dtrEnvParams* dtrEnvParamsGet(void);
  * DTR_FFT_CTAS, DTR_FFT_COPY_STREAMS and DTR_FFT_ROUNDS cut an FFT's exchanges). Not among
  * them: DTR_DEBUG (logging), DTR_HOST_MEMORY (the memory check takes the least of a host's ranks)
  * and DTR_TIMEOUT (agreed with config.timeout as the plan's deadline). Returns how many. */
-#define DTR_ENV_AGREED 21
+#define DTR_ENV_AGREED 22
 int dtrEnvParamsAgreed(const dtrEnvParams* p, dtrAgreedValue out[DTR_ENV_AGREED]);
 
 #endif

@@ -27,6 +27,7 @@
 
 #include "axis_launch.h"
 #include "core/checks.h"
+#include "core/params.h"
 #include "cufft_pass.h"
 
 struct dtrAxisPass {
@@ -190,7 +191,8 @@ dtrResult_t dtrAxisPassRun(dtrAxisPass* p, int direction, int64_t count, const v
     dtrAxisRows one;
     dtrAxisSide a, b;
     oneTripView(s, count, &one, &a, &b);
-    CUDACHECK(dtrAxisOneTripLaunch(&one, a, b, in, out, oneTripKind(p, direction), factor, p->table, stream));
+    CUDACHECK(dtrAxisOneTripLaunch(&one, a, b, in, out, oneTripKind(p, direction), factor, p->table,
+                                      dtrEnvParamsGet()->fft_pass_async, stream));
     return dtrSuccess;
   }
   if (p->dft) {
