@@ -373,9 +373,13 @@ constexpr bool smallBlocksOwnBuild() {
  * complex lines under a DFT or a type III. A type II's blocks (1536 threads a multiprocessor) and double
  * precision's (three of 256) leave too little shared memory and L1 for two rounds of lines, and were
  * slower so; they load into registers. */
+template <typename E, bool Complex>
+constexpr bool asyncType() {
+  return sizeof(E) == 4 && Complex;
+}
 template <typename E, int Kind, bool Complex>
 constexpr bool asyncLoads() {
-  return sizeof(E) == 4 && Complex && Kind != dtrAxisDct2 && Kind != dtrAxisDst2;
+  return asyncType<E, Complex>() && Kind != dtrAxisDct2 && Kind != dtrAxisDst2;
 }
 
 /* Kind: dtrAxisDct2 .. dtrAxisDftInverse. InColumns, OutColumns: how the threads take the lines on
@@ -575,6 +579,9 @@ int linesPerBlock(int64_t n, int columns, size_t complexBytes) {
   return columns && lines < 2 ? 0 : lines;
 }
 
+/* Whether two rounds' lines of `bytes` each fit a block (the async loads' prefetch). */
+bool prefetchFits(size_t bytes) { return 2 * bytes <= kMostPrefetchShared; }
+
 /* async (dtrAxisOneTripLaunch), for the kernels that take it (asyncLoads): 0 the registers' loads; 1
  * async copies, a round's at a time; n > 1 each block n rounds, the next one's copies in flight while it
  * transforms the current (where two rounds' shared memory fits a block). */
@@ -585,19 +592,18 @@ cudaError_t launchBuilt(const void* in, void* out, const Lines& shape, const voi
   const int threads = g.perBlock * (g.n / 8);
   const size_t bytes = sharedBytes(g.perBlock, g.pitch, sizeof(C));
   const int64_t blocks = (g.count + g.perBlock - 1) / g.perBlock;
-  int64_t grid = blocks;
+  const bool loadsAsync = asyncLoads<E, Kind, Complex>() && async > 0;
+  g.prefetch = loadsAsync && async > 1 && prefetchFits(bytes);
+  const int64_t want = g.prefetch ? (blocks + async - 1) / async : blocks;
+  const unsigned grid = (unsigned)(want < 1 ? 1 : want > 32768 ? 32768 : want);
   if constexpr (asyncLoads<E, Kind, Complex>()) {
-    if (async > 0) {
-      g.prefetch = async > 1 && 2 * bytes <= kMostPrefetchShared;
-      if (g.prefetch) grid = (blocks + async - 1) / async;
-      grid = grid < 1 ? 1 : grid > 32768 ? 32768 : grid;
-      oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true><<<(unsigned)grid, threads, (g.prefetch ? 2 : 1) * bytes, stream>>>(
+    if (loadsAsync) {
+      oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true><<<grid, threads, (g.prefetch ? 2 : 1) * bytes, stream>>>(
           (const E*)in, (E*)out, g, (const C*)table);
       return cudaGetLastError();
     }
   }
-  grid = grid < 1 ? 1 : grid > 32768 ? 32768 : grid;
-  oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, false><<<(unsigned)grid, threads, bytes, stream>>>((const E*)in, (E*)out, g,
+  oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, false><<<grid, threads, bytes, stream>>>((const E*)in, (E*)out, g,
                                                                                                         (const C*)table);
   return cudaGetLastError();
 }
@@ -664,8 +670,8 @@ cudaError_t allowSharedLoads(int bytes) {
     const cudaError_t err = allowSharedBuilt<E, Complex, InColumns, OutColumns, Threads, false>(bytes);
     if (err != cudaSuccess) return err;
   }
-  if constexpr (sizeof(E) == 4 && Complex) {
-    const int both = 2 * (size_t)bytes <= kMostPrefetchShared ? 2 * bytes : bytes;
+  if constexpr (asyncType<E, Complex>()) {
+    const int both = prefetchFits((size_t)bytes) ? 2 * bytes : bytes;
     if (both > 48 * 1024) return allowSharedBuilt<E, Complex, InColumns, OutColumns, Threads, true>(both);
   }
   return cudaSuccess;
