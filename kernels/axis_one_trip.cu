@@ -42,10 +42,13 @@
 #include <math.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 #include <cuda_pipeline.h>
 
 #include "axis_launch.h"
 #include "complex_of.cuh"
+#include "fast_divide.h"
 
 namespace {
 
@@ -167,8 +170,9 @@ __device__ __forceinline__ void exchange(C (&u)[8], C* line, int t, int T, int p
 }
 
 /* The whole FFT of the points the block's threads hold; u[s] ends as spectrum point t + s T. tw: every
- * radix-8 pass's twiddles in turn (dtrAxisOneTripTable). */
-template <bool Inverse, bool Swizzled, typename C>
+ * radix-8 pass's twiddles in turn (dtrAxisOneTripTable). Passes8 > 0: the radix-8 passes' count, known
+ * when the kernel is built (a fixed length), so that they unroll with their p as constants. */
+template <bool Inverse, bool Swizzled, int Passes8, typename C>
 __device__ __forceinline__ void fft(C (&u)[8], C* line, int t, int T, int n, int logn, const C* __restrict__ tw) {
   int p = 1;
   if (logn % 3 == 1) {
@@ -180,12 +184,23 @@ __device__ __forceinline__ void fft(C (&u)[8], C* line, int t, int T, int n, int
     exchange<4, Swizzled>(u, line, t, T, 1);
     p = 4;
   }
-  for (;;) {
-    radixPass<8, Inverse>(u, t, T, p, tw);
-    if (8 * p == n) break;
-    exchange<8, Swizzled>(u, line, t, T, p);
-    if (p > 1) tw += 7 * p;
-    p *= 8;
+  if constexpr (Passes8 > 0) {
+#pragma unroll
+    for (int q = 0; q < Passes8; q++) {
+      radixPass<8, Inverse>(u, t, T, p, tw);
+      if (q + 1 == Passes8) break;
+      exchange<8, Swizzled>(u, line, t, T, p);
+      if (p > 1) tw += 7 * p;
+      p *= 8;
+    }
+  } else {
+    for (;;) {
+      radixPass<8, Inverse>(u, t, T, p, tw);
+      if (8 * p == n) break;
+      exchange<8, Swizzled>(u, line, t, T, p);
+      if (p > 1) tw += 7 * p;
+      p *= 8;
+    }
   }
 }
 
@@ -197,6 +212,8 @@ struct Lines {
   int n, logn, perBlock, pitch;
   bool inColumns, outColumns; /* each side's lines side by side, not packed (lineOfThread) */
   int prefetch;      /* async loads: each block's next round copied while it transforms the current */
+  int smallLines;    /* every line index below 2^31: a line's unit by lineDivisor */
+  dtrFastDivisor lineDivisor; /* of `lines` */
   float scale32;     /* the output times this (a normalization folded in; 1: none), in the numbers' */
   double scale64;    /* precision, read where it is used (a constant, no register held for it) */
 };
@@ -251,7 +268,12 @@ __device__ __forceinline__ C mirrorOf(const C (&u)[8], int m, int t, int T, int 
 
 /* Where real line (or complex line) l starts on one side, in points. */
 __device__ __forceinline__ int64_t startOf(const Lines& g, int64_t l, int64_t unit, int64_t line) {
-  return g.lines == 1 ? l * unit : (l / g.lines) * unit + (l % g.lines) * line;
+  if (g.lines == 1) return l * unit;
+  if (g.smallLines) {
+    const uint32_t u = dtrFastDivide((uint32_t)l, g.lineDivisor), within = (uint32_t)l - u * (uint32_t)g.lines;
+    return (int64_t)u * unit + (int64_t)within * line;
+  }
+  return (l / g.lines) * unit + (l % g.lines) * line;
 }
 
 /* One thread's line on one side: complex data one pointer to its first point, real data the pointers
@@ -276,21 +298,27 @@ __device__ __forceinline__ LineAt<E*, Complex> linesAt(E* data, const Lines& g, 
   return e;
 }
 
-/* Point j of a line whose points lie `distance` apart: a packed side's are adjacent (Packed, known when
- * the kernel is built), so that its address takes one multiply-add of a 32-bit index, not a 64-bit
- * product. */
+/* Points of a line whose points lie `distance` apart, taken a run at a time: point first + q step
+ * lies at at + q step' (in points of the side). A packed side's points are adjacent (Packed, known when
+ * the kernel is built), so that its offsets stay 32-bit indices; another side's are 64-bit, the run's
+ * first a product and each further point an add. */
 template <bool Packed>
-__device__ __forceinline__ int64_t pointAt(int j, int64_t distance) {
-  if constexpr (Packed) return j;
-  return (int64_t)j * distance;
+struct Run {
+  using Index = typename std::conditional<Packed, int, int64_t>::type;
+  Index at, step;
+  __device__ __forceinline__ Index operator[](int q) const { return at + q * step; }
+};
+template <bool Packed>
+__device__ __forceinline__ Run<Packed> runOf(int first, int step, int64_t distance) {
+  if constexpr (Packed) return {first, step};
+  else return {(int64_t)first * distance, (int64_t)step * distance};
 }
 
 /* Through the read-only path, as the kernel's input is (a pass in place reads a line whole before any
- * of it is written). */
-template <typename E, bool Complex, bool Packed>
-__device__ __forceinline__ typename ComplexOf<E>::type load(const Lines& g, const LineAt<const E*, Complex>& e, int j) {
+ * of it is written). at: the point's offset on the side (Run). */
+template <typename E, bool Complex, typename Index>
+__device__ __forceinline__ typename ComplexOf<E>::type load(const LineAt<const E*, Complex>& e, Index at) {
   using C = typename ComplexOf<E>::type;
-  const int64_t at = pointAt<Packed>(j, g.inPoint);
   if constexpr (Complex) return e.at[0] ? __ldg((const C*)e.at[0] + at) : C{0, 0};
   return C{e.at[0] ? __ldg(e.at[0] + at) : (E)0, e.at[1] ? __ldg(e.at[1] + at) : (E)0};
 }
@@ -305,6 +333,14 @@ __device__ __forceinline__ int sourcePoint(int j, int m, int n) {
   return j;
 }
 
+/* The same as two runs of four (m < 4, and m >= 4; h the half): the first's source point and the step. */
+template <int Kind, bool Packed>
+__device__ __forceinline__ Run<Packed> sourceRun(int h, int t, int T, int n, int64_t distance) {
+  constexpr bool typeII = Kind == dtrAxisDct2 || Kind == dtrAxisDst2;
+  const int step = typeII ? (h == 0 ? 2 * T : -2 * T) : Kind == dtrAxisDst3 ? -T : T;
+  return runOf<Packed>(sourcePoint<Kind>(t + 4 * h * T, 4 * h, n), step, distance);
+}
+
 /* The thread's points of a complex line's row into their slots of the line's shared memory by
  * asynchronous copies (global to shared, no register between); a line past the data's is zeros. The
  * thread later reads exactly these slots. */
@@ -313,18 +349,21 @@ __device__ __forceinline__ void stageRow(typename ComplexOf<E>::type* line, cons
                                          int t, int T) {
   using C = typename ComplexOf<E>::type;
 #pragma unroll
-  for (int m = 0; m < 8; m++) {
-    const int j = t + m * T;
-    C* const into = line + slot<Swizzled>(j);
-    if (e.at[0]) __pipeline_memcpy_async(into, (const C*)e.at[0] + pointAt<Packed>(sourcePoint<Kind>(j, m, g.n), g.inPoint), sizeof(C));
-    else *into = C{0, 0};
+  for (int h = 0; h < 2; h++) {
+    const Run<Packed> from = sourceRun<Kind, Packed>(h, t, T, g.n, g.inPoint);
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+      C* const into = line + slot<Swizzled>(t + (4 * h + q) * T);
+      if (e.at[0]) __pipeline_memcpy_async(into, (const C*)e.at[0] + from[q], sizeof(C));
+      else *into = C{0, 0};
+    }
   }
 }
 
-template <typename E, bool Complex, bool Packed>
-__device__ __forceinline__ void store(const Lines& g, const LineAt<E*, Complex>& e, int p, typename ComplexOf<E>::type v) {
+/* at: the point's offset on the side (Run). */
+template <typename E, bool Complex, typename Index>
+__device__ __forceinline__ void store(const LineAt<E*, Complex>& e, Index at, typename ComplexOf<E>::type v) {
   using C = typename ComplexOf<E>::type;
-  const int64_t at = pointAt<Packed>(p, g.outPoint);
   if constexpr (Complex) {
     if (e.at[0]) ((C*)e.at[0])[at] = v;
   } else {
@@ -347,6 +386,51 @@ __device__ __forceinline__ void preTwiddle(C* line, int k, int n, const C* __res
     const C a = line[slot<Swizzled>(k)], b = line[slot<Swizzled>(n - k)], wa = W[k], wb = {-wa.y, -wa.x}; /* W[n - k] = -i conj(W[k]) */
     line[slot<Swizzled>(k)] = mulConj(C{a.x + b.y, a.y - b.x}, C{wa.x * f, wa.y * f});
     line[slot<Swizzled>(n - k)] = mulConj(C{b.x + a.y, b.y - a.x}, C{wb.x * f, wb.y * f});
+  }
+}
+
+constexpr int kPackedThreads = 256;   /* a block of packed lines: n / 8 threads a line, lines enough for 256 */
+constexpr int kColumnBytes = 64;      /* a block of columns reads this many bytes of consecutive lines a point */
+constexpr int kMostThreads = 512;
+constexpr size_t kMostShared = 160 * 1024;
+constexpr size_t kMostPrefetchShared = 224 * 1024; /* two rounds' lines */
+
+__host__ __device__ constexpr size_t sharedBytes(int perBlock, int pitch, size_t complexBytes) { return (size_t)perBlock * (size_t)pitch * complexBytes; }
+
+/* The distance of a block's lines in shared memory, in points (slot): packed lines n + n / 8, which
+ * also puts the several lines of one warp (n < 256) on distinct banks; lines side by side n + n / 8 + 2. */
+__host__ __device__ constexpr int pitchOf(int64_t n, int columns) { return (int)(n + n / 8 + (columns ? 2 : 0)); }
+
+/* Lines a block: packed, enough for 256 threads (one line of 4096 points: 512); columns, 64 bytes of
+ * them side by side where the threads and the shared memory allow, at least two. 0: none fits. */
+__host__ __device__ constexpr int linesPerBlock(int64_t n, int columns, size_t complexBytes) {
+  const int T = (int)(n / 8), pitch = pitchOf(n, columns);
+  int lines = columns ? (int)(kColumnBytes / complexBytes) : 1;
+  while (lines * T < kPackedThreads) lines *= 2;
+  while (lines > 1 && (lines * T > kMostThreads || sharedBytes(lines, pitch, complexBytes) > kMostShared)) lines /= 2;
+  if (lines * T > kMostThreads || sharedBytes(lines, pitch, complexBytes) > kMostShared) return 0;
+  return columns && lines < 2 ? 0 : lines;
+}
+
+/* Whether two rounds' lines of `bytes` each fit a block (the async loads' prefetch). */
+constexpr bool prefetchFits(size_t bytes) { return 2 * bytes <= kMostPrefetchShared; }
+
+/* log2 of a power of two */
+__host__ __device__ constexpr int fixedLog(int n) { return n > 1 ? 1 + fixedLog(n >> 1) : 0; }
+
+/* A launch's layout with the transform's length fixed when the kernel is built (N > 0: the length, its
+ * log, the block's lines and their pitch become constants, and with them every index the FFT and its
+ * exchanges work out), or as the launch gives it (N = 0). */
+template <int N, size_t ComplexBytes, bool Columns, bool InColumns>
+__device__ __forceinline__ Lines fixedShape(const Lines& shape) {
+  if constexpr (N == 0) {
+    return shape;
+  } else {
+    constexpr int logn = fixedLog(N);
+    constexpr int perBlock = linesPerBlock(N, Columns, ComplexBytes), pitch = pitchOf(N, InColumns);
+    Lines g = shape;
+    g.n = N, g.logn = logn, g.perBlock = perBlock, g.pitch = pitch;
+    return g;
   }
 }
 
@@ -381,6 +465,12 @@ template <typename E, int Kind, bool Complex>
 constexpr bool asyncLoads() {
   return asyncType<E, Complex>() && Kind != dtrAxisDct2 && Kind != dtrAxisDst2;
 }
+/* The kernels also built for lengths fixed at 256 and 512 points (fixedShape): single precision's DFTs
+ * with async loads, the passes of several fields and of the folded normalization. */
+template <typename E, int Kind, bool Complex>
+constexpr bool fixedLengths() {
+  return asyncLoads<E, Kind, Complex>() && (Kind == dtrAxisDftForward || Kind == dtrAxisDftInverse);
+}
 
 /* Kind: dtrAxisDct2 .. dtrAxisDftInverse. InColumns, OutColumns: how the threads take the lines on
  * each side (lineOfThread). The FFT runs in the input's mapping; where the output's differs (a pass
@@ -389,10 +479,11 @@ constexpr bool asyncLoads() {
  * passes' twiddles (dtrAxisOneTripTable), then W[0..n) from its entry n. in may be out (a pass in
  * place): a line is read whole before any of it is written (its threads' barriers, or its one thread
  * where n = 8), and no two blocks share a line. */
-template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns, int Threads, bool Async>
-__global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads>()) oneTripKernel(const E* __restrict__ in, E* out, Lines g,
+template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns, int Threads, bool Async, int N = 0>
+__global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads>()) oneTripKernel(const E* __restrict__ in, E* out, Lines shape,
                                                     const typename ComplexOf<E>::type* __restrict__ table) {
   using C = typename ComplexOf<E>::type;
+  const Lines g = fixedShape<N, sizeof(C), InColumns || OutColumns, InColumns>(shape);
   extern __shared__ __align__(16) unsigned char shared[];
   constexpr bool typeII = Kind == dtrAxisDct2 || Kind == dtrAxisDst2;
   constexpr bool typeIII = Kind == dtrAxisDct3 || Kind == dtrAxisDst3;
@@ -453,9 +544,14 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
     } else {
       const LineAt<const E*, Complex> from = linesAt<Complex>(in, g, first + r, g.inUnit, g.inLine);
 #pragma unroll
-      for (int m = 0; m < 8; m++) {
-        u[m] = load<E, Complex, !InColumns>(g, from, sourcePoint<Kind>(t + m * T, m, n));
-        if (typeII && sine && m >= 4) u[m] = C{-u[m].x, -u[m].y};
+      for (int h = 0; h < 2; h++) {
+        const Run<!InColumns> points = sourceRun<Kind, !InColumns>(h, t, T, n, g.inPoint);
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+          const int m = 4 * h + q;
+          u[m] = load<E, Complex>(from, points[q]);
+          if (typeII && sine && m >= 4) u[m] = C{-u[m].x, -u[m].y};
+        }
       }
     }
     if (shuffled) {
@@ -483,7 +579,7 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
       for (int m = 0; m < 8; m++) u[m] = line[slot<swizzled>(t + m * T)];
       __syncthreads();
     }
-    fft<inverseFft, swizzled>(u, line, t, T, n, g.logn, tw);
+    fft<inverseFft, swizzled, N ? fixedLog(N) / 3 : 0>(u, line, t, T, n, g.logn, tw);
     /* The output's mapping: the input's, or (remap) another thread's points of another line, taken from
      * shared memory. */
     const int ro = remap ? lineOfThread<OutColumns>(g) : r, to = remap ? pointOfThread<OutColumns>(g) : t;
@@ -499,18 +595,21 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
        * W[n - k] = -i conj(W[k]), so with P = W[k] V[k] and Q = conj(W[k]) V[n - k], y[k] = P + Q and
        * y[n - k] = i (P - Q): each V read once and one W a pair. k = 0 pairs with itself (y[0] = 2 V[0])
        * and its thread also makes y[n / 2] (= sqrt(2) V[n / 2]). */
+      /* y[k] at point k (a DST-II's at n - 1 - k), y[n - k] at n - k (k - 1): two runs over s */
+      Run<!OutColumns> low = runOf<!OutColumns>(sine ? n - 1 - to : to, sine ? -T : T, g.outPoint),
+                       high = runOf<!OutColumns>(sine ? to - 1 : n - to, sine ? T : -T, g.outPoint);
 #pragma unroll 1
-      for (int s = 0; s < 4; s++) {
+      for (int s = 0; s < 4; s++, low.at += low.step, high.at += high.step) {
         const int k = to + s * T;
         const C a = lineOut[slot<swizzled>(k)], b = lineOut[slot<swizzled>(k == 0 ? 0 : n - k)], w = W[k];
         const C P = mul(a, w), Q = mulConj(b, w);
-        store<E, Complex, !OutColumns>(g, into, sine ? n - 1 - k : k, C{(P.x + Q.x) * f, (P.y + Q.y) * f});
+        store<E, Complex>(into, low.at, C{(P.x + Q.x) * f, (P.y + Q.y) * f});
         if (k != 0) {
-          store<E, Complex, !OutColumns>(g, into, sine ? k - 1 : n - k, C{(Q.y - P.y) * f, (P.x - Q.x) * f});
+          store<E, Complex>(into, high.at, C{(Q.y - P.y) * f, (P.x - Q.x) * f});
         } else {
           const C m = lineOut[slot<swizzled>(n >> 1)], wm = W[n >> 1];
           const C y = add(mul(m, wm), mulConj(m, wm));
-          store<E, Complex, !OutColumns>(g, into, sine ? (n >> 1) - 1 : n >> 1, C{y.x * f, y.y * f});
+          store<E, Complex>(into, runOf<!OutColumns>(sine ? (n >> 1) - 1 : n >> 1, 0, g.outPoint).at, C{y.x * f, y.y * f});
         }
       }
     } else if constexpr (remap) {
@@ -525,10 +624,11 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
       __syncthreads();
       const LineAt<E*, Complex> into = linesAt<Complex>(out, g, first + ro, g.outUnit, g.outLine);
       const E f = typeIII ? (E)1 : scaleOf<E>(g); /* a type III scaled in its pre-twiddle */
+      Run<!OutColumns> points = runOf<!OutColumns>(to, T, g.outPoint);
 #pragma unroll 1
-      for (int s = 0; s < 8; s++) { /* one point at a time, so that few registers live */
+      for (int s = 0; s < 8; s++, points.at += points.step) { /* one point at a time, so that few registers live */
         const C v = lineOut[slot<swizzled>(to + s * T)];
-        store<E, Complex, !OutColumns>(g, into, to + s * T, C{v.x * f, v.y * f});
+        store<E, Complex>(into, points.at, C{v.x * f, v.y * f});
       }
     } else if constexpr (typeIII) {
       const LineAt<E*, Complex> into = linesAt<Complex>(out, g, first + r, g.outUnit, g.outLine);
@@ -536,51 +636,27 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
        * 2n - 1 - 2 (t + (7 - s) T) lies just below the mirror thread's even point 2 (T - t + s T), so each
        * store takes the even points of one half of a G and the odd points of the other (upper), and a
        * warp writes consecutive points. */
+      const Run<!OutColumns> evens = runOf<!OutColumns>(2 * t, 2 * T, g.outPoint),
+                             odds = runOf<!OutColumns>(2 * n - 1 - 2 * (t + 7 * T), 2 * T, g.outPoint); /* pe and po over s */
 #pragma unroll
       for (int h = 0; h < 2; h++) {
 #pragma unroll
         for (int s = 0; s < 4; s++) {
-          const int pe = 2 * (t + s * T), po = 2 * n - 1 - 2 * (t + (7 - s) * T);
           const C ve = u[s], vo = sine ? C{-u[7 - s].x, -u[7 - s].y} : u[7 - s];
           const bool odd = upper != (h == 1);
-          store<E, Complex, !OutColumns>(g, into, odd ? po : pe, odd ? vo : ve);
+          store<E, Complex>(into, odd ? odds[s] : evens[s], odd ? vo : ve);
         }
       }
     } else {
       const LineAt<E*, Complex> into = linesAt<Complex>(out, g, first + r, g.outUnit, g.outLine);
       const E f = scaleOf<E>(g);
+      const Run<!OutColumns> points = runOf<!OutColumns>(t, T, g.outPoint);
 #pragma unroll
-      for (int s = 0; s < 8; s++) store<E, Complex, !OutColumns>(g, into, t + s * T, C{u[s].x * f, u[s].y * f});
+      for (int s = 0; s < 8; s++) store<E, Complex>(into, points[s], C{u[s].x * f, u[s].y * f});
     }
     __syncthreads();
   }
 }
-
-constexpr int kPackedThreads = 256;   /* a block of packed lines: n / 8 threads a line, lines enough for 256 */
-constexpr int kColumnBytes = 64;      /* a block of columns reads this many bytes of consecutive lines a point */
-constexpr int kMostThreads = 512;
-constexpr size_t kMostShared = 160 * 1024;
-constexpr size_t kMostPrefetchShared = 224 * 1024; /* two rounds' lines */
-
-size_t sharedBytes(int perBlock, int pitch, size_t complexBytes) { return (size_t)perBlock * (size_t)pitch * complexBytes; }
-
-/* The distance of a block's lines in shared memory, in points (slot): packed lines n + n / 8, which
- * also puts the several lines of one warp (n < 256) on distinct banks; lines side by side n + n / 8 + 2. */
-int pitchOf(int64_t n, int columns) { return (int)(n + n / 8 + (columns ? 2 : 0)); }
-
-/* Lines a block: packed, enough for 256 threads (one line of 4096 points: 512); columns, 64 bytes of
- * them side by side where the threads and the shared memory allow, at least two. 0: none fits. */
-int linesPerBlock(int64_t n, int columns, size_t complexBytes) {
-  const int T = (int)(n / 8), pitch = pitchOf(n, columns);
-  int lines = columns ? (int)(kColumnBytes / complexBytes) : 1;
-  while (lines * T < kPackedThreads) lines *= 2;
-  while (lines > 1 && (lines * T > kMostThreads || sharedBytes(lines, pitch, complexBytes) > kMostShared)) lines /= 2;
-  if (lines * T > kMostThreads || sharedBytes(lines, pitch, complexBytes) > kMostShared) return 0;
-  return columns && lines < 2 ? 0 : lines;
-}
-
-/* Whether two rounds' lines of `bytes` each fit a block (the async loads' prefetch). */
-bool prefetchFits(size_t bytes) { return 2 * bytes <= kMostPrefetchShared; }
 
 /* async (dtrAxisOneTripLaunch), for the kernels that take it (asyncLoads): 0 the registers' loads; 1
  * async copies, a round's at a time; n > 1 each block n rounds, the next one's copies in flight while it
@@ -598,7 +674,20 @@ cudaError_t launchBuilt(const void* in, void* out, const Lines& shape, const voi
   const unsigned grid = (unsigned)(want < 1 ? 1 : want > 32768 ? 32768 : want);
   if constexpr (asyncLoads<E, Kind, Complex>()) {
     if (loadsAsync) {
-      oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true><<<grid, threads, (g.prefetch ? 2 : 1) * bytes, stream>>>(
+      const size_t shared = (g.prefetch ? 2 : 1) * bytes;
+      if constexpr (fixedLengths<E, Kind, Complex>()) {
+        if (g.n == 512) {
+          oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 512><<<grid, threads, shared, stream>>>(
+              (const E*)in, (E*)out, g, (const C*)table);
+          return cudaGetLastError();
+        }
+        if (g.n == 256) {
+          oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 256><<<grid, threads, shared, stream>>>(
+              (const E*)in, (E*)out, g, (const C*)table);
+          return cudaGetLastError();
+        }
+      }
+      oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true><<<grid, threads, shared, stream>>>(
           (const E*)in, (E*)out, g, (const C*)table);
       return cudaGetLastError();
     }
@@ -664,32 +753,51 @@ cudaError_t allowSharedBuilt(int bytes) {
   return cudaSuccess;
 }
 
+/* The DFTs' kernels of a fixed length (fixedLengths), async loads. */
+template <typename E, bool Complex, bool InColumns, bool OutColumns, int Threads, int N>
+cudaError_t allowSharedFixed(int bytes) {
+  if constexpr (fixedLengths<E, dtrAxisDftForward, Complex>()) {
+    const void* kernels[] = {(const void*)oneTripKernel<E, dtrAxisDftForward, Complex, InColumns, OutColumns, Threads, true, N>,
+                             (const void*)oneTripKernel<E, dtrAxisDftInverse, Complex, InColumns, OutColumns, Threads, true, N>};
+    for (const void* k : kernels) {
+      const cudaError_t err = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+      if (err != cudaSuccess) return err;
+    }
+  }
+  return cudaSuccess;
+}
+
 template <typename E, bool Complex, bool InColumns, bool OutColumns, int Threads>
-cudaError_t allowSharedLoads(int bytes) {
+cudaError_t allowSharedLoads(int bytes, int n) {
   if (bytes > 48 * 1024) {
     const cudaError_t err = allowSharedBuilt<E, Complex, InColumns, OutColumns, Threads, false>(bytes);
     if (err != cudaSuccess) return err;
   }
   if constexpr (asyncType<E, Complex>()) {
     const int both = prefetchFits((size_t)bytes) ? 2 * bytes : bytes;
-    if (both > 48 * 1024) return allowSharedBuilt<E, Complex, InColumns, OutColumns, Threads, true>(both);
+    if (both > 48 * 1024) {
+      const cudaError_t err = allowSharedBuilt<E, Complex, InColumns, OutColumns, Threads, true>(both);
+      if (err != cudaSuccess) return err;
+      if (n == 512) return allowSharedFixed<E, Complex, InColumns, OutColumns, Threads, 512>(both);
+      if (n == 256) return allowSharedFixed<E, Complex, InColumns, OutColumns, Threads, 256>(both);
+    }
   }
   return cudaSuccess;
 }
 
 template <typename E, bool Complex, bool InColumns, bool OutColumns>
-cudaError_t allowShared(int bytes) {
+cudaError_t allowShared(int bytes, int n) {
   if constexpr (smallBlocksOwnBuild<E, Complex>()) {
-    const cudaError_t err = allowSharedLoads<E, Complex, InColumns, OutColumns, 256>(bytes);
+    const cudaError_t err = allowSharedLoads<E, Complex, InColumns, OutColumns, 256>(bytes, n);
     if (err != cudaSuccess) return err;
   }
-  return allowSharedLoads<E, Complex, InColumns, OutColumns, 512>(bytes);
+  return allowSharedLoads<E, Complex, InColumns, OutColumns, 512>(bytes, n);
 }
 
 template <typename E, bool Complex>
 cudaError_t allowSharedMapped(const Lines& g, int bytes) {
-  if (g.inColumns) return g.outColumns ? allowShared<E, Complex, true, true>(bytes) : allowShared<E, Complex, true, false>(bytes);
-  return g.outColumns ? allowShared<E, Complex, false, true>(bytes) : allowShared<E, Complex, false, false>(bytes);
+  if (g.inColumns) return g.outColumns ? allowShared<E, Complex, true, true>(bytes, g.n) : allowShared<E, Complex, true, false>(bytes, g.n);
+  return g.outColumns ? allowShared<E, Complex, false, true>(bytes, g.n) : allowShared<E, Complex, false, false>(bytes, g.n);
 }
 
 /* A side's lines are packed (a line's points adjacent), or side by side: consecutive lines adjacent (a
@@ -707,6 +815,9 @@ Lines linesOf(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
   g.realLines = complexLines ? 0 : lines;
   g.count = complexLines ? lines : (lines + 1) / 2;
   g.lines = r->lines;
+  /* line indices run below count (complex lines) or realLines */
+  g.smallLines = g.lines > 1 && g.lines < ((int64_t)1 << 31) && (g.realLines > g.count ? g.realLines : g.count) < ((int64_t)1 << 31);
+  g.lineDivisor = dtrFastDivisorOf(g.smallLines ? (uint32_t)g.lines : 1u);
   g.inUnit = from.unit, g.inLine = from.line, g.inPoint = from.point;
   g.outUnit = into.unit, g.outLine = into.line, g.outPoint = into.point;
   g.n = (int)r->n;

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "core/geometry.h"
 #include "disttranspose.h"
+#include "fast_divide.h"
 #include "fft/fft_plan.h"
 #include "tile_layout.h"
 
@@ -148,7 +149,35 @@ static void testFftChunkRule(void) {
       }
 }
 
+/* The kernels' division by a launch's divisor: exact against `/` for divisors of every size below 2^31
+ * (powers of two, their neighbours, primes, the one-trip kernel's line counts) and dividends at both
+ * ends of [0, 2^31) and spread between. */
+static void testFastDivide(void) {
+  const uint32_t divisors[] = {1, 2, 3, 5, 6, 7, 9, 12, 17, 24, 48, 96, 127, 128, 129, 511, 512, 513, 1536, 3000, 65535,
+                               65536, 65537, 1000003, (1u << 30) - 1, 1u << 30, (1u << 30) + 7, 0x7fffffffu};
+  int wrong = 0;
+  for (unsigned i = 0; i < sizeof divisors / sizeof divisors[0]; i++) {
+    const uint32_t d = divisors[i];
+    const dtrFastDivisor f = dtrFastDivisorOf(d);
+    uint32_t n = 0x7fffffffu;
+    for (int k = 0; k < 300000; k++) {
+      /* the first and last 100000, then a spread by a multiplicative hash */
+      n = k < 100000 ? (uint32_t)k : k < 200000 ? 0x7fffffffu - (uint32_t)(k - 100000) : (uint32_t)(k * 2654435761u) & 0x7fffffffu;
+      if (dtrFastDivide(n, f) != n / d && wrong++ < 5) EXPECT(0, "%u / %u: %u, not %u", n, d, dtrFastDivide(n, f), n / d);
+    }
+  }
+  for (uint32_t d = 1; d < 4096; d++) {
+    const dtrFastDivisor f = dtrFastDivisorOf(d);
+    for (uint32_t n = 0; n < 3 * d + 3; n++)
+      if (dtrFastDivide(n, f) != n / d && wrong++ < 5) EXPECT(0, "%u / %u: %u, not %u", n, d, dtrFastDivide(n, f), n / d);
+    const uint32_t top = 0x7fffffffu - d;
+    if (dtrFastDivide(top, f) != top / d && wrong++ < 5) EXPECT(0, "%u / %u wrong", top, d);
+  }
+  EXPECT(wrong == 0, "fast division: %d wrong quotients", wrong);
+}
+
 int main(void) {
+  testFastDivide();
   testStageRule();
   testFftChunkRule();
   testBackendRule();
