@@ -115,6 +115,10 @@ __device__ __forceinline__ int opaque(int v) {
   asm volatile("" : "+r"(v));
   return v;
 }
+__device__ __forceinline__ int64_t opaque(int64_t v) {
+  asm volatile("" : "+l"(v));
+  return v;
+}
 
 /* A line's slot of point i in shared memory. Lines side by side (a warp holds a point of eight or
  * more lines): one spare slot every eight, the lines a pitch of n + n / 8 + 2 apart. Packed lines (a
@@ -124,6 +128,15 @@ __device__ __forceinline__ int opaque(int v) {
 template <bool Swizzled>
 __device__ __forceinline__ int slot(int i) {
   return Swizzled ? i ^ ((i >> 3) & 15) : i + (i >> 3);
+}
+
+/* The slot of a thread's point t + m T. Lines side by side whose length is fixed when the kernel is
+ * built (Fixed, 64 points or more: T a multiple of 8): slot(t) plus a constant, so that the thread's
+ * eight addresses differ by immediates instead of each being worked out anew. */
+template <bool Swizzled, bool Fixed>
+__device__ __forceinline__ int pointSlot(int t, int m, int T) {
+  if constexpr (!Swizzled && Fixed) return slot<false>(t) + m * (T + (T >> 3));
+  return slot<Swizzled>(t + m * T);
 }
 
 /* One Stockham pass of radix R over the points a thread holds (u[m] = point t + m T of the input,
@@ -154,18 +167,26 @@ __device__ __forceinline__ void radixPass(C (&u)[8], int t, int T, int p, const 
 }
 
 /* The pass's outputs through the line's shared memory back into the layout every pass reads. */
-template <int R, bool Swizzled, typename C>
+template <int R, bool Swizzled, bool Fixed, typename C>
 __device__ __forceinline__ void exchange(C (&u)[8], C* line, int t, int T, int p) {
   constexpr int c = 8 / R;
 #pragma unroll
   for (int i = 0; i < c; i++) {
     const int b = t + i * T, k = b & (p - 1), base = (b - k) * R + k;
+    if constexpr (Swizzled) {
 #pragma unroll
-    for (int s = 0; s < R; s++) line[slot<Swizzled>(base + s * p)] = u[i + c * s];
+      for (int s = 0; s < R; s++) line[slot<true>(base + s * p)] = u[i + c * s];
+    } else {
+      /* slot(base + s p) = slot(base) + s p + (s p) / 8: base mod 8 and s p mod 8 never sum to 8 (k < p,
+       * (b - k) R a multiple of 8 where p < 8 but for a first pass, whose s < R), so one slot is worked out */
+      C* const at = line + slot<false>(base);
+#pragma unroll
+      for (int s = 0; s < R; s++) at[s * p + ((s * p) >> 3)] = u[i + c * s];
+    }
   }
   __syncthreads();
 #pragma unroll
-  for (int m = 0; m < 8; m++) u[m] = line[slot<Swizzled>(t + m * T)];
+  for (int m = 0; m < 8; m++) u[m] = line[pointSlot<Swizzled, Fixed>(t, m, T)];
   __syncthreads();
 }
 
@@ -177,11 +198,11 @@ __device__ __forceinline__ void fft(C (&u)[8], C* line, int t, int T, int n, int
   int p = 1;
   if (logn % 3 == 1) {
     radixPass<2, Inverse>(u, t, T, 1, tw);
-    exchange<2, Swizzled>(u, line, t, T, 1);
+    exchange<2, Swizzled, (Passes8 > 0)>(u, line, t, T, 1);
     p = 2;
   } else if (logn % 3 == 2) {
     radixPass<4, Inverse>(u, t, T, 1, tw);
-    exchange<4, Swizzled>(u, line, t, T, 1);
+    exchange<4, Swizzled, (Passes8 > 0)>(u, line, t, T, 1);
     p = 4;
   }
   if constexpr (Passes8 > 0) {
@@ -189,7 +210,7 @@ __device__ __forceinline__ void fft(C (&u)[8], C* line, int t, int T, int n, int
     for (int q = 0; q < Passes8; q++) {
       radixPass<8, Inverse>(u, t, T, p, tw);
       if (q + 1 == Passes8) break;
-      exchange<8, Swizzled>(u, line, t, T, p);
+      exchange<8, Swizzled, (Passes8 > 0)>(u, line, t, T, p);
       if (p > 1) tw += 7 * p;
       p *= 8;
     }
@@ -197,7 +218,7 @@ __device__ __forceinline__ void fft(C (&u)[8], C* line, int t, int T, int n, int
     for (;;) {
       radixPass<8, Inverse>(u, t, T, p, tw);
       if (8 * p == n) break;
-      exchange<8, Swizzled>(u, line, t, T, p);
+      exchange<8, Swizzled, (Passes8 > 0)>(u, line, t, T, p);
       if (p > 1) tw += 7 * p;
       p *= 8;
     }
@@ -344,18 +365,31 @@ __device__ __forceinline__ Run<Packed> sourceRun(int h, int t, int T, int n, int
 /* The thread's points of a complex line's row into their slots of the line's shared memory by
  * asynchronous copies (global to shared, no register between); a line past the data's is zeros. The
  * thread later reads exactly these slots. */
-template <typename E, int Kind, bool Packed, bool Swizzled>
+template <typename E, int Kind, bool Packed, bool Swizzled, bool Fixed>
 __device__ __forceinline__ void stageRow(typename ComplexOf<E>::type* line, const Lines& g, const LineAt<const E*, true>& e,
                                          int t, int T) {
   using C = typename ComplexOf<E>::type;
 #pragma unroll
   for (int h = 0; h < 2; h++) {
     const Run<Packed> from = sourceRun<Kind, Packed>(h, t, T, g.n, g.inPoint);
+    if constexpr (Packed) {
 #pragma unroll
-    for (int q = 0; q < 4; q++) {
-      C* const into = line + slot<Swizzled>(t + (4 * h + q) * T);
-      if (e.at[0]) __pipeline_memcpy_async(into, (const C*)e.at[0] + from[q], sizeof(C));
-      else *into = C{0, 0};
+      for (int q = 0; q < 4; q++) {
+        C* const into = line + slot<Swizzled>(t + (4 * h + q) * T);
+        if (e.at[0]) __pipeline_memcpy_async(into, (const C*)e.at[0] + from[q], sizeof(C));
+        else *into = C{0, 0};
+      }
+    } else {
+      /* Points far apart: a pointer walked by the run's step (one 64-bit add a point), the step opaque
+       * so that the compiler does not work each point's offset out again as a 64-bit product. */
+      const C* at = e.at[0] ? (const C*)e.at[0] + from.at : nullptr;
+      const int64_t step = opaque(from.step);
+#pragma unroll
+      for (int q = 0; q < 4; q++, at += step) {
+        C* const into = line + pointSlot<Swizzled, Fixed>(t, 4 * h + q, T);
+        if (e.at[0]) __pipeline_memcpy_async(into, at, sizeof(C));
+        else *into = C{0, 0};
+      }
     }
   }
 }
@@ -509,7 +543,7 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
   int64_t first = (int64_t)blockIdx.x * g.perBlock;
   if constexpr (Async) {
     if (g.prefetch && first < g.count) {
-      stageRow<E, Kind, !InColumns, swizzled>((C*)shared + r0 * g.pitch, g, linesAt<true>(in, g, first + r0, g.inUnit, g.inLine), t0, T);
+      stageRow<E, Kind, !InColumns, swizzled, (N > 0)>((C*)shared + r0 * g.pitch, g, linesAt<true>(in, g, first + r0, g.inUnit, g.inLine), t0, T);
       __pipeline_commit();
     }
   }
@@ -525,19 +559,19 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
      * (prefetch: the next round's are issued before this one's are awaited). */
     if constexpr (Async) {
       if (!g.prefetch) {
-        stageRow<E, Kind, !InColumns, swizzled>(line, g, linesAt<true>(in, g, first + r, g.inUnit, g.inLine), t, T);
+        stageRow<E, Kind, !InColumns, swizzled, (N > 0)>(line, g, linesAt<true>(in, g, first + r, g.inUnit, g.inLine), t, T);
         __pipeline_commit();
         __pipeline_wait_prior(0);
       } else {
         if (first + stride < g.count)
-          stageRow<E, Kind, !InColumns, swizzled>((C*)shared + (round ^ 1) * other + r * g.pitch, g,
+          stageRow<E, Kind, !InColumns, swizzled, (N > 0)>((C*)shared + (round ^ 1) * other + r * g.pitch, g,
                                                   linesAt<true>(in, g, first + stride + r, g.inUnit, g.inLine), t, T);
         __pipeline_commit();
         __pipeline_wait_prior(1);
       }
 #pragma unroll
       for (int m = 0; m < 8; m++) {
-        u[m] = line[slot<swizzled>(t + m * T)];
+        u[m] = line[pointSlot<swizzled, (N > 0)>(t, m, T)];
         if (typeII && sine && m >= 4) u[m] = C{-u[m].x, -u[m].y};
       }
       __syncthreads(); /* every thread has its points before the FFT writes other threads' slots */
@@ -651,8 +685,23 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
       const LineAt<E*, Complex> into = linesAt<Complex>(out, g, first + r, g.outUnit, g.outLine);
       const E f = scaleOf<E>(g);
       const Run<!OutColumns> points = runOf<!OutColumns>(t, T, g.outPoint);
+      if constexpr (Complex && OutColumns) {
+        /* Points far apart: a pointer walked as the loads' (stageRow); unscaled, no multiply. */
+        C* at = (C*)into.at[0] + points.at;
+        const int64_t step = opaque(points.step);
+        if (into.at[0]) {
+          if (f == (E)1) {
 #pragma unroll
-      for (int s = 0; s < 8; s++) store<E, Complex>(into, points[s], C{u[s].x * f, u[s].y * f});
+            for (int s = 0; s < 8; s++, at += step) *at = u[s];
+          } else {
+#pragma unroll
+            for (int s = 0; s < 8; s++, at += step) *at = C{u[s].x * f, u[s].y * f};
+          }
+        }
+      } else {
+#pragma unroll
+        for (int s = 0; s < 8; s++) store<E, Complex>(into, points[s], C{u[s].x * f, u[s].y * f});
+      }
     }
     __syncthreads();
   }
