@@ -159,10 +159,9 @@ static void testFastDivide(void) {
   for (unsigned i = 0; i < sizeof divisors / sizeof divisors[0]; i++) {
     const uint32_t d = divisors[i];
     const dtrFastDivisor f = dtrFastDivisorOf(d);
-    uint32_t n = 0x7fffffffu;
     for (int k = 0; k < 300000; k++) {
       /* the first and last 100000, then a spread by a multiplicative hash */
-      n = k < 100000 ? (uint32_t)k : k < 200000 ? 0x7fffffffu - (uint32_t)(k - 100000) : (uint32_t)(k * 2654435761u) & 0x7fffffffu;
+      const uint32_t n = k < 100000 ? (uint32_t)k : k < 200000 ? 0x7fffffffu - (uint32_t)(k - 100000) : (uint32_t)(k * 2654435761u) & 0x7fffffffu;
       if (dtrFastDivide(n, f) != n / d && wrong++ < 5) EXPECT(0, "%u / %u: %u, not %u", n, d, dtrFastDivide(n, f), n / d);
     }
   }
