@@ -200,27 +200,26 @@ template <typename E, int Kind, bool Packed, bool Swizzled, bool Fixed>
 __device__ __forceinline__ void stageRow(typename ComplexOf<E>::type* line, const Lines& g, const LineAt<const E*, true>& e,
                                          int t, int T) {
   using C = typename ComplexOf<E>::type;
+  /* A line past the data's: zeros, in a branch of its own (not a store predicated beside every copy). */
+  if (!e.at[0]) {
+#pragma unroll
+    for (int m = 0; m < 8; m++) line[pointSlot<Swizzled, Fixed>(t, m, T)] = C{0, 0};
+    return;
+  }
 #pragma unroll
   for (int h = 0; h < 2; h++) {
     const Run<Packed> from = sourceRun<Kind, Packed>(h, t, T, g.n, g.inPoint);
     if constexpr (Packed) {
 #pragma unroll
-      for (int q = 0; q < 4; q++) {
-        C* const into = line + slot<Swizzled>(t + (4 * h + q) * T);
-        if (e.at[0]) __pipeline_memcpy_async(into, (const C*)e.at[0] + from[q], sizeof(C));
-        else *into = C{0, 0};
-      }
+      for (int q = 0; q < 4; q++)
+        __pipeline_memcpy_async(line + slot<Swizzled>(t + (4 * h + q) * T), (const C*)e.at[0] + from[q], sizeof(C));
     } else {
       /* Points far apart: a pointer walked by the run's step (one 64-bit add a point), the step opaque
        * so that the compiler does not work each point's offset out again as a 64-bit product. */
-      const C* at = e.at[0] ? (const C*)e.at[0] + from.at : nullptr;
+      const C* at = (const C*)e.at[0] + from.at;
       const int64_t step = opaque(from.step);
 #pragma unroll
-      for (int q = 0; q < 4; q++, at += step) {
-        C* const into = line + pointSlot<Swizzled, Fixed>(t, 4 * h + q, T);
-        if (e.at[0]) __pipeline_memcpy_async(into, at, sizeof(C));
-        else *into = C{0, 0};
-      }
+      for (int q = 0; q < 4; q++, at += step) __pipeline_memcpy_async(line + pointSlot<Swizzled, Fixed>(t, 4 * h + q, T), at, sizeof(C));
     }
   }
 }
@@ -330,7 +329,7 @@ template <typename E, int Kind, bool Complex>
 constexpr bool asyncLoads() {
   return asyncType<E, Complex>() && Kind != dtrAxisDct2 && Kind != dtrAxisDst2;
 }
-/* The kernels also built for lengths fixed at 256 and 512 points (fixedShape): single precision's DFTs
+/* The kernels also built for lengths fixed at 256, 512 and 1024 points (fixedShape): single precision's DFTs
  * with async loads, the passes of several fields and of the folded normalization. */
 template <typename E, int Kind, bool Complex>
 constexpr bool fixedLengths() {
@@ -555,20 +554,13 @@ cudaError_t launchBuilt(const void* in, void* out, const Lines& shape, const voi
   if constexpr (asyncLoads<E, Kind, Complex>()) {
     if (loadsAsync) {
       const size_t shared = (g.prefetch ? 2 : 1) * bytes;
+      void (*kernel)(const E*, E*, Lines, const C*) = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true>;
       if constexpr (fixedLengths<E, Kind, Complex>()) {
-        if (g.n == 512) {
-          oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 512><<<grid, threads, shared, stream>>>(
-              (const E*)in, (E*)out, g, (const C*)table);
-          return cudaGetLastError();
-        }
-        if (g.n == 256) {
-          oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 256><<<grid, threads, shared, stream>>>(
-              (const E*)in, (E*)out, g, (const C*)table);
-          return cudaGetLastError();
-        }
+        if (g.n == 256) kernel = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 256>;
+        if (g.n == 512) kernel = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 512>;
+        if (g.n == 1024) kernel = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 1024>;
       }
-      oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true><<<grid, threads, shared, stream>>>(
-          (const E*)in, (E*)out, g, (const C*)table);
+      kernel<<<grid, threads, shared, stream>>>((const E*)in, (E*)out, g, (const C*)table);
       return cudaGetLastError();
     }
   }
@@ -658,8 +650,9 @@ cudaError_t allowSharedLoads(int bytes, int n) {
     if (both > 48 * 1024) {
       const cudaError_t err = allowSharedBuilt<E, Complex, InColumns, OutColumns, Threads, true>(both);
       if (err != cudaSuccess) return err;
-      if (n == 512) return allowSharedFixed<E, Complex, InColumns, OutColumns, Threads, 512>(both);
       if (n == 256) return allowSharedFixed<E, Complex, InColumns, OutColumns, Threads, 256>(both);
+      if (n == 512) return allowSharedFixed<E, Complex, InColumns, OutColumns, Threads, 512>(both);
+      if (n == 1024) return allowSharedFixed<E, Complex, InColumns, OutColumns, Threads, 1024>(both);
     }
   }
   return cudaSuccess;

@@ -882,11 +882,11 @@ int main(int argc, char** argv) {
       }
   /* Several fields on every grid: one point, primes, R != C, fewer planes than ranks, powers of two (on
    * GPUs the one-trip kernel's, which reads the interleaved fields where they lie; 256 and 512 points
-   * along each axis: its kernels built for those lengths). C2C in place on
+   * along each axis, 1024 along z: its kernels built for those lengths). C2C in place on
    * every other shape's c64 of 2 fields and c128 of 3, and the others' c64 of 3 and c128 of 2: every
    * type and field count both in place and out of place on each grid. */
   static const int64_t fieldShapes[][3] = {{1, 1, 1}, {5, 3, 2}, {9, 7, 4}, {2, 13, 3}, {17, 12, 10}, {8, 16, 8}, {16, 8, 32},
-                                            {256, 5, 2}, {3, 256, 2}, {2, 3, 512}};
+                                            {256, 5, 2}, {3, 256, 2}, {2, 3, 512}, {2, 3, 1024}};
   for (int g = 0; g < ngrids; g++)
     for (int s = 0; s < (int)(sizeof fieldShapes / sizeof fieldShapes[0]); s++)
       for (int t = 0; t < 4; t++)
