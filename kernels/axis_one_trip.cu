@@ -280,7 +280,7 @@ __host__ __device__ constexpr int linesPerBlock(int64_t n, int columns, size_t c
 constexpr bool prefetchFits(size_t bytes) { return 2 * bytes <= kMostPrefetchShared; }
 
 /* log2 of a power of two */
-__host__ __device__ constexpr int fixedLog(int n) { return n > 1 ? 1 + fixedLog(n >> 1) : 0; }
+__host__ __device__ constexpr int log2Of(int n) { return n > 1 ? 1 + log2Of(n >> 1) : 0; }
 
 /* A launch's layout with the transform's length fixed when the kernel is built (N > 0: the length, its
  * log, the block's lines and their pitch become constants, and with them every index the FFT and its
@@ -290,7 +290,7 @@ __device__ __forceinline__ Lines fixedShape(const Lines& shape) {
   if constexpr (N == 0) {
     return shape;
   } else {
-    constexpr int logn = fixedLog(N);
+    constexpr int logn = log2Of(N);
     constexpr int perBlock = linesPerBlock(N, Columns, ComplexBytes), pitch = pitchOf(N, InColumns);
     Lines g = shape;
     g.n = N, g.logn = logn, g.perBlock = perBlock, g.pitch = pitch;
@@ -443,7 +443,7 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
       for (int m = 0; m < 8; m++) u[m] = line[slot<swizzled>(t + m * T)];
       __syncthreads();
     }
-    fft<inverseFft, swizzled, N ? fixedLog(N) / 3 : 0>(u, line, t, T, n, g.logn, tw);
+    fft<inverseFft, swizzled, N ? log2Of(N) / 3 : 0>(u, line, t, T, n, g.logn, tw);
     /* The output's mapping: the input's, or (remap) another thread's points of another line, taken from
      * shared memory. */
     const int ro = remap ? lineOfThread<OutColumns>(g) : r, to = remap ? pointOfThread<OutColumns>(g) : t;
@@ -537,6 +537,20 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
   }
 }
 
+/* The kernel built for length n (fixedLengths: 256, 512 or 1024 points, async loads), or null where none
+ * is: the launch and the shared-memory setting both take it from here. */
+template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns, int Threads>
+auto fixedKernel(int n) {
+  using C = typename ComplexOf<E>::type;
+  void (*kernel)(const E*, E*, Lines, const C*) = nullptr;
+  if constexpr (fixedLengths<E, Kind, Complex>()) {
+    if (n == 256) kernel = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 256>;
+    if (n == 512) kernel = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 512>;
+    if (n == 1024) kernel = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 1024>;
+  }
+  return kernel;
+}
+
 /* async (dtrAxisOneTripLaunch), for the kernels that take it (asyncLoads): 0 the registers' loads; 1
  * async copies, a round's at a time; n > 1 each block n rounds, the next one's copies in flight while it
  * transforms the current (where two rounds' shared memory fits a block). */
@@ -554,12 +568,8 @@ cudaError_t launchBuilt(const void* in, void* out, const Lines& shape, const voi
   if constexpr (asyncLoads<E, Kind, Complex>()) {
     if (loadsAsync) {
       const size_t shared = (g.prefetch ? 2 : 1) * bytes;
-      void (*kernel)(const E*, E*, Lines, const C*) = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true>;
-      if constexpr (fixedLengths<E, Kind, Complex>()) {
-        if (g.n == 256) kernel = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 256>;
-        if (g.n == 512) kernel = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 512>;
-        if (g.n == 1024) kernel = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 1024>;
-      }
+      auto kernel = fixedKernel<E, Kind, Complex, InColumns, OutColumns, Threads>(g.n);
+      if (!kernel) kernel = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true>;
       kernel<<<grid, threads, shared, stream>>>((const E*)in, (E*)out, g, (const C*)table);
       return cudaGetLastError();
     }
@@ -625,13 +635,14 @@ cudaError_t allowSharedBuilt(int bytes) {
   return cudaSuccess;
 }
 
-/* The DFTs' kernels of a fixed length (fixedLengths), async loads. */
-template <typename E, bool Complex, bool InColumns, bool OutColumns, int Threads, int N>
-cudaError_t allowSharedFixed(int bytes) {
+/* The DFTs' kernels of length n where they are built for it (fixedKernel), async loads. */
+template <typename E, bool Complex, bool InColumns, bool OutColumns, int Threads>
+cudaError_t allowSharedFixed(int bytes, int n) {
   if constexpr (fixedLengths<E, dtrAxisDftForward, Complex>()) {
-    const void* kernels[] = {(const void*)oneTripKernel<E, dtrAxisDftForward, Complex, InColumns, OutColumns, Threads, true, N>,
-                             (const void*)oneTripKernel<E, dtrAxisDftInverse, Complex, InColumns, OutColumns, Threads, true, N>};
+    const void* kernels[] = {(const void*)fixedKernel<E, dtrAxisDftForward, Complex, InColumns, OutColumns, Threads>(n),
+                             (const void*)fixedKernel<E, dtrAxisDftInverse, Complex, InColumns, OutColumns, Threads>(n)};
     for (const void* k : kernels) {
+      if (!k) continue;
       const cudaError_t err = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
       if (err != cudaSuccess) return err;
     }
@@ -650,9 +661,7 @@ cudaError_t allowSharedLoads(int bytes, int n) {
     if (both > 48 * 1024) {
       const cudaError_t err = allowSharedBuilt<E, Complex, InColumns, OutColumns, Threads, true>(both);
       if (err != cudaSuccess) return err;
-      if (n == 256) return allowSharedFixed<E, Complex, InColumns, OutColumns, Threads, 256>(both);
-      if (n == 512) return allowSharedFixed<E, Complex, InColumns, OutColumns, Threads, 512>(both);
-      if (n == 1024) return allowSharedFixed<E, Complex, InColumns, OutColumns, Threads, 1024>(both);
+      return allowSharedFixed<E, Complex, InColumns, OutColumns, Threads>(both, n);
     }
   }
   return cudaSuccess;
@@ -694,8 +703,7 @@ Lines linesOf(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
   g.inUnit = from.unit, g.inLine = from.line, g.inPoint = from.point;
   g.outUnit = into.unit, g.outLine = into.line, g.outPoint = into.point;
   g.n = (int)r->n;
-  g.logn = 0;
-  while ((1 << g.logn) < g.n) g.logn++;
+  g.logn = log2Of(g.n);
   g.inColumns = !packedSide(from), g.outColumns = !packedSide(into);
   g.perBlock = linesPerBlock(g.n, g.inColumns || g.outColumns, r->dbl ? 16 : 8);
   g.pitch = pitchOf(g.n, g.inColumns);
