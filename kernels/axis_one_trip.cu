@@ -200,26 +200,27 @@ template <typename E, int Kind, bool Packed, bool Swizzled, bool Fixed>
 __device__ __forceinline__ void stageRow(typename ComplexOf<E>::type* line, const Lines& g, const LineAt<const E*, true>& e,
                                          int t, int T) {
   using C = typename ComplexOf<E>::type;
-  /* A line past the data's: zeros, in a branch of its own (not a store predicated beside every copy). */
-  if (!e.at[0]) {
-#pragma unroll
-    for (int m = 0; m < 8; m++) line[pointSlot<Swizzled, Fixed>(t, m, T)] = C{0, 0};
-    return;
-  }
 #pragma unroll
   for (int h = 0; h < 2; h++) {
     const Run<Packed> from = sourceRun<Kind, Packed>(h, t, T, g.n, g.inPoint);
     if constexpr (Packed) {
 #pragma unroll
-      for (int q = 0; q < 4; q++)
-        __pipeline_memcpy_async(line + slot<Swizzled>(t + (4 * h + q) * T), (const C*)e.at[0] + from[q], sizeof(C));
+      for (int q = 0; q < 4; q++) {
+        C* const into = line + slot<Swizzled>(t + (4 * h + q) * T);
+        if (e.at[0]) __pipeline_memcpy_async(into, (const C*)e.at[0] + from[q], sizeof(C));
+        else *into = C{0, 0};
+      }
     } else {
       /* Points far apart: a pointer walked by the run's step (one 64-bit add a point), the step opaque
        * so that the compiler does not work each point's offset out again as a 64-bit product. */
-      const C* at = (const C*)e.at[0] + from.at;
+      const C* at = e.at[0] ? (const C*)e.at[0] + from.at : nullptr;
       const int64_t step = opaque(from.step);
 #pragma unroll
-      for (int q = 0; q < 4; q++, at += step) __pipeline_memcpy_async(line + pointSlot<Swizzled, Fixed>(t, 4 * h + q, T), at, sizeof(C));
+      for (int q = 0; q < 4; q++, at += step) {
+        C* const into = line + pointSlot<Swizzled, Fixed>(t, 4 * h + q, T);
+        if (e.at[0]) __pipeline_memcpy_async(into, at, sizeof(C));
+        else *into = C{0, 0};
+      }
     }
   }
 }
