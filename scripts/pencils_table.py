@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Markdown table of pencil transposes (disttranspose --shape ... -J): each beside the bare all-to-all
 of its own group and, where --matrix files are given, the ratio of the 2-D transpose of the same
-bytes per rank on as many ranks (the same dtype), measured in the same session.
+bytes per rank on as many ranks (the same dtype), measured in the same run.
 
     scripts/pencils_table.py [--forward] [--groups] PENCILS.json... [--matrix MATRIX.json...]
 
