@@ -330,8 +330,8 @@ template <typename E, int Kind, bool Complex>
 constexpr bool asyncLoads() {
   return asyncType<E, Complex>() && Kind != dtrAxisDct2 && Kind != dtrAxisDst2;
 }
-/* The kernels also built for lengths fixed at 256, 512 and 1024 points (fixedShape): single precision's DFTs
- * with async loads, the passes of several fields and of the folded normalization. */
+/* The kernels also built for lengths fixed at 256, 512 and 1024 points (fixedShape): single precision's
+ * DFTs with async loads, the passes of several fields and of the folded normalization. */
 template <typename E, int Kind, bool Complex>
 constexpr bool fixedLengths() {
   return asyncLoads<E, Kind, Complex>() && (Kind == dtrAxisDftForward || Kind == dtrAxisDftInverse);
