@@ -736,8 +736,7 @@ extern "C" size_t dtrAxisOneTripTableBytes(int64_t n, int dbl) { return (size_t)
  * butterfly: exp(-2 pi i q k / 8p) at (q - 1) p + k, q = 1..7, k < p; fewer than n entries in all),
  * zeros to n, then W[k] = exp(-i pi k / 2n). Angles in turns, reduced first. */
 extern "C" void dtrAxisOneTripTable(int64_t n, int dbl, void* host) {
-  int logn = 0;
-  while (((int64_t)1 << logn) < n) logn++;
+  const int logn = log2Of((int)n); /* n: a power of two up to 4096 (dtrAxisOneTripFits) */
   int64_t at = 0;
   const auto put = [&](int64_t m, int64_t num, int64_t den) {
     const double angle = -2.0 * 3.14159265358979323846 * (double)(num % den) / (double)den;
