@@ -257,6 +257,7 @@ __device__ __forceinline__ void preTwiddle(C* line, int k, int n, const C* __res
 constexpr int kPackedThreads = 256;   /* a block of packed lines: n / 8 threads a line, lines enough for 256 */
 constexpr int kColumnBytes = 64;      /* a block of columns reads this many bytes of consecutive lines a point */
 constexpr int kMostThreads = 512;
+constexpr int kWideThreads = 1024;    /* wide blocks: single precision's complex lines side by side (wideBlocks) */
 constexpr size_t kMostShared = 160 * 1024;
 constexpr size_t kMostPrefetchShared = 224 * 1024; /* two rounds' lines */
 
@@ -267,9 +268,15 @@ __host__ __device__ constexpr size_t sharedBytes(int perBlock, int pitch, size_t
 __host__ __device__ constexpr int pitchOf(int64_t n, int columns) { return (int)(n + n / 8 + (columns ? 2 : 0)); }
 
 /* Lines a block: packed, enough for 256 threads (one line of 4096 points: 512); columns, 64 bytes of
- * them side by side where the threads and the shared memory allow, at least two. 0: none fits. */
-__host__ __device__ constexpr int linesPerBlock(int64_t n, int columns, size_t complexBytes) {
+ * them side by side where the threads and the shared memory allow, at least two. 0: none fits. wide:
+ * the block may take up to 1024 threads where that keeps 64 bytes side by side and 512 would not (lines
+ * of 1024 points): a block that reads 32 bytes of lines a point ran its pass markedly slower. */
+__host__ __device__ constexpr int linesPerBlock(int64_t n, int columns, size_t complexBytes, bool wide) {
   const int T = (int)(n / 8), pitch = pitchOf(n, columns);
+  if (wide && columns) {
+    const int side = (int)(kColumnBytes / complexBytes);
+    if (side * T > kMostThreads && side * T <= kWideThreads && sharedBytes(side, pitch, complexBytes) <= kMostShared) return side;
+  }
   int lines = columns ? (int)(kColumnBytes / complexBytes) : 1;
   while (lines * T < kPackedThreads) lines *= 2;
   while (lines > 1 && (lines * T > kMostThreads || sharedBytes(lines, pitch, complexBytes) > kMostShared)) lines /= 2;
@@ -286,20 +293,20 @@ __host__ __device__ constexpr int log2Of(int n) { return n > 1 ? 1 + log2Of(n >>
 /* A launch's layout with the transform's length fixed when the kernel is built (N > 0: the length, its
  * log, the block's lines and their pitch become constants, and with them every index the FFT and its
  * exchanges work out), or as the launch gives it (N = 0). */
-template <int N, size_t ComplexBytes, bool Columns, bool InColumns>
+template <int N, size_t ComplexBytes, bool Columns, bool InColumns, bool Wide>
 __device__ __forceinline__ Lines fixedShape(const Lines& shape) {
   if constexpr (N == 0) {
     return shape;
   } else {
     constexpr int logn = log2Of(N);
-    constexpr int perBlock = linesPerBlock(N, Columns, ComplexBytes), pitch = pitchOf(N, InColumns);
+    constexpr int perBlock = linesPerBlock(N, Columns, ComplexBytes, Wide), pitch = pitchOf(N, InColumns);
     Lines g = shape;
     g.n = N, g.logn = logn, g.perBlock = perBlock, g.pitch = pitch;
     return g;
   }
 }
 
-/* Blocks of Threads (the most a block has: 512, or 256) a multiprocessor the registers are budgeted
+/* Blocks of Threads (the most a block has: 512, or 256; 1024 for wide blocks) a multiprocessor the registers are budgeted
  * for: single precision's complex lines 1536 threads (40 registers a thread) for a type II, whose steps
  * fit them with up to 32 bytes spilled and gained more from the occupancy than they lost on an H200, and
  * 1024 (64) for the other kinds, which fit 64 and are slower at 40; 768 (80) for double precision's
@@ -317,6 +324,13 @@ constexpr int blocksPerSm() {
 template <typename E, bool Complex>
 constexpr bool smallBlocksOwnBuild() {
   return sizeof(E) == 8 && Complex;
+}
+/* The type whose lines side by side may take blocks of 1024 threads (linesPerBlock's wide): single
+ * precision's complex lines, whose kernels fit the 64 registers that one such block a multiprocessor
+ * leaves them (real lines take 128, double precision 80). */
+template <typename E, bool Complex>
+__host__ __device__ constexpr bool wideBlocks() {
+  return sizeof(E) == 4 && Complex;
 }
 /* The kernels that load by asynchronous copies (dtrAxisOneTripLaunch's `async`): single precision's
  * complex lines under a DFT or a type III. A type II's blocks (1536 threads a multiprocessor) and double
@@ -348,7 +362,7 @@ template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns, i
 __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads>()) oneTripKernel(const E* __restrict__ in, E* out, Lines shape,
                                                     const typename ComplexOf<E>::type* __restrict__ table) {
   using C = typename ComplexOf<E>::type;
-  const Lines g = fixedShape<N, sizeof(C), InColumns || OutColumns, InColumns>(shape);
+  const Lines g = fixedShape<N, sizeof(C), InColumns || OutColumns, InColumns, wideBlocks<E, Complex>()>(shape);
   extern __shared__ __align__(16) unsigned char shared[];
   constexpr bool typeII = Kind == dtrAxisDct2 || Kind == dtrAxisDst2;
   constexpr bool typeIII = Kind == dtrAxisDct3 || Kind == dtrAxisDst3;
@@ -545,9 +559,15 @@ auto fixedKernel(int n) {
   using C = typename ComplexOf<E>::type;
   void (*kernel)(const E*, E*, Lines, const C*) = nullptr;
   if constexpr (fixedLengths<E, Kind, Complex>()) {
-    if (n == 256) kernel = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 256>;
-    if (n == 512) kernel = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 512>;
-    if (n == 1024) kernel = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 1024>;
+    /* Lines of 1024 points side by side take wide blocks (linesPerBlock), and wide blocks nothing else. */
+    constexpr bool wideLines = wideBlocks<E, Complex>() && (InColumns || OutColumns);
+    if constexpr (Threads <= kMostThreads) {
+      if (n == 256) kernel = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 256>;
+      if (n == 512) kernel = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 512>;
+    }
+    if constexpr ((Threads > kMostThreads) == wideLines) {
+      if (n == 1024) kernel = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 1024>;
+    }
   }
   return kernel;
 }
@@ -584,6 +604,10 @@ template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns>
 cudaError_t launchShape(const void* in, void* out, const Lines& g, const void* table, int async, cudaStream_t stream) {
   if constexpr (smallBlocksOwnBuild<E, Complex>()) {
     if (g.perBlock * (g.n / 8) <= 256) return launchBuilt<E, Kind, Complex, InColumns, OutColumns, 256>(in, out, g, table, async, stream);
+  }
+  if constexpr (wideBlocks<E, Complex>() && (InColumns || OutColumns)) {
+    if (g.perBlock * (g.n / 8) > kMostThreads)
+      return launchBuilt<E, Kind, Complex, InColumns, OutColumns, kWideThreads>(in, out, g, table, async, stream);
   }
   return launchBuilt<E, Kind, Complex, InColumns, OutColumns, 512>(in, out, g, table, async, stream);
 }
@@ -674,6 +698,10 @@ cudaError_t allowShared(int bytes, int n) {
     const cudaError_t err = allowSharedLoads<E, Complex, InColumns, OutColumns, 256>(bytes, n);
     if (err != cudaSuccess) return err;
   }
+  if constexpr (wideBlocks<E, Complex>() && (InColumns || OutColumns)) {
+    const cudaError_t err = allowSharedLoads<E, Complex, InColumns, OutColumns, kWideThreads>(bytes, n);
+    if (err != cudaSuccess) return err;
+  }
   return allowSharedLoads<E, Complex, InColumns, OutColumns, 512>(bytes, n);
 }
 
@@ -687,6 +715,9 @@ cudaError_t allowSharedMapped(const Lines& g, int bytes) {
  * plane's columns, or lines a unit apart), a point's lines then read together. */
 bool packedSide(dtrAxisSide s) { return s.point == 1; }
 bool sideBySide(const dtrAxisRows* r, dtrAxisSide s) { return (r->lines == 1 ? s.unit : s.line) == 1; }
+
+/* Whether a launch's lines may take wide blocks (wideBlocks). */
+bool wideBlocksOf(const dtrAxisRows* r) { return !r->dbl && (r->parts == 2 || r->complexNumbers); }
 
 /* The layout of a launch: lines, their distances, the block's shape. */
 Lines linesOf(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
@@ -706,7 +737,7 @@ Lines linesOf(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
   g.n = (int)r->n;
   g.logn = log2Of(g.n);
   g.inColumns = !packedSide(from), g.outColumns = !packedSide(into);
-  g.perBlock = linesPerBlock(g.n, g.inColumns || g.outColumns, r->dbl ? 16 : 8);
+  g.perBlock = linesPerBlock(g.n, g.inColumns || g.outColumns, r->dbl ? 16 : 8, wideBlocksOf(r));
   g.pitch = pitchOf(g.n, g.inColumns);
   return g;
 }
@@ -718,7 +749,7 @@ extern "C" int dtrAxisOneTripFits(const dtrAxisRows* r, dtrAxisSide from, dtrAxi
   if (n < 8 || n > 4096 || (n & (n - 1)) || r->fields != 1) return 0;
   if (!(packedSide(from) || sideBySide(r, from)) || !(packedSide(into) || sideBySide(r, into))) return 0;
   /* Lines side by side on either side: enough of them a block. */
-  return (packedSide(from) && packedSide(into)) || linesPerBlock(n, 1, r->dbl ? 16 : 8) > 0;
+  return (packedSide(from) && packedSide(into)) || linesPerBlock(n, 1, r->dbl ? 16 : 8, wideBlocksOf(r)) > 0;
 }
 
 extern "C" cudaError_t dtrAxisOneTripPrepare(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
