@@ -306,13 +306,13 @@ __device__ __forceinline__ Lines fixedShape(const Lines& shape) {
   }
 }
 
-/* Blocks of Threads (the most a block has: 512, or 256; 1024 for wide blocks) a multiprocessor the registers are budgeted
- * for: single precision's complex lines 1536 threads (40 registers a thread) for a type II, whose steps
- * fit them with up to 32 bytes spilled and gained more from the occupancy than they lost on an H200, and
- * 1024 (64) for the other kinds, which fit 64 and are slower at 40; 768 (80) for double precision's
- * complex lines in blocks of 256, which fit 80 with no spill or a few bytes; else 512 (128: real lines,
- * which hold two lines' pointers and load two numbers a point, spilled at 64, and double precision in
- * blocks of 512). */
+/* Blocks of Threads (the most a block has: 512, or 256; 1024 for wide blocks) a multiprocessor the
+ * registers are budgeted for: single precision's complex lines 1536 threads (40 registers a thread) for
+ * a type II, whose steps fit them with up to 32 bytes spilled and gained more from the occupancy than
+ * they lost on an H200, and 1024 (64) for the other kinds, which fit 64 and are slower at 40; 768 (80)
+ * for double precision's complex lines in blocks of 256, which fit 80 with no spill or a few bytes;
+ * else 512 (128: real lines, which hold two lines' pointers and load two numbers a point, spilled at
+ * 64, and double precision in blocks of 512). */
 template <typename E, int Kind, bool Complex, int Threads>
 constexpr int blocksPerSm() {
   constexpr bool typeII = Kind == dtrAxisDct2 || Kind == dtrAxisDst2;
