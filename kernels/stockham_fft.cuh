@@ -1,17 +1,20 @@
 /*
- * The FFT of a line held in registers, eight points a thread, for the one-trip kernel (axis_one_trip.cu).
+ * The FFT of a line held in registers, eight or sixteen points a thread, for the one-trip kernel
+ * (axis_one_trip.cu).
  *
- * The FFT is Stockham's (self-sorting) with eight points a thread held in registers: n / 8 threads a
- * line, one radix-2 or radix-4 pass first where log2 n is not a multiple of 3, then radix-8 passes, the
- * points crossing shared memory only between passes (two exchanges for 512 points). Thread t of a line
- * holds points t + m n / 8 (m < 8) before every pass, which is also how it reads the line from HBM
- * (reordered and pre-twiddled on the way in) and how the last pass leaves the spectrum. Shared memory is
- * laid out so that the passes' strided writes and the reads of consecutive points spread over the banks
- * (slot). The twiddles, each pass's laid out so that a warp reads consecutive entries (one or two
- * transactions, where one table of exp(-2 pi i m / n) scattered a warp's reads over up to 14 lines), and W
- * come from a table made once per pass (dtrAxisOneTripTable).
+ * The FFT is Stockham's (self-sorting) with P points a thread held in registers: n / P threads a line;
+ * with eight, one radix-2 or radix-4 pass first where log2 n is not a multiple of 3, with sixteen a
+ * radix-16 pass first, then radix-8 passes, the points crossing shared memory only between passes (two
+ * exchanges for 512 points, and for 1024 with sixteen). Thread t of a line holds points t + m n / P (m <
+ * P) before every pass, which is also how it reads the line from HBM (reordered and pre-twiddled on the
+ * way in) and how the last pass leaves the spectrum. Shared memory is laid out so that the passes'
+ * strided writes and the reads of consecutive points spread over the banks (slot). The twiddles, each
+ * pass's laid out so that a warp reads consecutive entries (one or two transactions, where one table of
+ * exp(-2 pi i m / n) scattered a warp's reads over up to 14 lines), and W come from a table made once
+ * per pass (dtrAxisOneTripTable).
  *
- * Device code only: templates inlined into the kernels that include it.
+ * Device code: templates inlined into the kernels that include it; tests/test_stockham_host.cpp runs
+ * them on the host.
  */
 #ifndef DTR_STOCKHAM_FFT_CUH
 #define DTR_STOCKHAM_FFT_CUH
@@ -53,7 +56,16 @@ __device__ __forceinline__ C threeEighths(C a) {
   return rotate<Inverse>(eighth<Inverse>(a));
 }
 
-/* DFTs of 2, 4 and 8 points in registers, in place (exp(-2 pi i / R) forward, its conjugate inverse). */
+/* a times exp(-+2 pi i j / 16) for an odd j (its cosine and sine, c1 = cos(pi / 8), s1 = sin(pi / 8)) */
+template <bool Inverse, int J, typename C>
+__device__ __forceinline__ C sixteenth(C a) {
+  using E = decltype(a.x);
+  const E c1 = (E)0.92387953251128675613, s1 = (E)0.38268343236508977173;
+  const E c = J == 1 ? c1 : J == 3 ? s1 : J == 5 ? -s1 : -c1, s = J == 1 ? s1 : J == 3 ? c1 : J == 5 ? c1 : s1;
+  return Inverse ? mul(a, C{c, s}) : mul(a, C{c, -s});
+}
+
+/* DFTs of 2, 4, 8 and 16 points in registers, in place (exp(-2 pi i / R) forward, its conjugate inverse). */
 template <bool Inverse, typename C>
 __device__ __forceinline__ void dft4(C& x0, C& x1, C& x2, C& x3) {
   const C t0 = add(x0, x2), t1 = sub(x0, x2), t2 = add(x1, x3), t3 = rotate<Inverse>(sub(x1, x3));
@@ -66,7 +78,7 @@ __device__ __forceinline__ void dft(C (&v)[R]) {
     v[0] = add(a, v[1]), v[1] = sub(a, v[1]);
   } else if constexpr (R == 4) {
     dft4<Inverse>(v[0], v[1], v[2], v[3]);
-  } else {
+  } else if constexpr (R == 8) {
     C a[4], b[4];
 #pragma unroll
     for (int j = 0; j < 4; j++) a[j] = add(v[j], v[j + 4]), b[j] = sub(v[j], v[j + 4]);
@@ -75,6 +87,20 @@ __device__ __forceinline__ void dft(C (&v)[R]) {
     dft4<Inverse>(b[0], b[1], b[2], b[3]);
 #pragma unroll
     for (int j = 0; j < 4; j++) v[2 * j] = a[j], v[2 * j + 1] = b[j];
+  } else {
+    static_assert(R == 16, "radix 2, 4, 8 or 16");
+    /* As the 8 from two 4s: the sums and the twiddled differences of the halves, then a DFT of 8 each
+     * (the even outputs and the odd ones). */
+    C a[8], b[8];
+#pragma unroll
+    for (int j = 0; j < 8; j++) a[j] = add(v[j], v[j + 8]), b[j] = sub(v[j], v[j + 8]);
+    b[1] = sixteenth<Inverse, 1>(b[1]), b[2] = eighth<Inverse>(b[2]), b[3] = sixteenth<Inverse, 3>(b[3]);
+    b[4] = rotate<Inverse>(b[4]), b[5] = sixteenth<Inverse, 5>(b[5]), b[6] = threeEighths<Inverse>(b[6]);
+    b[7] = sixteenth<Inverse, 7>(b[7]);
+    dft<8, Inverse>(a);
+    dft<8, Inverse>(b);
+#pragma unroll
+    for (int j = 0; j < 8; j++) v[2 * j] = a[j], v[2 * j + 1] = b[j];
   }
 }
 
@@ -97,15 +123,15 @@ __device__ __forceinline__ int pointSlot(int t, int m, int T) {
   return slot<Swizzled>(t + m * T);
 }
 
-/* One Stockham pass of radix R over the points a thread holds (u[m] = point t + m T of the input,
- * T = n / 8): 8 / R butterflies b = t + i T, each on u[i + (8 / R) q], q < R, twiddled by
+/* One Stockham pass of radix R over the P points a thread holds (u[m] = point t + m T of the input,
+ * T = n / P): P / R butterflies b = t + i T, each on u[i + (P / R) q], q < R, twiddled by
  * exp(-+2 pi i q k / (p R)), k = b mod p; output s of butterfly i replaces u[i + (8 / R) s] and
  * belongs at point (b - k) R + k + s p of the pass's output. tw: the pass's own twiddles, q-major
  * (tw[(q - 1) p + k]), so that a warp's consecutive k read consecutive entries (a pass with p = 1 has
  * none). */
-template <int R, bool Inverse, typename C>
-__device__ __forceinline__ void radixPass(C (&u)[8], int t, int T, int p, const C* __restrict__ tw) {
-  constexpr int c = 8 / R;
+template <int R, bool Inverse, int P, typename C>
+__device__ __forceinline__ void radixPass(C (&u)[P], int t, int T, int p, const C* __restrict__ tw) {
+  constexpr int c = P / R;
 #pragma unroll
   for (int i = 0; i < c; i++) {
     const int b = t + i * T, k = b & (p - 1);
@@ -125,9 +151,9 @@ __device__ __forceinline__ void radixPass(C (&u)[8], int t, int T, int p, const 
 }
 
 /* The pass's outputs through the line's shared memory back into the layout every pass reads. */
-template <int R, bool Swizzled, bool Fixed, typename C>
-__device__ __forceinline__ void exchange(C (&u)[8], C* line, int t, int T, int p) {
-  constexpr int c = 8 / R;
+template <int R, bool Swizzled, bool Fixed, int P, typename C>
+__device__ __forceinline__ void exchange(C (&u)[P], C* line, int t, int T, int p) {
+  constexpr int c = P / R;
 #pragma unroll
   for (int i = 0; i < c; i++) {
     const int b = t + i * T, k = b & (p - 1), base = (b - k) * R + k;
@@ -144,17 +170,26 @@ __device__ __forceinline__ void exchange(C (&u)[8], C* line, int t, int T, int p
   }
   __syncthreads();
 #pragma unroll
-  for (int m = 0; m < 8; m++) u[m] = line[pointSlot<Swizzled, Fixed>(t, m, T)];
+  for (int m = 0; m < P; m++) u[m] = line[pointSlot<Swizzled, Fixed>(t, m, T)];
   __syncthreads();
 }
 
 /* The whole FFT of the points the block's threads hold; u[s] ends as spectrum point t + s T. tw: every
  * radix-8 pass's twiddles in turn (dtrAxisOneTripTable). Passes8 > 0: the radix-8 passes' count, known
- * when the kernel is built (a fixed length), so that they unroll with their p as constants. */
-template <bool Inverse, bool Swizzled, int Passes8, typename C>
-__device__ __forceinline__ void fft(C (&u)[8], C* line, int t, int T, int n, int logn, const C* __restrict__ tw) {
+ * when the kernel is built (a fixed length), so that they unroll with their p as constants. Sixteen
+ * points a thread (P = 16, n = 16 8^k): a radix-16 pass first, where eight make it a radix-2 pass and
+ * a radix-8 one (the table's first radix-8 pass, p = 2, then not taken). */
+template <bool Inverse, bool Swizzled, int Passes8, int P, typename C>
+__device__ __forceinline__ void fft(C (&u)[P], C* line, int t, int T, int n, int logn, const C* __restrict__ tw) {
+  static_assert(P == 8 || P == 16, "eight or sixteen points a thread");
   int p = 1;
-  if (logn % 3 == 1) {
+  if constexpr (P == 16) {
+    radixPass<16, Inverse>(u, t, T, 1, tw);
+    if (n == 16) return;
+    exchange<16, Swizzled, (Passes8 > 0)>(u, line, t, T, 1);
+    tw += 7 * 2;
+    p = 16;
+  } else if (logn % 3 == 1) {
     radixPass<2, Inverse>(u, t, T, 1, tw);
     exchange<2, Swizzled, (Passes8 > 0)>(u, line, t, T, 1);
     p = 2;
