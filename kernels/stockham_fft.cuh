@@ -125,7 +125,7 @@ __device__ __forceinline__ int pointSlot(int t, int m, int T) {
 
 /* One Stockham pass of radix R over the P points a thread holds (u[m] = point t + m T of the input,
  * T = n / P): P / R butterflies b = t + i T, each on u[i + (P / R) q], q < R, twiddled by
- * exp(-+2 pi i q k / (p R)), k = b mod p; output s of butterfly i replaces u[i + (8 / R) s] and
+ * exp(-+2 pi i q k / (p R)), k = b mod p; output s of butterfly i replaces u[i + (P / R) s] and
  * belongs at point (b - k) R + k + s p of the pass's output. tw: the pass's own twiddles, q-major
  * (tw[(q - 1) p + k]), so that a warp's consecutive k read consecutive entries (a pass with p = 1 has
  * none). */
