@@ -575,11 +575,14 @@ auto fixedKernel(int n) {
 /* async (dtrAxisOneTripLaunch), for the kernels that take it (asyncLoads): 0 the registers' loads; 1
  * async copies, a round's at a time; n > 1 each block n rounds, the next one's copies in flight while it
  * transforms the current (where two rounds' shared memory fits a block). */
+/* The threads of a launch's block: n / 8 a line. */
+int threadsOf(const Lines& g) { return g.perBlock * (g.n / 8); }
+
 template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns, int Threads>
 cudaError_t launchBuilt(const void* in, void* out, const Lines& shape, const void* table, int async, cudaStream_t stream) {
   using C = typename ComplexOf<E>::type;
   Lines g = shape;
-  const int threads = g.perBlock * (g.n / 8);
+  const int threads = threadsOf(g);
   const size_t bytes = sharedBytes(g.perBlock, g.pitch, sizeof(C));
   const int64_t blocks = (g.count + g.perBlock - 1) / g.perBlock;
   const bool loadsAsync = asyncLoads<E, Kind, Complex>() && async > 0;
@@ -603,10 +606,10 @@ cudaError_t launchBuilt(const void* in, void* out, const Lines& shape, const voi
 template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns>
 cudaError_t launchShape(const void* in, void* out, const Lines& g, const void* table, int async, cudaStream_t stream) {
   if constexpr (smallBlocksOwnBuild<E, Complex>()) {
-    if (g.perBlock * (g.n / 8) <= 256) return launchBuilt<E, Kind, Complex, InColumns, OutColumns, 256>(in, out, g, table, async, stream);
+    if (threadsOf(g) <= 256) return launchBuilt<E, Kind, Complex, InColumns, OutColumns, 256>(in, out, g, table, async, stream);
   }
   if constexpr (wideBlocks<E, Complex>() && (InColumns || OutColumns)) {
-    if (g.perBlock * (g.n / 8) > kMostThreads)
+    if (threadsOf(g) > kMostThreads)
       return launchBuilt<E, Kind, Complex, InColumns, OutColumns, kWideThreads>(in, out, g, table, async, stream);
   }
   return launchBuilt<E, Kind, Complex, InColumns, OutColumns, 512>(in, out, g, table, async, stream);
@@ -716,8 +719,10 @@ cudaError_t allowSharedMapped(const Lines& g, int bytes) {
 bool packedSide(dtrAxisSide s) { return s.point == 1; }
 bool sideBySide(const dtrAxisRows* r, dtrAxisSide s) { return (r->lines == 1 ? s.unit : s.line) == 1; }
 
-/* Whether a launch's lines may take wide blocks (wideBlocks). */
-bool wideBlocksOf(const dtrAxisRows* r) { return !r->dbl && (r->parts == 2 || r->complexNumbers); }
+/* Whether a launch's lines are complex: complex numbers, or two real parts taken as one line's. */
+bool complexLinesOf(const dtrAxisRows* r) { return r->parts == 2 || r->complexNumbers; }
+/* Whether a launch's lines may take wide blocks (wideBlocks: single precision's complex lines). */
+bool wideBlocksOf(const dtrAxisRows* r) { return !r->dbl && complexLinesOf(r); }
 
 /* The layout of a launch: lines, their distances, the block's shape. */
 Lines linesOf(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
@@ -725,7 +730,7 @@ Lines linesOf(const dtrAxisRows* r, dtrAxisSide from, dtrAxisSide into) {
   g.prefetch = 0;
   g.scale32 = 1.0f, g.scale64 = 1.0;
   const int64_t lines = r->units * r->lines; /* one field (dtrAxisOneTripFits) */
-  const bool complexLines = r->parts == 2 || r->complexNumbers;
+  const bool complexLines = complexLinesOf(r);
   g.realLines = complexLines ? 0 : lines;
   g.count = complexLines ? lines : (lines + 1) / 2;
   g.lines = r->lines;
@@ -756,7 +761,7 @@ extern "C" cudaError_t dtrAxisOneTripPrepare(const dtrAxisRows* r, dtrAxisSide f
   const Lines g = linesOf(r, from, into);
   const int bytes = (int)sharedBytes(g.perBlock, g.pitch, r->dbl ? 16 : 8);
   if (2 * bytes <= 48 * 1024) return cudaSuccess;
-  const bool complexLines = r->parts == 2 || r->complexNumbers;
+  const bool complexLines = complexLinesOf(r);
   if (r->dbl) return complexLines ? allowSharedMapped<double, true>(g, bytes) : allowSharedMapped<double, false>(g, bytes);
   return complexLines ? allowSharedMapped<float, true>(g, bytes) : allowSharedMapped<float, false>(g, bytes);
 }
@@ -789,7 +794,7 @@ extern "C" cudaError_t dtrAxisOneTripLaunch(const dtrAxisRows* r, dtrAxisSide fr
   Lines g = linesOf(r, from, into);
   g.scale32 = (float)scale, g.scale64 = scale;
   if (!g.count) return cudaSuccess;
-  const bool complexLines = r->parts == 2 || r->complexNumbers;
+  const bool complexLines = complexLinesOf(r);
   if (r->dbl) return complexLines ? launchType<double, true>(kind, in, out, g, table, async, stream)
                                   : launchType<double, false>(kind, in, out, g, table, async, stream);
   return complexLines ? launchType<float, true>(kind, in, out, g, table, async, stream)
