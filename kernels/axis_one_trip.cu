@@ -196,12 +196,13 @@ __device__ __forceinline__ Run<Packed> sourceRun(int h, int t, int T, int n, int
 /* The thread's points of a complex line's row into their slots of the line's shared memory by
  * asynchronous copies (global to shared, no register between); a line past the data's is zeros. The
  * thread later reads exactly these slots. */
-template <typename E, int Kind, bool Packed, bool Swizzled, bool Fixed>
+template <typename E, int Kind, bool Packed, bool Swizzled, bool Fixed, int P = 8>
 __device__ __forceinline__ void stageRow(typename ComplexOf<E>::type* line, const Lines& g, const LineAt<const E*, true>& e,
                                          int t, int T) {
   using C = typename ComplexOf<E>::type;
+  static_assert(P == 8 || Kind == dtrAxisDftForward || Kind == dtrAxisDftInverse, "sixteen points a thread: DFTs only");
 #pragma unroll
-  for (int h = 0; h < 2; h++) {
+  for (int h = 0; h < P / 4; h++) {
     const Run<Packed> from = sourceRun<Kind, Packed>(h, t, T, g.n, g.inPoint);
     if constexpr (Packed) {
 #pragma unroll
@@ -337,18 +338,25 @@ __host__ __device__ constexpr bool wideBlocks() {
  * precision's (three of 256) leave too little shared memory and L1 for two rounds of lines, and were
  * slower so; they load into registers. */
 template <typename E, bool Complex>
-constexpr bool asyncType() {
+__host__ __device__ constexpr bool asyncType() {
   return sizeof(E) == 4 && Complex;
 }
 template <typename E, int Kind, bool Complex>
-constexpr bool asyncLoads() {
+__host__ __device__ constexpr bool asyncLoads() {
   return asyncType<E, Complex>() && Kind != dtrAxisDct2 && Kind != dtrAxisDst2;
 }
 /* The kernels also built for lengths fixed at 256, 512 and 1024 points (fixedShape): single precision's
  * DFTs with async loads, the passes of several fields and of the folded normalization. */
 template <typename E, int Kind, bool Complex>
-constexpr bool fixedLengths() {
+__host__ __device__ constexpr bool fixedLengths() {
   return asyncLoads<E, Kind, Complex>() && (Kind == dtrAxisDftForward || Kind == dtrAxisDftInverse);
+}
+/* The points a thread holds (stockham_fft.cuh's P): sixteen for those DFTs built for 1024 points whose
+ * lines lie side by side on both sides, 64 threads a line, so that the wide blocks' eight lines take a
+ * block of 512 and their FFT two exchanges through shared memory, not three; eight for the others. */
+template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns, int N>
+__host__ __device__ constexpr int pointsAThread() {
+  return N == 1024 && fixedLengths<E, Kind, Complex>() && wideBlocks<E, Complex>() && InColumns && OutColumns ? 16 : 8;
 }
 
 /* Kind: dtrAxisDct2 .. dtrAxisDftInverse. InColumns, OutColumns: how the threads take the lines on
@@ -370,7 +378,8 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
   constexpr bool inverseFft = typeIII || Kind == dtrAxisDftInverse;
   constexpr bool remap = InColumns != OutColumns;
   constexpr bool swizzled = !InColumns; /* the layout of the FFT's mapping (slot) */
-  const int n = g.n, T = n >> 3;
+  constexpr int P = pointsAThread<E, Kind, Complex, InColumns, OutColumns, N>();
+  const int n = g.n, T = n >> (P == 16 ? 4 : 3);
   /* A type III's threads in the mirrored order where a warp can hold the mirror pairs (its pre-twiddle
    * then a shuffle d lanes away), else in the plain order (the pairs taken in shared memory). */
   const int G = pointsPerWarp<InColumns>(g);
@@ -388,7 +397,7 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
   int64_t first = (int64_t)blockIdx.x * g.perBlock;
   if constexpr (Async) {
     if (g.prefetch && first < g.count) {
-      stageRow<E, Kind, !InColumns, swizzled, (N > 0)>((C*)shared + r0 * g.pitch, g, linesAt<true>(in, g, first + r0, g.inUnit, g.inLine), t0, T);
+      stageRow<E, Kind, !InColumns, swizzled, (N > 0), P>((C*)shared + r0 * g.pitch, g, linesAt<true>(in, g, first + r0, g.inUnit, g.inLine), t0, T);
       __pipeline_commit();
     }
   }
@@ -398,24 +407,24 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
     const int r = opaque(r0), t = opaque(t0);
     C* const lines = (C*)shared + round * other;
     C* line = lines + r * g.pitch;
-    C u[8];
+    C u[P];
     /* In: point j = t + m T of the row the FFT transforms (sourcePoint); a DST-II's odd points negated.
      * Async: through the line's shared memory, this round's copies issued now, or a round before
      * (prefetch: the next round's are issued before this one's are awaited). */
     if constexpr (Async) {
       if (!g.prefetch) {
-        stageRow<E, Kind, !InColumns, swizzled, (N > 0)>(line, g, linesAt<true>(in, g, first + r, g.inUnit, g.inLine), t, T);
+        stageRow<E, Kind, !InColumns, swizzled, (N > 0), P>(line, g, linesAt<true>(in, g, first + r, g.inUnit, g.inLine), t, T);
         __pipeline_commit();
         __pipeline_wait_prior(0);
       } else {
         if (first + stride < g.count)
-          stageRow<E, Kind, !InColumns, swizzled, (N > 0)>((C*)shared + (round ^ 1) * other + r * g.pitch, g,
+          stageRow<E, Kind, !InColumns, swizzled, (N > 0), P>((C*)shared + (round ^ 1) * other + r * g.pitch, g,
                                                   linesAt<true>(in, g, first + stride + r, g.inUnit, g.inLine), t, T);
         __pipeline_commit();
         __pipeline_wait_prior(1);
       }
 #pragma unroll
-      for (int m = 0; m < 8; m++) {
+      for (int m = 0; m < P; m++) {
         u[m] = line[pointSlot<swizzled, (N > 0)>(t, m, T)];
         if (typeII && sine && m >= 4) u[m] = C{-u[m].x, -u[m].y};
       }
@@ -433,32 +442,34 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
         }
       }
     }
-    if (shuffled) {
-      /* V[j] = conj(W[j]) (X[j] - i X[n - j]), X[n] = 0, times the pass's scale f: X[n - j] from the mirror
-       * thread */
-      C q[8];
+    if constexpr (typeIII) {
+      if (shuffled) {
+        /* V[j] = conj(W[j]) (X[j] - i X[n - j]), X[n] = 0, times the pass's scale f: X[n - j] from the mirror
+         * thread */
+        C q[8];
 #pragma unroll
-      for (int m = 0; m < 8; m++) q[m] = mirrorOf(u, m, t, T, d);
-      const E f = scaleOf<E>(g);
+        for (int m = 0; m < 8; m++) q[m] = mirrorOf(u, m, t, T, d);
+        const E f = scaleOf<E>(g);
 #pragma unroll
-      for (int m = 0; m < 8; m++) {
-        const C w = W[t + m * T];
-        u[m] = mulConj(C{u[m].x + q[m].y, u[m].y - q[m].x}, C{w.x * f, w.y * f});
-      }
-    } else if constexpr (typeIII) {
-      /* The same with the pairs j, n - j taken in shared memory, one thread a pair, a pair at a time (few
-       * registers live) */
+        for (int m = 0; m < 8; m++) {
+          const C w = W[t + m * T];
+          u[m] = mulConj(C{u[m].x + q[m].y, u[m].y - q[m].x}, C{w.x * f, w.y * f});
+        }
+      } else {
+        /* The same with the pairs j, n - j taken in shared memory, one thread a pair, a pair at a time (few
+         * registers live) */
 #pragma unroll
-      for (int m = 0; m < 8; m++) line[slot<swizzled>(t + m * T)] = u[m];
-      __syncthreads();
+        for (int m = 0; m < 8; m++) line[slot<swizzled>(t + m * T)] = u[m];
+        __syncthreads();
 #pragma unroll 1
-      for (int q = 0; q < 4; q++) preTwiddle<swizzled>(line, t + q * T, n, W, scaleOf<E>(g));
-      __syncthreads();
+        for (int q = 0; q < 4; q++) preTwiddle<swizzled>(line, t + q * T, n, W, scaleOf<E>(g));
+        __syncthreads();
 #pragma unroll
-      for (int m = 0; m < 8; m++) u[m] = line[slot<swizzled>(t + m * T)];
-      __syncthreads();
+        for (int m = 0; m < 8; m++) u[m] = line[slot<swizzled>(t + m * T)];
+        __syncthreads();
+      }
     }
-    fft<inverseFft, swizzled, N ? log2Of(N) / 3 : 0>(u, line, t, T, n, g.logn, tw);
+    fft<inverseFft, swizzled, N ? (log2Of(N) - (P == 16 ? 4 : 0)) / 3 : 0>(u, line, t, T, n, g.logn, tw);
     /* The output's mapping: the input's, or (remap) another thread's points of another line, taken from
      * shared memory. */
     const int ro = remap ? lineOfThread<OutColumns>(g) : r, to = remap ? pointOfThread<OutColumns>(g) : t;
@@ -537,10 +548,10 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
         if (into.at[0]) {
           if (f == (E)1) {
 #pragma unroll
-            for (int s = 0; s < 8; s++, at += step) *at = u[s];
+            for (int s = 0; s < P; s++, at += step) *at = u[s];
           } else {
 #pragma unroll
-            for (int s = 0; s < 8; s++, at += step) *at = C{u[s].x * f, u[s].y * f};
+            for (int s = 0; s < P; s++, at += step) *at = C{u[s].x * f, u[s].y * f};
           }
         }
       } else {
@@ -552,6 +563,12 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
   }
 }
 
+/* Whether an async launch of n points takes the kernel of sixteen points a thread (pointsAThread). */
+template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns>
+constexpr bool sixteenPoints(int n) {
+  return n == 1024 && pointsAThread<E, Kind, Complex, InColumns, OutColumns, 1024>() == 16;
+}
+
 /* The kernel built for length n (fixedLengths: 256, 512 or 1024 points, async loads), or null where none
  * is: the launch and the shared-memory setting both take it from here. */
 template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns, int Threads>
@@ -559,33 +576,40 @@ auto fixedKernel(int n) {
   using C = typename ComplexOf<E>::type;
   void (*kernel)(const E*, E*, Lines, const C*) = nullptr;
   if constexpr (fixedLengths<E, Kind, Complex>()) {
-    /* Lines of 1024 points side by side take wide blocks (linesPerBlock), and wide blocks nothing else. */
+    /* Lines of 1024 points side by side take wide blocks (linesPerBlock), and wide blocks nothing else;
+     * at sixteen points a thread (pointsAThread) their eight lines take a block of 512. */
     constexpr bool wideLines = wideBlocks<E, Complex>() && (InColumns || OutColumns);
+    constexpr bool sixteen = pointsAThread<E, Kind, Complex, InColumns, OutColumns, 1024>() == 16;
     if constexpr (Threads <= kMostThreads) {
       if (n == 256) kernel = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 256>;
       if (n == 512) kernel = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 512>;
     }
-    if constexpr ((Threads > kMostThreads) == wideLines) {
+    if constexpr (sixteen ? Threads == kMostThreads : (Threads > kMostThreads) == wideLines) {
       if (n == 1024) kernel = oneTripKernel<E, Kind, Complex, InColumns, OutColumns, Threads, true, 1024>;
     }
   }
   return kernel;
 }
 
+/* The threads of a launch's block: n / 8 a line, n / 16 where the launch takes the kernel of sixteen
+ * points a thread (sixteenPoints). */
+template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns>
+int threadsOf(const Lines& g, int async) {
+  const bool sixteen = asyncLoads<E, Kind, Complex>() && async > 0 && sixteenPoints<E, Kind, Complex, InColumns, OutColumns>(g.n);
+  return g.perBlock * (g.n / (sixteen ? 16 : 8));
+}
+
 /* async (dtrAxisOneTripLaunch), for the kernels that take it (asyncLoads): 0 the registers' loads; 1
  * async copies, a round's at a time; n > 1 each block n rounds, the next one's copies in flight while it
  * transforms the current (where two rounds' shared memory fits a block). */
-/* The threads of a launch's block: n / 8 a line. */
-int threadsOf(const Lines& g) { return g.perBlock * (g.n / 8); }
-
 template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns, int Threads>
 cudaError_t launchBuilt(const void* in, void* out, const Lines& shape, const void* table, int async, cudaStream_t stream) {
   using C = typename ComplexOf<E>::type;
   Lines g = shape;
-  const int threads = threadsOf(g);
+  const int threads = threadsOf<E, Kind, Complex, InColumns, OutColumns>(g, async);
+  const bool loadsAsync = asyncLoads<E, Kind, Complex>() && async > 0;
   const size_t bytes = sharedBytes(g.perBlock, g.pitch, sizeof(C));
   const int64_t blocks = (g.count + g.perBlock - 1) / g.perBlock;
-  const bool loadsAsync = asyncLoads<E, Kind, Complex>() && async > 0;
   g.prefetch = loadsAsync && async > 1 && prefetchFits(bytes);
   const int64_t want = g.prefetch ? (blocks + async - 1) / async : blocks;
   const unsigned grid = (unsigned)(want < 1 ? 1 : want > 32768 ? 32768 : want);
@@ -605,11 +629,12 @@ cudaError_t launchBuilt(const void* in, void* out, const Lines& shape, const voi
 
 template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns>
 cudaError_t launchShape(const void* in, void* out, const Lines& g, const void* table, int async, cudaStream_t stream) {
+  const int threads = threadsOf<E, Kind, Complex, InColumns, OutColumns>(g, async);
   if constexpr (smallBlocksOwnBuild<E, Complex>()) {
-    if (threadsOf(g) <= 256) return launchBuilt<E, Kind, Complex, InColumns, OutColumns, 256>(in, out, g, table, async, stream);
+    if (threads <= 256) return launchBuilt<E, Kind, Complex, InColumns, OutColumns, 256>(in, out, g, table, async, stream);
   }
   if constexpr (wideBlocks<E, Complex>() && (InColumns || OutColumns)) {
-    if (threadsOf(g) > kMostThreads)
+    if (threads > kMostThreads)
       return launchBuilt<E, Kind, Complex, InColumns, OutColumns, kWideThreads>(in, out, g, table, async, stream);
   }
   return launchBuilt<E, Kind, Complex, InColumns, OutColumns, 512>(in, out, g, table, async, stream);
