@@ -56,6 +56,9 @@ __device__ __forceinline__ int64_t opaque(int64_t v) {
   return v;
 }
 
+/* Lines side by side: a spare slot every this many points (stockham_fft.cuh's slot) for P points a thread. */
+__host__ __device__ constexpr int spareEvery(int points) { return points == 16 ? 16 : 8; }
+
 struct Lines {
   int64_t count;     /* complex lines: the data's, or pairs of its real lines */
   int64_t realLines; /* real data: its lines (the last pair may have one); 0 for complex data */
@@ -218,7 +221,7 @@ __device__ __forceinline__ void stageRow(typename ComplexOf<E>::type* line, cons
       const int64_t step = opaque(from.step);
 #pragma unroll
       for (int q = 0; q < 4; q++, at += step) {
-        C* const into = line + pointSlot<Swizzled, Fixed>(t, 4 * h + q, T);
+        C* const into = line + pointSlot<Swizzled, Fixed, spareEvery(P)>(t, 4 * h + q, T);
         if (e.at[0]) __pipeline_memcpy_async(into, at, sizeof(C));
         else *into = C{0, 0};
       }
@@ -266,7 +269,7 @@ __host__ __device__ constexpr size_t sharedBytes(int perBlock, int pitch, size_t
 
 /* The distance of a block's lines in shared memory, in points (slot): packed lines n + n / 8, which
  * also puts the several lines of one warp (n < 256) on distinct banks; lines side by side n + n / 8 + 2. */
-__host__ __device__ constexpr int pitchOf(int64_t n, int columns) { return (int)(n + n / 8 + (columns ? 2 : 0)); }
+__host__ __device__ constexpr int pitchOf(int64_t n, int columns, int spread = 8) { return (int)(n + n / spread + (columns ? 2 : 0)); }
 
 /* Lines a block: packed, enough for 256 threads (one line of 4096 points: 512); columns, 64 bytes of
  * them side by side where the threads and the shared memory allow, at least two. 0: none fits. wide:
@@ -294,13 +297,13 @@ __host__ __device__ constexpr int log2Of(int n) { return n > 1 ? 1 + log2Of(n >>
 /* A launch's layout with the transform's length fixed when the kernel is built (N > 0: the length, its
  * log, the block's lines and their pitch become constants, and with them every index the FFT and its
  * exchanges work out), or as the launch gives it (N = 0). */
-template <int N, size_t ComplexBytes, bool Columns, bool InColumns, bool Wide>
+template <int N, size_t ComplexBytes, bool Columns, bool InColumns, bool Wide, int Spread>
 __device__ __forceinline__ Lines fixedShape(const Lines& shape) {
   if constexpr (N == 0) {
     return shape;
   } else {
     constexpr int logn = log2Of(N);
-    constexpr int perBlock = linesPerBlock(N, Columns, ComplexBytes, Wide), pitch = pitchOf(N, InColumns);
+    constexpr int perBlock = linesPerBlock(N, Columns, ComplexBytes, Wide), pitch = pitchOf(N, InColumns, Spread);
     Lines g = shape;
     g.n = N, g.logn = logn, g.perBlock = perBlock, g.pitch = pitch;
     return g;
@@ -370,7 +373,8 @@ template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns, i
 __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads>()) oneTripKernel(const E* __restrict__ in, E* out, Lines shape,
                                                     const typename ComplexOf<E>::type* __restrict__ table) {
   using C = typename ComplexOf<E>::type;
-  const Lines g = fixedShape<N, sizeof(C), InColumns || OutColumns, InColumns, wideBlocks<E, Complex>()>(shape);
+  constexpr int P = pointsAThread<E, Kind, Complex, InColumns, OutColumns, N>(), Spread = spareEvery(P);
+  const Lines g = fixedShape<N, sizeof(C), InColumns || OutColumns, InColumns, wideBlocks<E, Complex>(), Spread>(shape);
   extern __shared__ __align__(16) unsigned char shared[];
   constexpr bool typeII = Kind == dtrAxisDct2 || Kind == dtrAxisDst2;
   constexpr bool typeIII = Kind == dtrAxisDct3 || Kind == dtrAxisDst3;
@@ -378,7 +382,6 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
   constexpr bool inverseFft = typeIII || Kind == dtrAxisDftInverse;
   constexpr bool remap = InColumns != OutColumns;
   constexpr bool swizzled = !InColumns; /* the layout of the FFT's mapping (slot) */
-  constexpr int P = pointsAThread<E, Kind, Complex, InColumns, OutColumns, N>();
   const int n = g.n, T = n >> (P == 16 ? 4 : 3);
   /* A type III's threads in the mirrored order where a warp can hold the mirror pairs (its pre-twiddle
    * then a shuffle d lanes away), else in the plain order (the pairs taken in shared memory). */
@@ -425,7 +428,7 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
       }
 #pragma unroll
       for (int m = 0; m < P; m++) {
-        u[m] = line[pointSlot<swizzled, (N > 0)>(t, m, T)];
+        u[m] = line[pointSlot<swizzled, (N > 0), Spread>(t, m, T)];
         if (typeII && sine && m >= 4) u[m] = C{-u[m].x, -u[m].y};
       }
       __syncthreads(); /* every thread has its points before the FFT writes other threads' slots */
@@ -469,7 +472,7 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
         __syncthreads();
       }
     }
-    fft<inverseFft, swizzled, N ? (log2Of(N) - (P == 16 ? 4 : 0)) / 3 : 0>(u, line, t, T, n, g.logn, tw);
+    fft<inverseFft, swizzled, N ? (log2Of(N) - (P == 16 ? 4 : 0)) / 3 : 0, P, Spread>(u, line, t, T, n, g.logn, tw);
     /* The output's mapping: the input's, or (remap) another thread's points of another line, taken from
      * shared memory. */
     const int ro = remap ? lineOfThread<OutColumns>(g) : r, to = remap ? pointOfThread<OutColumns>(g) : t;
@@ -591,12 +594,16 @@ auto fixedKernel(int n) {
   return kernel;
 }
 
-/* The threads of a launch's block: n / 8 a line, n / 16 where the launch takes the kernel of sixteen
- * points a thread (sixteenPoints). */
+/* The points a thread of a launch: 16 where it takes the kernel of sixteen points a thread
+ * (sixteenPoints), 8 otherwise. */
+template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns>
+int pointsOf(const Lines& g, int async) {
+  return asyncLoads<E, Kind, Complex>() && async > 0 && sixteenPoints<E, Kind, Complex, InColumns, OutColumns>(g.n) ? 16 : 8;
+}
+/* The threads of a launch's block: n / pointsOf a line. */
 template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns>
 int threadsOf(const Lines& g, int async) {
-  const bool sixteen = asyncLoads<E, Kind, Complex>() && async > 0 && sixteenPoints<E, Kind, Complex, InColumns, OutColumns>(g.n);
-  return g.perBlock * (g.n / (sixteen ? 16 : 8));
+  return g.perBlock * (g.n / pointsOf<E, Kind, Complex, InColumns, OutColumns>(g, async));
 }
 
 /* async (dtrAxisOneTripLaunch), for the kernels that take it (asyncLoads): 0 the registers' loads; 1
@@ -608,6 +615,7 @@ cudaError_t launchBuilt(const void* in, void* out, const Lines& shape, const voi
   Lines g = shape;
   const int threads = threadsOf<E, Kind, Complex, InColumns, OutColumns>(g, async);
   const bool loadsAsync = asyncLoads<E, Kind, Complex>() && async > 0;
+  g.pitch = pitchOf(g.n, g.inColumns, spareEvery(pointsOf<E, Kind, Complex, InColumns, OutColumns>(g, async)));
   const size_t bytes = sharedBytes(g.perBlock, g.pitch, sizeof(C));
   const int64_t blocks = (g.count + g.perBlock - 1) / g.perBlock;
   g.prefetch = loadsAsync && async > 1 && prefetchFits(bytes);

@@ -105,22 +105,25 @@ __device__ __forceinline__ void dft(C (&v)[R]) {
 }
 
 /* A line's slot of point i in shared memory. Lines side by side (a warp holds a point of eight or
- * more lines): one spare slot every eight, the lines a pitch of n + n / 8 + 2 apart. Packed lines (a
+ * more lines): one spare slot every Spread points (eight; sixteen for sixteen points a thread, whose
+ * radix-16 pass writes sixteen consecutive points a thread, which a spare slot every eight puts two
+ * threads of a half-warp on each bank), the lines a pitch of n + n / Spread + 2 apart. Packed lines (a
  * warp holds consecutive points of one line): within each sixteen, bits 0-3 of i XORed with bits 3-6,
  * which keeps both a half-warp's sixteen consecutive points and the passes' writes eight apart on
  * distinct banks, where the spare slots put the sixteenth point on the first one's bank. */
-template <bool Swizzled>
+template <bool Swizzled, int Spread = 8>
 __device__ __forceinline__ int slot(int i) {
-  return Swizzled ? i ^ ((i >> 3) & 15) : i + (i >> 3);
+  static_assert(Spread == 8 || Spread == 16, "a spare slot every 8 or 16 points");
+  return Swizzled ? i ^ ((i >> 3) & 15) : i + (i >> (Spread == 16 ? 4 : 3));
 }
 
 /* The slot of a thread's point t + m T. Lines side by side whose length is fixed when the kernel is
- * built (Fixed, 64 points or more: T a multiple of 8): slot(t) plus a constant, so that the thread's
- * eight addresses differ by immediates instead of each being worked out anew. */
-template <bool Swizzled, bool Fixed>
+ * built (Fixed, 64 points or more: T a multiple of Spread): slot(t) plus a constant, so that the
+ * thread's addresses differ by immediates instead of each being worked out anew. */
+template <bool Swizzled, bool Fixed, int Spread = 8>
 __device__ __forceinline__ int pointSlot(int t, int m, int T) {
-  if constexpr (!Swizzled && Fixed) return slot<false>(t) + m * (T + (T >> 3));
-  return slot<Swizzled>(t + m * T);
+  if constexpr (!Swizzled && Fixed) return slot<false, Spread>(t) + m * (T + (T >> (Spread == 16 ? 4 : 3)));
+  return slot<Swizzled, Spread>(t + m * T);
 }
 
 /* One Stockham pass of radix R over the P points a thread holds (u[m] = point t + m T of the input,
@@ -151,9 +154,10 @@ __device__ __forceinline__ void radixPass(C (&u)[P], int t, int T, int p, const 
 }
 
 /* The pass's outputs through the line's shared memory back into the layout every pass reads. */
-template <int R, bool Swizzled, bool Fixed, int P, typename C>
+template <int R, bool Swizzled, bool Fixed, int Spread, int P, typename C>
 __device__ __forceinline__ void exchange(C (&u)[P], C* line, int t, int T, int p) {
   constexpr int c = P / R;
+  static_assert(Spread == 8 || P == 16, "a spare slot every sixteen points for sixteen points a thread only");
 #pragma unroll
   for (int i = 0; i < c; i++) {
     const int b = t + i * T, k = b & (p - 1), base = (b - k) * R + k;
@@ -161,16 +165,18 @@ __device__ __forceinline__ void exchange(C (&u)[P], C* line, int t, int T, int p
 #pragma unroll
       for (int s = 0; s < R; s++) line[slot<true>(base + s * p)] = u[i + c * s];
     } else {
-      /* slot(base + s p) = slot(base) + s p + (s p) / 8: base mod 8 and s p mod 8 never sum to 8 (k < p,
-       * (b - k) R a multiple of 8 where p < 8 but for a first pass, whose s < R), so one slot is worked out */
-      C* const at = line + slot<false>(base);
+      /* slot(base + s p) = slot(base) + s p + (s p) / Spread: base mod Spread and s p mod Spread never sum
+       * to Spread (eight: k < p, (b - k) R a multiple of 8 where p < 8 but for a first pass, whose s < R;
+       * sixteen: base a multiple of 16 in the radix-16 pass, s p in the radix-8 ones, p >= 16), so one
+       * slot is worked out */
+      C* const at = line + slot<false, Spread>(base);
 #pragma unroll
-      for (int s = 0; s < R; s++) at[s * p + ((s * p) >> 3)] = u[i + c * s];
+      for (int s = 0; s < R; s++) at[s * p + ((s * p) >> (Spread == 16 ? 4 : 3))] = u[i + c * s];
     }
   }
   __syncthreads();
 #pragma unroll
-  for (int m = 0; m < P; m++) u[m] = line[pointSlot<Swizzled, Fixed>(t, m, T)];
+  for (int m = 0; m < P; m++) u[m] = line[pointSlot<Swizzled, Fixed, Spread>(t, m, T)];
   __syncthreads();
 }
 
@@ -179,23 +185,23 @@ __device__ __forceinline__ void exchange(C (&u)[P], C* line, int t, int T, int p
  * when the kernel is built (a fixed length), so that they unroll with their p as constants. Sixteen
  * points a thread (P = 16, n = 16 8^k): a radix-16 pass first, where eight make it a radix-2 pass and
  * a radix-8 one (the table's first radix-8 pass, p = 2, then not taken). */
-template <bool Inverse, bool Swizzled, int Passes8, int P, typename C>
+template <bool Inverse, bool Swizzled, int Passes8, int P, int Spread = 8, typename C>
 __device__ __forceinline__ void fft(C (&u)[P], C* line, int t, int T, int n, int logn, const C* __restrict__ tw) {
   static_assert(P == 8 || P == 16, "eight or sixteen points a thread");
   int p = 1;
   if constexpr (P == 16) {
     radixPass<16, Inverse>(u, t, T, 1, tw);
     if (n == 16) return;
-    exchange<16, Swizzled, (Passes8 > 0)>(u, line, t, T, 1);
+    exchange<16, Swizzled, (Passes8 > 0), Spread>(u, line, t, T, 1);
     tw += 7 * 2;
     p = 16;
   } else if (logn % 3 == 1) {
     radixPass<2, Inverse>(u, t, T, 1, tw);
-    exchange<2, Swizzled, (Passes8 > 0)>(u, line, t, T, 1);
+    exchange<2, Swizzled, (Passes8 > 0), Spread>(u, line, t, T, 1);
     p = 2;
   } else if (logn % 3 == 2) {
     radixPass<4, Inverse>(u, t, T, 1, tw);
-    exchange<4, Swizzled, (Passes8 > 0)>(u, line, t, T, 1);
+    exchange<4, Swizzled, (Passes8 > 0), Spread>(u, line, t, T, 1);
     p = 4;
   }
   if constexpr (Passes8 > 0) {
@@ -203,7 +209,7 @@ __device__ __forceinline__ void fft(C (&u)[P], C* line, int t, int T, int n, int
     for (int q = 0; q < Passes8; q++) {
       radixPass<8, Inverse>(u, t, T, p, tw);
       if (q + 1 == Passes8) break;
-      exchange<8, Swizzled, (Passes8 > 0)>(u, line, t, T, p);
+      exchange<8, Swizzled, (Passes8 > 0), Spread>(u, line, t, T, p);
       if (p > 1) tw += 7 * p;
       p *= 8;
     }
@@ -211,7 +217,7 @@ __device__ __forceinline__ void fft(C (&u)[P], C* line, int t, int T, int n, int
     for (;;) {
       radixPass<8, Inverse>(u, t, T, p, tw);
       if (8 * p == n) break;
-      exchange<8, Swizzled, (Passes8 > 0)>(u, line, t, T, p);
+      exchange<8, Swizzled, (Passes8 > 0), Spread>(u, line, t, T, p);
       if (p > 1) tw += 7 * p;
       p *= 8;
     }

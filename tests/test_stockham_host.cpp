@@ -4,7 +4,9 @@
  * pitch, the twiddles from the table the library makes (dtrAxisOneTripTable). Each thread's points in,
  * as the kernel reads them (point t + m T), and its spectrum points out, against a DFT in long double of
  * the same input: every length 8..4096 with eight points a thread, 16, 128 and 1024 with sixteen, forward
- * and inverse, both layouts of shared memory, the passes counted at run time and (256, 512, 1024) fixed.
+ * and inverse, both layouts of shared memory (lines side by side with a spare slot every eight points,
+ * and every sixteen at sixteen points a thread), the passes counted at run time and (256, 512, 1024)
+ * fixed.
  */
 #include <math.h>
 #include <stdint.h>
@@ -31,7 +33,7 @@ extern "C" void dtrAxisOneTripTable(int64_t n, int dbl, void* host);
 
 /* The FFT of x (n points) with P points a thread, Swizzled or not, Passes8 radix-8 passes fixed (0:
  * counted at run time); the spectrum in natural order. */
-template <bool Inverse, bool Swizzled, int Passes8, int P>
+template <bool Inverse, bool Swizzled, int Passes8, int P, int Spread>
 static std::vector<Complex32> lineFft(const std::vector<Complex32>& x, const std::vector<Complex32>& table) {
   const int n = (int)x.size(), T = n / P, logn = (int)lround(log2((double)n));
   std::vector<Complex32> line(n + n / 8 + 2), out(n);
@@ -42,7 +44,7 @@ static std::vector<Complex32> lineFft(const std::vector<Complex32>& x, const std
       lineBarrier = &barrier;
       Complex32 u[P];
       for (int m = 0; m < P; m++) u[m] = x[t + m * T];
-      dtrStockham::fft<Inverse, Swizzled, Passes8, P>(u, line.data(), t, T, n, logn, table.data());
+      dtrStockham::fft<Inverse, Swizzled, Passes8, P, Spread>(u, line.data(), t, T, n, logn, table.data());
       for (int s = 0; s < P; s++) out[t + s * T] = u[s];
     });
   }
@@ -74,7 +76,7 @@ static double relativeError(const std::vector<Complex32>& x, const std::vector<C
 
 static int failures = 0, cases = 0;
 
-template <bool Inverse, bool Swizzled, int Passes8, int P>
+template <bool Inverse, bool Swizzled, int Passes8, int P, int Spread = 8>
 static void check(int n) {
   std::vector<Complex32> x(n), table(n < 8 ? 16 : 2 * n);
   dtrAxisOneTripTable(n, 0, table.data());
@@ -85,14 +87,14 @@ static void check(int n) {
     state ^= state << 13, state ^= state >> 17, state ^= state << 5;
     v.y = (float)((double)(state >> 8) / (1 << 23) - 1);
   }
-  const double err = relativeError(x, lineFft<Inverse, Swizzled, Passes8, P>(x, table), Inverse);
+  const double err = relativeError(x, lineFft<Inverse, Swizzled, Passes8, P, Spread>(x, table), Inverse);
   /* single precision over log2 n passes: a few units in the last place times the passes */
   const double bound = 4e-7 * (log2((double)n) + 1);
   cases++;
   if (!(err <= bound)) {
     failures++;
-    fprintf(stderr, "FAIL n %d, %d points a thread, %s, %s, passes %s: error %.3g (bound %.3g)\n", n, P,
-            Inverse ? "inverse" : "forward", Swizzled ? "swizzled" : "padded", Passes8 ? "fixed" : "counted", err, bound);
+    fprintf(stderr, "FAIL n %d, %d points a thread, %s, %s (spare slot every %d), passes %s: error %.3g (bound %.3g)\n", n,
+            P, Inverse ? "inverse" : "forward", Swizzled ? "swizzled" : "padded", Spread, Passes8 ? "fixed" : "counted", err, bound);
   }
 }
 
@@ -104,6 +106,10 @@ static void everyLength() {
   check<Inverse, Swizzled, 3, 8>(1024);
   for (int n : {16, 128, 1024}) check<Inverse, Swizzled, 0, 16>(n);
   check<Inverse, Swizzled, 2, 16>(1024);
+  if constexpr (!Swizzled) { /* lines side by side with a spare slot every sixteen points */
+    for (int n : {16, 128, 1024}) check<Inverse, false, 0, 16, 16>(n);
+    check<Inverse, false, 2, 16, 16>(1024);
+  }
 }
 
 int main() {
