@@ -13,7 +13,7 @@ import sys
 
 
 def short_name(kernel):
-    name = re.sub(r"^void ", "", kernel)
+    name = re.sub(r"^void ", "", kernel).replace("<unnamed>::", "")
     name = re.sub(r"(, )?HostConfigPlaceholder", "", name)
     return name.replace("dtr::", "")
 
