@@ -198,12 +198,14 @@ __device__ __forceinline__ Run<Packed> sourceRun(int h, int t, int T, int n, int
 
 /* The thread's points of a complex line's row into their slots of the line's shared memory by
  * asynchronous copies (global to shared, no register between); a line past the data's is zeros. The
- * thread later reads exactly these slots. */
-template <typename E, int Kind, bool Packed, bool Swizzled, bool Fixed, int P = 8>
+ * thread later reads exactly these slots. Stride: the distance of the line's slots (stockham_fft.cuh's
+ * exchange). */
+template <typename E, int Kind, bool Packed, bool Swizzled, bool Fixed, int P = 8, int Stride = 1>
 __device__ __forceinline__ void stageRow(typename ComplexOf<E>::type* line, const Lines& g, const LineAt<const E*, true>& e,
                                          int t, int T) {
   using C = typename ComplexOf<E>::type;
   static_assert(P == 8 || Kind == dtrAxisDftForward || Kind == dtrAxisDftInverse, "sixteen points a thread: DFTs only");
+  static_assert(Stride == 1 || !Packed, "interleaved lines: lines side by side only");
 #pragma unroll
   for (int h = 0; h < P / 4; h++) {
     const Run<Packed> from = sourceRun<Kind, Packed>(h, t, T, g.n, g.inPoint);
@@ -221,7 +223,7 @@ __device__ __forceinline__ void stageRow(typename ComplexOf<E>::type* line, cons
       const int64_t step = opaque(from.step);
 #pragma unroll
       for (int q = 0; q < 4; q++, at += step) {
-        C* const into = line + pointSlot<Swizzled, Fixed, spareEvery(P)>(t, 4 * h + q, T);
+        C* const into = line + Stride * pointSlot<Swizzled, Fixed, spareEvery(P)>(t, 4 * h + q, T);
         if (e.at[0]) __pipeline_memcpy_async(into, at, sizeof(C));
         else *into = C{0, 0};
       }
@@ -270,6 +272,13 @@ __host__ __device__ constexpr size_t sharedBytes(int perBlock, int pitch, size_t
 /* The distance of a block's lines in shared memory, in points (slot): packed lines n + n / 8, which
  * also puts the several lines of one warp (n < 256) on distinct banks; lines side by side n + n / 8 + 2. */
 __host__ __device__ constexpr int pitchOf(int64_t n, int columns, int spread = 8) { return (int)(n + n / spread + (columns ? 2 : 0)); }
+
+/* Line r's first slot in a block's shared memory: rows a pitch apart, or (Interleaved) the lines'
+ * points side by side, slot i of line r at Stride i + r (oneTripKernel). */
+template <bool Interleaved, typename C>
+__device__ __forceinline__ C* lineOf(C* block, int r, int pitch) {
+  return block + (Interleaved ? r : r * pitch);
+}
 
 /* Lines a block: packed, enough for 256 threads (one line of 4096 points: 512); columns, 64 bytes of
  * them side by side where the threads and the shared memory allow, at least two. 0: none fits. wide:
@@ -382,6 +391,13 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
   constexpr bool inverseFft = typeIII || Kind == dtrAxisDftInverse;
   constexpr bool remap = InColumns != OutColumns;
   constexpr bool swizzled = !InColumns; /* the layout of the FFT's mapping (slot) */
+  /* Lines side by side on both sides, the length fixed (the DFTs of several fields, async loads): the
+   * block's lines interleaved in shared memory, each slot holding that point of every line, so that a
+   * warp's copies of four points of eight lines (4 x 64 bytes from HBM) land in 256 consecutive bytes,
+   * not in eight rows. The line's slots lie Stride (the block's lines) apart. */
+  constexpr bool interleaved = Async && N > 0 && InColumns && OutColumns;
+  constexpr int Stride = interleaved ? linesPerBlock(N, true, sizeof(C), wideBlocks<E, Complex>()) : 1;
+  static_assert(!interleaved || (!typeII && !typeIII), "interleaved lines: the DFTs only");
   const int n = g.n, T = n >> (P == 16 ? 4 : 3);
   /* A type III's threads in the mirrored order where a warp can hold the mirror pairs (its pre-twiddle
    * then a shuffle d lanes away), else in the plain order (the pairs taken in shared memory). */
@@ -400,7 +416,7 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
   int64_t first = (int64_t)blockIdx.x * g.perBlock;
   if constexpr (Async) {
     if (g.prefetch && first < g.count) {
-      stageRow<E, Kind, !InColumns, swizzled, (N > 0), P>((C*)shared + r0 * g.pitch, g, linesAt<true>(in, g, first + r0, g.inUnit, g.inLine), t0, T);
+      stageRow<E, Kind, !InColumns, swizzled, (N > 0), P, Stride>((C*)shared + (interleaved ? r0 : r0 * g.pitch), g, linesAt<true>(in, g, first + r0, g.inUnit, g.inLine), t0, T);
       __pipeline_commit();
     }
   }
@@ -409,26 +425,26 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
      * otherwise be worked out once before the loop and held across it, spilled. */
     const int r = opaque(r0), t = opaque(t0);
     C* const lines = (C*)shared + round * other;
-    C* line = lines + r * g.pitch;
+    C* line = lines + (interleaved ? r : r * g.pitch);
     C u[P];
     /* In: point j = t + m T of the row the FFT transforms (sourcePoint); a DST-II's odd points negated.
      * Async: through the line's shared memory, this round's copies issued now, or a round before
      * (prefetch: the next round's are issued before this one's are awaited). */
     if constexpr (Async) {
       if (!g.prefetch) {
-        stageRow<E, Kind, !InColumns, swizzled, (N > 0), P>(line, g, linesAt<true>(in, g, first + r, g.inUnit, g.inLine), t, T);
+        stageRow<E, Kind, !InColumns, swizzled, (N > 0), P, Stride>(line, g, linesAt<true>(in, g, first + r, g.inUnit, g.inLine), t, T);
         __pipeline_commit();
         __pipeline_wait_prior(0);
       } else {
         if (first + stride < g.count)
-          stageRow<E, Kind, !InColumns, swizzled, (N > 0), P>((C*)shared + (round ^ 1) * other + r * g.pitch, g,
-                                                  linesAt<true>(in, g, first + stride + r, g.inUnit, g.inLine), t, T);
+          stageRow<E, Kind, !InColumns, swizzled, (N > 0), P, Stride>((C*)shared + (round ^ 1) * other + (interleaved ? r : r * g.pitch), g,
+                                                          linesAt<true>(in, g, first + stride + r, g.inUnit, g.inLine), t, T);
         __pipeline_commit();
         __pipeline_wait_prior(1);
       }
 #pragma unroll
       for (int m = 0; m < P; m++) {
-        u[m] = line[pointSlot<swizzled, (N > 0), Spread>(t, m, T)];
+        u[m] = line[Stride * pointSlot<swizzled, (N > 0), Spread>(t, m, T)];
         if (typeII && sine && m >= 4) u[m] = C{-u[m].x, -u[m].y};
       }
       __syncthreads(); /* every thread has its points before the FFT writes other threads' slots */
@@ -472,7 +488,7 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
         __syncthreads();
       }
     }
-    fft<inverseFft, swizzled, N ? (log2Of(N) - (P == 16 ? 4 : 0)) / 3 : 0, P, Spread>(u, line, t, T, n, g.logn, tw);
+    fft<inverseFft, swizzled, N ? (log2Of(N) - (P == 16 ? 4 : 0)) / 3 : 0, P, Spread, Stride>(u, line, t, T, n, g.logn, tw);
     /* The output's mapping: the input's, or (remap) another thread's points of another line, taken from
      * shared memory. */
     const int ro = remap ? lineOfThread<OutColumns>(g) : r, to = remap ? pointOfThread<OutColumns>(g) : t;

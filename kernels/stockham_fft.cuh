@@ -153,8 +153,10 @@ __device__ __forceinline__ void radixPass(C (&u)[P], int t, int T, int p, const 
   }
 }
 
-/* The pass's outputs through the line's shared memory back into the layout every pass reads. */
-template <int R, bool Swizzled, bool Fixed, int Spread, int P, typename C>
+/* The pass's outputs through the line's shared memory back into the layout every pass reads. Stride:
+ * the distance of a line's slots (1; a block's lines where they lie interleaved, each slot holding that
+ * point of every line). */
+template <int R, bool Swizzled, bool Fixed, int Spread, int Stride, int P, typename C>
 __device__ __forceinline__ void exchange(C (&u)[P], C* line, int t, int T, int p) {
   constexpr int c = P / R;
   static_assert(Spread == 8 || P == 16, "a spare slot every sixteen points for sixteen points a thread only");
@@ -163,20 +165,20 @@ __device__ __forceinline__ void exchange(C (&u)[P], C* line, int t, int T, int p
     const int b = t + i * T, k = b & (p - 1), base = (b - k) * R + k;
     if constexpr (Swizzled) {
 #pragma unroll
-      for (int s = 0; s < R; s++) line[slot<true>(base + s * p)] = u[i + c * s];
+      for (int s = 0; s < R; s++) line[Stride * slot<true>(base + s * p)] = u[i + c * s];
     } else {
       /* slot(base + s p) = slot(base) + s p + (s p) / Spread: base mod Spread and s p mod Spread never sum
        * to Spread (eight: k < p, (b - k) R a multiple of 8 where p < 8 but for a first pass, whose s < R;
        * sixteen: base a multiple of 16 in the radix-16 pass, s p in the radix-8 ones, p >= 16), so one
        * slot is worked out */
-      C* const at = line + slot<false, Spread>(base);
+      C* const at = line + Stride * slot<false, Spread>(base);
 #pragma unroll
-      for (int s = 0; s < R; s++) at[s * p + ((s * p) >> (Spread == 16 ? 4 : 3))] = u[i + c * s];
+      for (int s = 0; s < R; s++) at[Stride * (s * p + ((s * p) >> (Spread == 16 ? 4 : 3)))] = u[i + c * s];
     }
   }
   __syncthreads();
 #pragma unroll
-  for (int m = 0; m < P; m++) u[m] = line[pointSlot<Swizzled, Fixed, Spread>(t, m, T)];
+  for (int m = 0; m < P; m++) u[m] = line[Stride * pointSlot<Swizzled, Fixed, Spread>(t, m, T)];
   __syncthreads();
 }
 
@@ -184,24 +186,24 @@ __device__ __forceinline__ void exchange(C (&u)[P], C* line, int t, int T, int p
  * radix-8 pass's twiddles in turn (dtrAxisOneTripTable). Passes8 > 0: the radix-8 passes' count, known
  * when the kernel is built (a fixed length), so that they unroll with their p as constants. Sixteen
  * points a thread (P = 16, n = 16 8^k): a radix-16 pass first, where eight make it a radix-2 pass and
- * a radix-8 one (the table's first radix-8 pass, p = 2, then not taken). */
-template <bool Inverse, bool Swizzled, int Passes8, int P, int Spread = 8, typename C>
+ * a radix-8 one (the table's first radix-8 pass, p = 2, then not taken). Stride: as exchange's. */
+template <bool Inverse, bool Swizzled, int Passes8, int P, int Spread = 8, int Stride = 1, typename C>
 __device__ __forceinline__ void fft(C (&u)[P], C* line, int t, int T, int n, int logn, const C* __restrict__ tw) {
   static_assert(P == 8 || P == 16, "eight or sixteen points a thread");
   int p = 1;
   if constexpr (P == 16) {
     radixPass<16, Inverse>(u, t, T, 1, tw);
     if (n == 16) return;
-    exchange<16, Swizzled, (Passes8 > 0), Spread>(u, line, t, T, 1);
+    exchange<16, Swizzled, (Passes8 > 0), Spread, Stride>(u, line, t, T, 1);
     tw += 7 * 2;
     p = 16;
   } else if (logn % 3 == 1) {
     radixPass<2, Inverse>(u, t, T, 1, tw);
-    exchange<2, Swizzled, (Passes8 > 0), Spread>(u, line, t, T, 1);
+    exchange<2, Swizzled, (Passes8 > 0), Spread, Stride>(u, line, t, T, 1);
     p = 2;
   } else if (logn % 3 == 2) {
     radixPass<4, Inverse>(u, t, T, 1, tw);
-    exchange<4, Swizzled, (Passes8 > 0), Spread>(u, line, t, T, 1);
+    exchange<4, Swizzled, (Passes8 > 0), Spread, Stride>(u, line, t, T, 1);
     p = 4;
   }
   if constexpr (Passes8 > 0) {
@@ -209,7 +211,7 @@ __device__ __forceinline__ void fft(C (&u)[P], C* line, int t, int T, int n, int
     for (int q = 0; q < Passes8; q++) {
       radixPass<8, Inverse>(u, t, T, p, tw);
       if (q + 1 == Passes8) break;
-      exchange<8, Swizzled, (Passes8 > 0), Spread>(u, line, t, T, p);
+      exchange<8, Swizzled, (Passes8 > 0), Spread, Stride>(u, line, t, T, p);
       if (p > 1) tw += 7 * p;
       p *= 8;
     }
@@ -217,7 +219,7 @@ __device__ __forceinline__ void fft(C (&u)[P], C* line, int t, int T, int n, int
     for (;;) {
       radixPass<8, Inverse>(u, t, T, p, tw);
       if (8 * p == n) break;
-      exchange<8, Swizzled, (Passes8 > 0), Spread>(u, line, t, T, p);
+      exchange<8, Swizzled, (Passes8 > 0), Spread, Stride>(u, line, t, T, p);
       if (p > 1) tw += 7 * p;
       p *= 8;
     }
