@@ -273,13 +273,6 @@ __host__ __device__ constexpr size_t sharedBytes(int perBlock, int pitch, size_t
  * also puts the several lines of one warp (n < 256) on distinct banks; lines side by side n + n / 8 + 2. */
 __host__ __device__ constexpr int pitchOf(int64_t n, int columns, int spread = 8) { return (int)(n + n / spread + (columns ? 2 : 0)); }
 
-/* Line r's first slot in a block's shared memory: rows a pitch apart, or (Interleaved) the lines'
- * points side by side, slot i of line r at Stride i + r (oneTripKernel). */
-template <bool Interleaved, typename C>
-__device__ __forceinline__ C* lineOf(C* block, int r, int pitch) {
-  return block + (Interleaved ? r : r * pitch);
-}
-
 /* Lines a block: packed, enough for 256 threads (one line of 4096 points: 512); columns, 64 bytes of
  * them side by side where the threads and the shared memory allow, at least two. 0: none fits. wide:
  * the block may take up to 1024 threads where that keeps 64 bytes side by side and 512 would not (lines
@@ -394,7 +387,8 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
   /* Lines side by side on both sides, the length fixed (the DFTs of several fields, async loads): the
    * block's lines interleaved in shared memory, each slot holding that point of every line, so that a
    * warp's copies of four points of eight lines (4 x 64 bytes from HBM) land in 256 consecutive bytes,
-   * not in eight rows. The line's slots lie Stride (the block's lines) apart. */
+   * not in eight rows. The line's slots lie Stride (the block's lines) apart; of a round's shared
+   * memory (perBlock rows of pitch) they take perBlock (n + n / Spread) slots. */
   constexpr bool interleaved = Async && N > 0 && InColumns && OutColumns;
   constexpr int Stride = interleaved ? linesPerBlock(N, true, sizeof(C), wideBlocks<E, Complex>()) : 1;
   static_assert(!interleaved || (!typeII && !typeIII), "interleaved lines: the DFTs only");
