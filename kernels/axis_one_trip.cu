@@ -270,7 +270,8 @@ constexpr size_t kMostPrefetchShared = 224 * 1024; /* two rounds' lines */
 __host__ __device__ constexpr size_t sharedBytes(int perBlock, int pitch, size_t complexBytes) { return (size_t)perBlock * (size_t)pitch * complexBytes; }
 
 /* The distance of a block's lines in shared memory, in points (slot): packed lines n + n / 8, which
- * also puts the several lines of one warp (n < 256) on distinct banks; lines side by side n + n / 8 + 2. */
+ * also puts the several lines of one warp (n < 256) on distinct banks; lines side by side n + n / spread
+ * + 2 (spread: spareEvery; the rows the interleaved lines of oneTripKernel fit in). */
 __host__ __device__ constexpr int pitchOf(int64_t n, int columns, int spread = 8) { return (int)(n + n / spread + (columns ? 2 : 0)); }
 
 /* Lines a block: packed, enough for 256 threads (one line of 4096 points: 512); columns, 64 bytes of

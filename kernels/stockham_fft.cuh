@@ -8,7 +8,8 @@
  * exchanges for 512 points, and for 1024 with sixteen). Thread t of a line holds points t + m n / P (m <
  * P) before every pass, which is also how it reads the line from HBM (reordered and pre-twiddled on the
  * way in) and how the last pass leaves the spectrum. Shared memory is laid out so that the passes'
- * strided writes and the reads of consecutive points spread over the banks (slot). The twiddles, each
+ * strided writes and the reads of consecutive points spread over the banks (slot); a line's slots lie
+ * one apart, or Stride where a block's lines are interleaved (each slot then holds a point of every line). The twiddles, each
  * pass's laid out so that a warp reads consecutive entries (one or two transactions, where one table of
  * exp(-2 pi i m / n) scattered a warp's reads over up to 14 lines), and W come from a table made once
  * per pass (dtrAxisOneTripTable).
