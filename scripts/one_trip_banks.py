@@ -6,9 +6,12 @@ A warp holds four points of eight lines (thread t of line r is thread 8 t + r); 
 the loads into shared memory and the reads into registers, then each exchange's writes and reads. A
 model, not a measurement: what it ranks is for a profiler to confirm.
 
-    scripts/one_trip_banks.py [N:P:SPREAD ...]     (default: 512:8:8 1024:8:8 1024:16:8 1024:16:16)
+    scripts/one_trip_banks.py [N:P:SPREAD[:LAYOUT] ...]
+        (default: 512:8:8 1024:8:8 1024:16:8 1024:16:16 512:8:8:interleaved 1024:16:16:interleaved)
 
-N points a line, P points a thread (8 or 16), a spare slot every SPREAD points (8 or 16).
+N points a line, P points a thread (8 or 16), a spare slot every SPREAD points (8 or 16). LAYOUT: rows
+(default; a line a row, the rows n + n / SPREAD + 2 slots apart) or interleaved (slot i of line r at
+8 i + r: the kernel's layout for the fixed lengths' DFTs over lines side by side).
 """
 import math
 import sys
@@ -34,18 +37,21 @@ def passes(n, points):
     return first + [8] * (logn // 3)
 
 
-def count(n, points, spread):
+def count(n, points, spread, layout="rows"):
     T = n // points
     pitch = n + n // spread + 2
 
     def slot(i):
         return i + i // spread
 
-    def instruction(address):  # address(t, k) of each thread's k-th access: the warps' wavefronts
+    def word(r, s):  # the 8-byte word of line r's slot s
+        return s * LINES + r if layout == "interleaved" else r * pitch + s
+
+    def instruction(address):  # address(t) of each thread's access: the warps' wavefronts
         got = 0
         for w in range(LINES * T // 32):
             threads = range(32 * w, 32 * w + 32)
-            got += wavefronts([(x % LINES) * pitch + address(x // LINES) for x in threads])
+            got += wavefronts([word(x % LINES, address(x // LINES)) for x in threads])
         return got
 
     def points_of():  # a thread's points t + m T: loaded into shared memory, read back after each exchange
@@ -70,18 +76,24 @@ def count(n, points, spread):
 
 
 def main(args):
-    cases = args or ["512:8:8", "1024:8:8", "1024:16:8", "1024:16:16"]
-    print("| line | points a thread | spare slot every | access | wavefronts a block's round | ideal |")
-    print("| ---: | ---: | ---: | --- | ---: | ---: |")
-    for case in cases:
-        n, points, spread = (int(v) for v in case.split(":"))
-        rows = count(n, points, spread)
+    cases = []
+    for case in args or ["512:8:8", "1024:8:8", "1024:16:8", "1024:16:16", "512:8:8:interleaved", "1024:16:16:interleaved"]:
+        fields = case.split(":")
+        layout = fields[3] if len(fields) > 3 else "rows"
+        if len(fields) not in (3, 4) or layout not in ("rows", "interleaved"):
+            print(f"{case!r}: not N:P:SPREAD[:rows|interleaved]", file=sys.stderr)
+            return 2
+        cases.append((*(int(v) for v in fields[:3]), layout))
+    print("| line | points a thread | spare slot every | layout | access | wavefronts a block's round | ideal |")
+    print("| ---: | ---: | ---: | --- | --- | ---: | ---: |")
+    for n, points, spread, layout in cases:
+        rows = count(n, points, spread, layout)
         ideal_each = 2 * LINES * (n // points) // 32  # two wavefronts a warp instruction
         for name, got, accesses in rows:
-            print(f"| {n} | {points} | {spread} | {name} | {got} | {ideal_each * accesses} |")
+            print(f"| {n} | {points} | {spread} | {layout} | {name} | {got} | {ideal_each * accesses} |")
         total = sum(g for _, g, _ in rows)
         ideal = sum(ideal_each * a for _, _, a in rows)
-        print(f"| {n} | {points} | {spread} | **all** | **{total}** | {ideal} |")
+        print(f"| {n} | {points} | {spread} | {layout} | **all** | **{total}** | {ideal} |")
     return 0
 
 
