@@ -411,7 +411,8 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
   int64_t first = (int64_t)blockIdx.x * g.perBlock;
   if constexpr (Async) {
     if (g.prefetch && first < g.count) {
-      stageRow<E, Kind, !InColumns, swizzled, (N > 0), P, Stride>((C*)shared + (interleaved ? r0 : r0 * g.pitch), g, linesAt<true>(in, g, first + r0, g.inUnit, g.inLine), t0, T);
+      stageRow<E, Kind, !InColumns, swizzled, (N > 0), P, Stride>((C*)shared + (interleaved ? r0 : r0 * g.pitch), g,
+                                                          linesAt<true>(in, g, first + r0, g.inUnit, g.inLine), t0, T);
       __pipeline_commit();
     }
   }
