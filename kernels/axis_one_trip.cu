@@ -377,7 +377,8 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
                                                     const typename ComplexOf<E>::type* __restrict__ table) {
   using C = typename ComplexOf<E>::type;
   constexpr int P = pointsAThread<E, Kind, Complex, InColumns, OutColumns, N>(), Spread = spareEvery(P);
-  const Lines g = fixedShape<N, sizeof(C), InColumns || OutColumns, InColumns, wideBlocks<E, Complex>(), Spread>(shape);
+  constexpr bool columns = InColumns || OutColumns, wide = wideBlocks<E, Complex>();
+  const Lines g = fixedShape<N, sizeof(C), columns, InColumns, wide, Spread>(shape);
   extern __shared__ __align__(16) unsigned char shared[];
   constexpr bool typeII = Kind == dtrAxisDct2 || Kind == dtrAxisDst2;
   constexpr bool typeIII = Kind == dtrAxisDct3 || Kind == dtrAxisDst3;
@@ -391,7 +392,7 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
    * not in eight rows. The line's slots lie Stride (the block's lines) apart; of a round's shared
    * memory (perBlock rows of pitch) they take perBlock (n + n / Spread) slots. */
   constexpr bool interleaved = Async && N > 0 && InColumns && OutColumns;
-  constexpr int Stride = interleaved ? linesPerBlock(N, true, sizeof(C), wideBlocks<E, Complex>()) : 1;
+  constexpr int Stride = interleaved ? linesPerBlock(N, columns, sizeof(C), wide) : 1; /* fixedShape's perBlock */
   static_assert(!interleaved || (!typeII && !typeIII), "interleaved lines: the DFTs only");
   const int n = g.n, T = n >> (P == 16 ? 4 : 3);
   /* A type III's threads in the mirrored order where a warp can hold the mirror pairs (its pre-twiddle
@@ -408,10 +409,11 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
   /* Async with g.prefetch: two rounds' shared memory, the next round's points copied into one while the
    * block transforms the current round's in the other. */
   const int64_t stride = (int64_t)gridDim.x * g.perBlock, other = g.prefetch ? (int64_t)g.perBlock * g.pitch : 0;
+  const int lineDistance = interleaved ? 1 : g.pitch; /* of a line's first slot from the one before */
   int64_t first = (int64_t)blockIdx.x * g.perBlock;
   if constexpr (Async) {
     if (g.prefetch && first < g.count) {
-      stageRow<E, Kind, !InColumns, swizzled, (N > 0), P, Stride>((C*)shared + (interleaved ? r0 : r0 * g.pitch), g,
+      stageRow<E, Kind, !InColumns, swizzled, (N > 0), P, Stride>((C*)shared + r0 * lineDistance, g,
                                                           linesAt<true>(in, g, first + r0, g.inUnit, g.inLine), t0, T);
       __pipeline_commit();
     }
@@ -421,7 +423,7 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
      * otherwise be worked out once before the loop and held across it, spilled. */
     const int r = opaque(r0), t = opaque(t0);
     C* const lines = (C*)shared + round * other;
-    C* line = lines + (interleaved ? r : r * g.pitch);
+    C* line = lines + r * lineDistance;
     C u[P];
     /* In: point j = t + m T of the row the FFT transforms (sourcePoint); a DST-II's odd points negated.
      * Async: through the line's shared memory, this round's copies issued now, or a round before
@@ -433,7 +435,7 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
         __pipeline_wait_prior(0);
       } else {
         if (first + stride < g.count)
-          stageRow<E, Kind, !InColumns, swizzled, (N > 0), P, Stride>((C*)shared + (round ^ 1) * other + (interleaved ? r : r * g.pitch), g,
+          stageRow<E, Kind, !InColumns, swizzled, (N > 0), P, Stride>((C*)shared + (round ^ 1) * other + r * lineDistance, g,
                                                           linesAt<true>(in, g, first + stride + r, g.inUnit, g.inLine), t, T);
         __pipeline_commit();
         __pipeline_wait_prior(1);
@@ -578,12 +580,6 @@ __global__ void __launch_bounds__(Threads, blocksPerSm<E, Kind, Complex, Threads
   }
 }
 
-/* Whether an async launch of n points takes the kernel of sixteen points a thread (pointsAThread). */
-template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns>
-constexpr bool sixteenPoints(int n) {
-  return n == 1024 && pointsAThread<E, Kind, Complex, InColumns, OutColumns, 1024>() == 16;
-}
-
 /* The kernel built for length n (fixedLengths: 256, 512 or 1024 points, async loads), or null where none
  * is: the launch and the shared-memory setting both take it from here. */
 template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns, int Threads>
@@ -606,11 +602,12 @@ auto fixedKernel(int n) {
   return kernel;
 }
 
-/* The points a thread of a launch: 16 where it takes the kernel of sixteen points a thread
- * (sixteenPoints), 8 otherwise. */
+/* The points a thread of a launch: 16 where it takes the kernel of sixteen points a thread (an async
+ * launch of 1024 points that pointsAThread gives sixteen), 8 otherwise. */
 template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns>
 int pointsOf(const Lines& g, int async) {
-  return asyncLoads<E, Kind, Complex>() && async > 0 && sixteenPoints<E, Kind, Complex, InColumns, OutColumns>(g.n) ? 16 : 8;
+  constexpr bool sixteen = pointsAThread<E, Kind, Complex, InColumns, OutColumns, 1024>() == 16;
+  return sixteen && asyncLoads<E, Kind, Complex>() && async > 0 && g.n == 1024 ? 16 : 8;
 }
 /* The threads of a launch's block: n / pointsOf a line. */
 template <typename E, int Kind, bool Complex, bool InColumns, bool OutColumns>
