@@ -10,12 +10,18 @@
  *     on every GPU (all begin with GPU 0), on one stream in a staggered order (GPU g's s-th peer is
  *     g + s), and on a stream a peer; the same as 2-D copies of narrower and wider rows; then every
  *     GPU's 2-D pass alone, and beside the copies.
- *   fft-parts [n]   (default 512: an n^3 c64 array on as many slabs as GPUs)
+ *   - on one GPU, standing for one rank of P slabs: what a chunk of the route costs that rank's GPU
+ *     without the links (chunkCosts): its 2-D pass in k chunks on one stream and alternating over
+ *     two; the same with each chunk's rows for the P - 1 peers copied by the copy engines into a
+ *     local array at their place (the peers' staging arrays' stand-in), then the pass along z.
+ *   fft-parts [n [P [json]]]   (n: an n^3 c64 array, default 512, on as many slabs as GPUs; P: the
+ *   ranks whose one slab the one-GPU part models, default 4; json: where that part writes its times)
  */
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -194,16 +200,129 @@ static void allToAll(int gpus, long n) {
   }
 }
 
+/* One rank of a 1 x P slab FFT of n^3 c64 on this GPU, as the slab route orders its work but with every
+ * copy staying on this GPU: its n / P planes through the 2-D pass in k chunks, each chunk's rows of the
+ * P - 1 peers copied by the copy engines (one 2-D copy a peer, a row a plane) into a second staging array
+ * at their place, then the pass along z from its own rows of every plane into its Z-pencil. The chunks'
+ * passes on one stream, or alternating over two (their planes are independent), so that a chunk's
+ * kernels may start while the one before drains. */
+static void chunkCosts(long n, int P, const char* json) {
+  const long planes = n / P, rows = n / P; /* this rank's planes (X-pencil) and rows (Z-pencil) */
+  const size_t e = 8, plane = (size_t)n * n * e, slab = plane * planes, staging = plane * n;
+  char *in, *S, *peers, *out;
+  CK(cudaMalloc(&in, slab));
+  CK(cudaMalloc(&S, staging));
+  CK(cudaMalloc(&peers, staging));
+  CK(cudaMalloc(&out, slab));
+  for (auto [p, bytes] : {std::pair<char*, size_t>{in, slab}, {S, staging}, {peers, staging}, {out, slab}})
+    CK(cudaMemset(p, 0, bytes));
+  cudaStream_t pass[2], lane;
+  for (auto* s : {&pass[0], &pass[1], &lane}) CK(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
+  const int ks[] = {1, 2, 4, 8, 16};
+  int nk = 0; /* the chunk counts that divide the planes */
+  while (nk < 5 && planes % ks[nk] == 0) nk++;
+  /* A plan per stream and chunk count: a cuFFT plan's work area serves one stream at a time. */
+  cufftHandle xy[2][5], z;
+  size_t work = 0;
+  long long nyx[2] = {n, n}, nz[1] = {n}, embed[1] = {n};
+  for (int st = 0; st < 2; st++)
+    for (int i = 0; i < nk; i++) {
+      FK(cufftCreate(&xy[st][i]));
+      FK(cufftMakePlanMany64(xy[st][i], 2, nyx, NULL, 1, 0, NULL, 1, 0, CUFFT_C2C, planes / ks[i], &work));
+      FK(cufftSetStream(xy[st][i], pass[st]));
+    }
+  FK(cufftCreate(&z));
+  FK(cufftMakePlanMany64(z, 1, nz, embed, (long long)n * n, 1, embed, 1, n, CUFFT_C2C, (long long)rows * n, &work));
+  FK(cufftSetStream(z, pass[0]));
+  cudaEvent_t fork, joined[2], done[16];
+  for (auto* ev : {&fork, &joined[0], &joined[1]}) CK(cudaEventCreateWithFlags(ev, cudaEventDisableTiming));
+  for (auto& ev : done) CK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
+  auto copyRows = [&](size_t first, size_t count) { /* planes [first, first + count) to every peer */
+    for (int q = 1; q < P; q++) {
+      const size_t at = first * plane + (size_t)q * rows * n * e;
+      CK(cudaMemcpy2DAsync(peers + at, plane, S + at, plane, (size_t)rows * n * e, count, cudaMemcpyDeviceToDevice, lane));
+    }
+  };
+  auto run = [&](int i, bool copies, int streams) {
+    const long per = planes / ks[i];
+    CK(cudaEventRecord(fork, pass[0]));
+    CK(cudaStreamWaitEvent(pass[1], fork, 0));
+    CK(cudaStreamWaitEvent(lane, fork, 0));
+    for (int c = 0; c < ks[i]; c++) {
+      const int st = streams == 2 ? c & 1 : 0;
+      FK(cufftExecC2C(xy[st][i], (cufftComplex*)(in + c * per * plane), (cufftComplex*)(S + c * per * plane), CUFFT_FORWARD));
+      if (copies) {
+        CK(cudaEventRecord(done[c], pass[st]));
+        CK(cudaStreamWaitEvent(lane, done[c], 0));
+        copyRows((size_t)(c * per), (size_t)per);
+      }
+    }
+    CK(cudaEventRecord(joined[0], pass[1]));
+    CK(cudaEventRecord(joined[1], lane));
+    CK(cudaStreamWaitEvent(pass[0], joined[0], 0));
+    CK(cudaStreamWaitEvent(pass[0], joined[1], 0));
+    if (copies) FK(cufftExecC2C(z, (cufftComplex*)S, (cufftComplex*)out, CUFFT_FORWARD));
+  };
+  const float passAlone = timeIt(pass[0], [&] { run(0, false, 1); });
+  const float copiesAlone = timeIt(lane, [&] { copyRows(0, (size_t)planes); });
+  const float zAlone = timeIt(pass[0], [&] { FK(cufftExecC2C(z, (cufftComplex*)S, (cufftComplex*)out, CUFFT_FORWARD)); });
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  printf("# one rank of 1 x %d slabs of %ld^3 c64 on one %s (%ld planes, %zu MiB; the peers' rows copied on this GPU)\n",
+         P, n, prop.name, planes, slab >> 20);
+  printf("#   2-D pass alone %.1f us, its copies alone %.1f us, the pass along z alone %.1f us\n", passAlone, copiesAlone, zAlone);
+  printf("# %6s %16s %16s %18s %18s\n", "chunks", "2-D, 1 stream", "2-D, 2 streams", "route, 1 stream", "route, 2 streams");
+  float t[5][4];
+  for (int i = 0; i < nk; i++) {
+    for (int m = 0; m < 4; m++) t[i][m] = timeIt(pass[0], [&] { run(i, m >= 2, 1 + (m & 1)); });
+    printf("  %6d %16.1f %16.1f %18.1f %18.1f\n", ks[i], t[i][0], t[i][1], t[i][2], t[i][3]);
+  }
+  if (json) {
+    FILE* fp = fopen(json, "w");
+    if (!fp) {
+      fprintf(stderr, "fft-parts: cannot write %s\n", json);
+      exit(1);
+    }
+    fprintf(fp, "{\n  \"what\": \"one rank of 1 x P slabs on one GPU: its 2-D pass in chunks, and the slab route's order with "
+                "the peers' rows copied on this GPU, then the pass along z (us, medians of 10)\",\n");
+    fprintf(fp, "  \"device\": \"%s\", \"n\": %ld, \"ranks\": %d, \"planes\": %ld,\n", prop.name, n, P, planes);
+    fprintf(fp, "  \"pass_us\": %.1f, \"copies_us\": %.1f, \"z_us\": %.1f,\n  \"chunks\": [\n", passAlone, copiesAlone, zAlone);
+    for (int i = 0; i < nk; i++)
+      fprintf(fp, "    {\"chunks\": %d, \"pass_one_stream_us\": %.1f, \"pass_two_streams_us\": %.1f, \"route_one_stream_us\": %.1f, "
+                  "\"route_two_streams_us\": %.1f}%s\n", ks[i], t[i][0], t[i][1], t[i][2], t[i][3], i + 1 < nk ? "," : "");
+    fprintf(fp, "  ]\n}\n");
+    fclose(fp);
+  }
+  for (int st = 0; st < 2; st++)
+    for (int i = 0; i < nk; i++) cufftDestroy(xy[st][i]);
+  cufftDestroy(z);
+  for (auto ev : {fork, joined[0], joined[1]}) cudaEventDestroy(ev);
+  for (auto ev : done) cudaEventDestroy(ev);
+  for (auto s : {pass[0], pass[1], lane}) cudaStreamDestroy(s);
+  for (char* p : {in, S, peers, out}) cudaFree(p);
+}
+
 int main(int argc, char** argv) {
   const long n = argc > 1 ? atol(argv[1]) : 512;
+  const int P = argc > 2 ? atoi(argv[2]) : 4;
+  if (n < 2 || P < 1 || n % P) {
+    fprintf(stderr, "fft-parts: n = %ld and P = %d: n must be at least 2 and a multiple of P\n", n, P);
+    return 2;
+  }
   const long half = n / 2;
   const size_t slab = (size_t)n * n * half * 8;  /* one rank's c64 slab */
   const size_t remote = slab / 2;                /* what crosses the link */
   int count = 0;
   CK(cudaGetDeviceCount(&count));
-  if (count < 2) {
-    printf("fft-parts: needs 2 GPUs\n");
+  if (count < 1) {
+    printf("fft-parts: needs a GPU\n");
     return 77;
+  }
+  CK(cudaSetDevice(0));
+  chunkCosts(n, P, argc > 3 ? argv[3] : NULL);
+  if (count < 2) {
+    printf("# the parts of two GPUs and more: not on this machine of one\n");
+    return 0;
   }
   char *a0, *b0, *a1, *b1;
   cudaStream_t s0, s1, t0;
