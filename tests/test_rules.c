@@ -134,6 +134,8 @@ static void testFftChunkRule(void) {
   EXPECT(dtrFftChunksByRule(0, dtrBackendCpu, 2, 512 * MiB) == 1, "cpu");
   EXPECT(dtrFftChunksByRule(1, dtrBackendP2p, 1, 512 * MiB) == 1, "no peers");
   for (int p = 2; p <= 16; p++) EXPECT(dtrFftCopyLanesByRule(p) == 1, "%d ranks: one copy stream, the peers in turn", p);
+  EXPECT(dtrFftPassStreamsByRule(1) == 1, "one chunk: the caller's stream alone");
+  for (int c = 2; c <= 64; c++) EXPECT(dtrFftPassStreamsByRule(c) == 2, "%d chunks: passes on two streams", c);
   EXPECT(dtrFftRoundsByRule(4, 16, dtrFftForward) == 5, "4 ranks, 16 chunks, forward");
   EXPECT(dtrFftRoundsByRule(4, 8, dtrFftForward) == 3, "4 ranks, 8 chunks, forward");
   EXPECT(dtrFftRoundsByRule(4, 8, dtrFftInverse) == 5, "4 ranks, 8 chunks, inverse");

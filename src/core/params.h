@@ -51,6 +51,9 @@
  *                    exchanges' own chunks
  *   DTR_FFT_COPY_STREAMS  streams the slab route's copies run on (default 0: the rule of
  *                    src/fft/chunk_rule.c; 1: one, the peers in turn; n: the peers dealt over n)
+ *   DTR_FFT_PASS_STREAMS  streams the slab route's passes run their chunks on (default 0: the rule of
+ *                    src/fft/chunk_rule.c); 2: alternating over the caller's stream and one of the
+ *                    plan's, each with plans and a work area of its own; 1: the caller's alone
  *   DTR_FFT_PASS_ASYNC  how the library's one-trip passes over single precision's complex lines under a
  *                    DFT or a type III load them (0-64, default 3): n > 1, by asynchronous copies into
  *                    shared memory, each block taking n rounds of lines and copying the next round's
@@ -97,6 +100,7 @@ typedef struct {
   int fft_copies;
   int fft_copy_streams;
   int fft_rounds;
+  int fft_pass_streams;
   int fft_pass_async;
   int halo_direct;
   uint64_t host_memory;  /* 0: no cap of its own */
@@ -114,10 +118,11 @@ const dtrEnvParams* dtrEnvParamsGet(void);
  * rank that saw another value would exchange otherwise, or wait elsewhere: DTR_STAGES cuts the
  * messages, DTR_EXECUTE_AGREE adds a collective, DTR_P2P_FUSED_BARRIERS and DTR_PERF_REPORT change
  * the barriers; the kernel knobs are agreed too, so that every rank runs what was asked; DTR_FFT_CHUNKS,
- * DTR_FFT_CTAS, DTR_FFT_COPY_STREAMS and DTR_FFT_ROUNDS cut an FFT's exchanges). Not among
- * them: DTR_DEBUG (logging), DTR_HOST_MEMORY (the memory check takes the least of a host's ranks)
- * and DTR_TIMEOUT (agreed with config.timeout as the plan's deadline). Returns how many. */
-#define DTR_ENV_AGREED 22
+ * DTR_FFT_CTAS, DTR_FFT_COPY_STREAMS, DTR_FFT_ROUNDS and DTR_FFT_PASS_STREAMS cut an FFT's exchanges
+ * and passes). Not among them: DTR_DEBUG (logging), DTR_HOST_MEMORY (the memory check takes the least
+ * of a host's ranks) and DTR_TIMEOUT (agreed with config.timeout as the plan's deadline). Returns how
+ * many. */
+#define DTR_ENV_AGREED 23
 int dtrEnvParamsAgreed(const dtrEnvParams* p, dtrAgreedValue out[DTR_ENV_AGREED]);
 
 #endif

@@ -18,6 +18,12 @@
  * against 197 GB/s on one stream with every GPU visiting the peers in the same order), but inside the
  * FFT it took 9190 us at 1024^3 on 4 GPUs, against 6724 us on one stream.
  *
+ * Pass streams: the slab route's passes in chunks alternate over two streams, each chunk's kernels
+ * starting while the one before drains. On one stream a chunk cost the 2-D pass of 512^3 c64 over 4
+ * ranks 11-13 us on one H100 (380 us in one chunk, 428 in 8), on two nothing (363-377 us in 2 to 16);
+ * 1024^3 over 4 ranks 2937 us in one chunk, 3164 in 16 on one stream, 2938-2946 on two
+ * (docs/performance.md, what a chunk of the slab route costs one GPU).
+ *
  * Rounds: of the slab route's C chunks, the first W go out whole as the first pass makes them, the
  * others in rounds once it is done (slab_copies.c). The links must not wait for the first pass: the
  * whole chunks' copies, begun after its first chunk, must last until its end, W / C x copies >=
@@ -56,6 +62,8 @@ int dtrFftCopyLanesByRule(int ranks) {
   (void)ranks;
   return 1;
 }
+
+int dtrFftPassStreamsByRule(int chunks) { return chunks > 1 ? 2 : 1; }
 
 int dtrFftRoundsByRule(int ranks, int chunks, dtrFftDirection_t direction) {
   if (chunks < 2 || ranks < 2) return 1;

@@ -106,6 +106,9 @@ static void freePlan(dtrFftPlan_t f) {
   for (int i = 0; i < 3; i++) dtrLocalFftDestroy(f->pass[i]);
   dtrLocalFftDestroy(f->zFrom);
   dtrLocalFftDestroy(f->zInto);
+  dtrLocalFftDestroy(f->sidePass);
+  dtrLocalFftDestroy(f->sideZFrom);
+  dtrLocalFftDestroy(f->sideZInto);
   dtrLocalFftDestroy(f->yInto);
   dtrLocalFftDestroy(f->yFrom);
   if (f->forward[0]) dtrFftMessagesFree(f); /* deregistered with the exchange's communicator, before it goes */
@@ -214,7 +217,9 @@ static dtrResult_t makeWorkspace(dtrFftPlan_t f) {
     if (w > f->area) f->area = w;
   }
   const size_t padBytes = dtrFftPaddingBytes(f);
-  f->workBytes = arrays + padBytes + f->area;
+  /* The slab route's side stream's passes: an area of their own after the others'. */
+  const size_t area = f->sideArea ? (f->area + 255) / 256 * 256 : f->area;
+  f->workBytes = arrays + padBytes + area + f->sideArea;
   /* On the host, measured before malloc: an allocation beyond memory may succeed there and fail at
    * first touch, or abort under a sanitizer. (cudaMalloc answers for itself.) */
   if (!f->gpu) DTRCHECK(dtrMemoryCheck(f->grid->comm, MPI_COMM_NULL, -1, f->workBytes, "the FFT's workspace"));
@@ -233,7 +238,7 @@ static dtrResult_t makeWorkspace(dtrFftPlan_t f) {
   if (padBytes) f->padArray = f->work + arrays;
   for (int i = 0; i < 7 && f->area; i++)
     if (passes[i]) DTRCHECK(dtrLocalFftSetWorkArea(passes[i], f->work + arrays + padBytes));
-  return dtrSuccess;
+  return dtrFftCopiesSetSideArea(f, f->work + arrays + padBytes + area);
 }
 
 static dtrResult_t makeStreams(dtrFftPlan_t f) {
@@ -292,6 +297,7 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
       const int rounds = env->fft_rounds ? env->fft_rounds : dtrFftRoundsByRule(ranks, f->chunks, d ? dtrFftInverse : dtrFftForward);
       f->rounds[d] = rounds < f->chunks ? rounds : f->chunks;
     }
+    f->passStreams = env->fft_pass_streams ? env->fft_pass_streams : dtrFftPassStreamsByRule(f->chunks);
   }
   /* The NCCL slab route's streams: the exchange (its messages) and one of the copy engines. */
   if (f->messages) f->lanes = 2;
@@ -309,8 +315,8 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
        f->copies ? " (the slab route: copy engines)" : f->messages ? " (the slab route: NCCL messages)" : "", f->chunks,
        f->workBytes);
   if (f->copies)
-    INFO("FFT slab route: %d copy stream(s), rounds %d forward and %d inverse of %d chunks", f->lanes, f->rounds[0],
-         f->rounds[1], f->chunks);
+    INFO("FFT slab route: %d copy stream(s), rounds %d forward and %d inverse of %d chunks, passes on %d stream(s)",
+         f->lanes, f->rounds[0], f->rounds[1], f->chunks, f->side ? 2 : 1);
   return dtrSuccess;
 }
 

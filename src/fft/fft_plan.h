@@ -52,6 +52,13 @@ struct dtrFftPlan {
   cudaStream_t* lane;
   cudaEvent_t* laneDone;       /* a lane's copies of an execute are done */
   cudaEvent_t arrived;         /* its arrive barrier has run */
+  int passStreams;             /* its passes' chunks on 1 or 2 streams: the odd ones on `side` where 2 */
+  dtrLocalFft* sidePass;       /* the plans of the chunks on `side`, a work area of their own (a plan's */
+  dtrLocalFft* sideZFrom;      /* area serves one stream at a time): the 2-D pass's (NULL where it runs */
+  dtrLocalFft* sideZInto;      /* whole, R2C of an odd length), and those of the passes along z */
+  size_t sideArea;
+  cudaStream_t side;
+  cudaEvent_t sideStart, sideDone;
   int fused;                   /* pencils on a P x 1 grid: Y<->Z is one rank's own transpose, which the
                                   pass along y makes as it writes (reads) the Z-pencil, and no plan runs */
   dtrLocalFft* yInto;          /* those passes along y: from the Y-pencil into the Z-pencil */
@@ -137,6 +144,9 @@ dtrResult_t dtrFftCopiesPasses(struct dtrFftPlan* f);
 dtrResult_t dtrFftCopiesStreams(struct dtrFftPlan* f, int priority);
 void dtrFftCopiesStreamsFree(struct dtrFftPlan* f);
 size_t dtrFftCopiesStagingBytes(const struct dtrFftPlan* f);
+/* The work area of its chunks on the side stream (f->sideArea bytes, 0 where it has none): set once the
+ * workspace is allocated. */
+dtrResult_t dtrFftCopiesSetSideArea(struct dtrFftPlan* f, char* area);
 dtrResult_t dtrFftCopiesEarly(struct dtrFftPlan* f, const void* in, dtrFftDirection_t direction, cudaStream_t stream,
                               double factor);
 dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction,
@@ -172,9 +182,11 @@ dtrResult_t dtrFftPaddedRun(struct dtrFftPlan* f, const void* in, void* out, dtr
 /* The rules (chunk_rule.c), from what every rank knows alike. The chunks of a plan whose config and
  * DTR_FFT_CHUNKS leave them to the rule: from whether it takes a slab route, its exchanges' backend,
  * the ranks of its largest exchange and the bytes of the complex array per rank. The slab route's
- * copy streams for `ranks` ranks, and its rounds in a direction of `chunks` chunks. */
+ * copy streams for `ranks` ranks, its passes' streams for `chunks` chunks, and its rounds in a
+ * direction of `chunks` chunks. */
 int dtrFftChunksByRule(int slabRoute, dtrBackend_t backend, int ranks, double bytesPerRank);
 int dtrFftCopyLanesByRule(int ranks);
+int dtrFftPassStreamsByRule(int chunks);
 int dtrFftRoundsByRule(int ranks, int chunks, dtrFftDirection_t direction);
 
 #endif

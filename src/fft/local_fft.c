@@ -89,6 +89,10 @@ dtrResult_t dtrLocalFftCreate(const dtrLocalFftShape* shape, int gpu, const int6
   return dtrSuccess;
 }
 
+dtrResult_t dtrLocalFftTwin(const dtrLocalFft* f, const int64_t* batches, int nbatches, dtrLocalFft** out) {
+  return dtrLocalFftCreate(&f->shape, f->gpu, batches, nbatches, out);
+}
+
 size_t dtrLocalFftWorkBytes(const dtrLocalFft* f) {
   if (f->part[0]) {
     const size_t x = dtrLocalFftWorkBytes(f->part[0]), y = dtrLocalFftWorkBytes(f->part[1]);

@@ -23,6 +23,9 @@ typedef struct dtrLocalFft dtrLocalFft;
  * in `batches` (0s are skipped), on the host planned when a batch first runs. */
 dtrResult_t dtrLocalFftCreate(const dtrLocalFftShape* shape, int gpu, const int64_t* batches, int nbatches,
                               dtrLocalFft** out);
+/* Another pass of f's shape, with plans for `batches` (a pass to run beside f on a second stream: it
+ * takes a work area of its own). */
+dtrResult_t dtrLocalFftTwin(const dtrLocalFft* f, const int64_t* batches, int nbatches, dtrLocalFft** out);
 /* GPU: bytes of work area its plans need (one area serves every pass that runs on one stream). */
 size_t dtrLocalFftWorkBytes(const dtrLocalFft* f);
 dtrResult_t dtrLocalFftSetWorkArea(dtrLocalFft* f, void* area);

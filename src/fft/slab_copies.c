@@ -14,7 +14,8 @@
  * One execute, forward (the inverse swaps the roles: its first pass along z in chunks of lines, its
  * last the 2-D pass in chunks of planes):
  *
- *   caller's stream: 2-D chunk 0 | 1 | ... | C-1 | wait 0 | z lines 0 | wait 1 | z lines 1 | ...
+ *   caller's stream: 2-D chunk 0 | 2 | ... | join | wait 0 | z lines 0 | wait 2 | z lines 2 | ... | join
+ *   side stream:     2-D chunk 1 | 3 | ...        | wait 1 | z lines 1 | wait 3 | z lines 3 | ...
  *   copy lanes:          whole 0 | whole 1 | ... | whole W-1 | round 0 +signal | round 1 +signal | ...
  *
  * The first W chunks of planes go to each peer whole (all of its rows of them) as the 2-D pass makes
@@ -23,6 +24,11 @@
  * receiver. The pass along z takes its chunk c of lines as soon as every peer has signalled round c,
  * while the later rounds are still on the links: the last pass waits for the last round only, not for
  * the whole exchange. W (chunk_rule.c) is what keeps the links busy until the 2-D pass is done.
+ * Each pass's chunks alternate over two streams, the caller's and the plan's side stream, each with
+ * plans and a work area of its own, so that a chunk's kernels start while the one before drains (on
+ * one stream a chunk costs the pass a drain and a fill of the GPU: chunk_rule.c). The last pass on
+ * either stream starts after the whole first pass on both: it reads this rank's own planes of S (and,
+ * in place, writes where the first pass reads).
  * The copies to the P - 1 peers are dealt over the lanes (streams of the copy engines), visited in a
  * staggered order, rank r's s-th peer being r + s: at any moment every rank sends to a different one.
  *
@@ -78,7 +84,33 @@ dtrResult_t dtrFftCopiesPasses(struct dtrFftPlan* f) {
   batches[n++] = lines;
   for (int k = 0; k < f->chunks; k++) batches[n++] = dtrFftChunkOf(f, f->inverse[0], 1, f->chunks, k).count;
   DTRCHECK(dtrLocalFftCreate(&from, 1, batches, n, &f->zFrom));
-  return dtrLocalFftCreate(&into, 1, batches, n, &f->zInto);
+  DTRCHECK(dtrLocalFftCreate(&into, 1, batches, n, &f->zInto));
+  if (f->passStreams < 2 || f->chunks < 2) return dtrSuccess;
+  /* The side stream's plans, for the odd chunks: of the passes along z, and of the 2-D pass where it
+   * runs in chunks. */
+  int64_t odd[DTR_FFT_MAX_CHUNKS];
+  int m = 0;
+  for (int k = 1; k < f->chunks; k += 2) odd[m++] = dtrFftChunkOf(f, f->inverse[0], 1, f->chunks, k).count;
+  DTRCHECK(dtrLocalFftCreate(&from, 1, odd, m, &f->sideZFrom));
+  DTRCHECK(dtrLocalFftCreate(&into, 1, odd, m, &f->sideZInto));
+  if (dtrFftFirstPassChunk(f, f->forward[0], f->chunks, 1).count) {
+    m = 0;
+    for (int k = 1; k < f->chunks; k += 2) odd[m++] = dtrFftChunkOf(f, f->forward[0], 0, f->chunks, k).count;
+    DTRCHECK(dtrLocalFftTwin(f->pass[0], odd, m, &f->sidePass));
+  }
+  dtrLocalFft* const side[3] = {f->sidePass, f->sideZFrom, f->sideZInto};
+  for (int i = 0; i < 3; i++) {
+    const size_t w = side[i] ? (dtrLocalFftWorkBytes(side[i]) + 255) / 256 * 256 : 0;
+    if (w > f->sideArea) f->sideArea = w;
+  }
+  return dtrSuccess;
+}
+
+dtrResult_t dtrFftCopiesSetSideArea(struct dtrFftPlan* f, char* area) {
+  dtrLocalFft* const side[3] = {f->sidePass, f->sideZFrom, f->sideZInto};
+  for (int i = 0; i < 3 && f->sideArea; i++)
+    if (side[i]) DTRCHECK(dtrLocalFftSetWorkArea(side[i], area));
+  return dtrSuccess;
 }
 
 size_t dtrFftCopiesStagingBytes(const struct dtrFftPlan* f) { return (stagingBytes(f) + 255) / 256 * 256; }
@@ -94,6 +126,10 @@ dtrResult_t dtrFftCopiesStreams(struct dtrFftPlan* f, int priority) {
     CUDACHECK(cudaEventCreateWithFlags(&f->laneDone[l], cudaEventDisableTiming));
   }
   CUDACHECK(cudaEventCreateWithFlags(&f->arrived, cudaEventDisableTiming));
+  if (!f->sideZFrom) return dtrSuccess;
+  CUDACHECK(cudaStreamCreateWithFlags(&f->side, cudaStreamNonBlocking));
+  CUDACHECK(cudaEventCreateWithFlags(&f->sideStart, cudaEventDisableTiming));
+  CUDACHECK(cudaEventCreateWithFlags(&f->sideDone, cudaEventDisableTiming));
   return dtrSuccess;
 }
 
@@ -103,9 +139,13 @@ void dtrFftCopiesStreamsFree(struct dtrFftPlan* f) {
     if (f->laneDone[l]) cudaEventDestroy(f->laneDone[l]);
   }
   if (f->arrived) cudaEventDestroy(f->arrived);
+  if (f->side) cudaStreamDestroy(f->side);
+  if (f->sideStart) cudaEventDestroy(f->sideStart);
+  if (f->sideDone) cudaEventDestroy(f->sideDone);
   free(f->lane);
   free(f->laneDone);
   f->lane = NULL, f->laneDone = NULL, f->arrived = NULL;
+  f->side = NULL, f->sideStart = NULL, f->sideDone = NULL;
 }
 
 /* Chunks [k0, k1) of rank b's (y, x) lines, as lines counted from a plane's first entry: the chunks of
@@ -171,7 +211,19 @@ static dtrResult_t lanesAfter(struct dtrFftPlan* f, cudaEvent_t event, cudaStrea
   return dtrSuccess;
 }
 
-/* Chunk k of the first pass: forward, chunk k of this rank's planes 2-D transformed into their place in
+/* The stream chunk k of a pass runs on: the odd chunks on the side stream where the pass has plans
+ * there (`side`), the others on the caller's; and the pass's plans on a stream. */
+static cudaStream_t streamOf(const struct dtrFftPlan* f, const dtrLocalFft* side, int k, cudaStream_t stream) {
+  return side && k % 2 ? f->side : stream;
+}
+static dtrLocalFft* passOn(const struct dtrFftPlan* f, dtrLocalFft* own, dtrLocalFft* side, cudaStream_t stream) {
+  return side && stream == f->side ? side : own;
+}
+/* The side's plans of a direction's first and last passes. */
+static dtrLocalFft* firstSide(const struct dtrFftPlan* f, int inverse) { return inverse ? f->sideZInto : f->sidePass; }
+static dtrLocalFft* lastSide(const struct dtrFftPlan* f, int inverse) { return inverse ? f->sidePass : f->sideZFrom; }
+
+/* Chunk k of the first pass, on `stream` (streamOf's): forward, chunk k of this rank's planes 2-D transformed into their place in
  * S (and normalized); inverse, chunk k of its (y, x) lines transformed along z into its rows of every
  * plane of S (and normalized there where that pass folds the factor in; else the last pass scales). */
 static dtrResult_t firstPass(struct dtrFftPlan* f, dtrPlan_t x, const void* in, dtrFftDirection_t direction, int k,
@@ -181,19 +233,19 @@ static dtrResult_t firstPass(struct dtrFftPlan* f, dtrPlan_t x, const void* in, 
   const int r = x->comm.rank, C = f->chunks;
   if (direction == dtrFftInverse) {
     const dtrFftChunk c = dtrFftChunkOf(f, f->inverse[0], 1, C, k);
-    return dtrLocalFftRunScaled(f->zInto, direction, c.first, c.count, in,
+    return dtrLocalFftRunScaled(passOn(f, f->zInto, f->sideZInto, stream), direction, c.first, c.count, in,
                                 f->work + (size_t)(dtrFftSlabRows(f, r).start * f->cshape[0]) * e, factor, stream);
   }
   const dtrFftChunk t = dtrFftFirstPassChunk(f, x, C, k);
   char* own = f->work + (size_t)dtrFftSlabPlanes(f, r).start * plane * e;
-  DTRCHECK(dtrLocalFftRun(f->pass[0], direction, t.first, t.count, in, own, stream));
+  DTRCHECK(dtrLocalFftRun(passOn(f, f->pass[0], f->sidePass, stream), direction, t.first, t.count, in, own, stream));
   if (factor != 1.0 && t.count)
     DTRCHECK(dtrFftScale(f, own + (size_t)t.first * plane * e,
                          (size_t)(t.count * f->howmany) * plane * (size_t)dtrFftNumbersPerEntry(f), factor, stream));
   return dtrSuccess;
 }
 
-/* Chunk c of the last pass: forward, this rank's chunk c of lines along z from S into the Z-pencil;
+/* Chunk c of the last pass, on `stream` (streamOf's): forward, this rank's chunk c of lines along z from S into the Z-pencil;
  * inverse, its chunk c of planes, whole again, 2-D into the X-pencil, and normalized there unless the
  * first pass did. */
 static dtrResult_t lastPass(struct dtrFftPlan* f, dtrPlan_t x, void* out, dtrFftDirection_t direction, int c, double factor,
@@ -203,16 +255,19 @@ static dtrResult_t lastPass(struct dtrFftPlan* f, dtrPlan_t x, void* out, dtrFft
   const int r = x->comm.rank, C = f->chunks;
   if (direction == dtrFftForward) {
     const dtrFftChunk l = dtrFftChunkOf(f, f->inverse[0], 1, C, c);
-    return dtrLocalFftRun(f->zFrom, direction, l.first, l.count, f->work + (size_t)(dtrFftSlabRows(f, r).start * nx) * e, out, stream);
+    return dtrLocalFftRun(passOn(f, f->zFrom, f->sideZFrom, stream), direction, l.first, l.count, f->work + (size_t)(dtrFftSlabRows(f, r).start * nx) * e, out, stream);
   }
   const dtrFftChunk p = dtrFftLastPassChunk(f, f->forward[0], C, c);
   const size_t plane = (size_t)(nx * f->cshape[1]) * e;
-  DTRCHECK(dtrLocalFftRun(f->pass[0], direction, p.first, p.count, f->work + (size_t)dtrFftSlabPlanes(f, r).start * plane, out, stream));
+  DTRCHECK(dtrLocalFftRun(passOn(f, f->pass[0], f->sidePass, stream), direction, p.first, p.count,
+                          f->work + (size_t)dtrFftSlabPlanes(f, r).start * plane, out, stream));
   return dtrFftScaleInputPlanes(f, out, p, dtrLocalFftFoldsScale(f->zInto, direction) ? 1.0 : factor, stream);
 }
 
 dtrResult_t dtrFftCopiesEarly(struct dtrFftPlan* f, const void* in, dtrFftDirection_t direction, cudaStream_t stream,
                               double factor) {
+  /* The side stream starts from here: its first chunk need not wait for this one. */
+  if (f->side) CUDACHECK(cudaEventRecord(f->sideStart, stream));
   return firstPass(f, direction == dtrFftInverse ? f->inverse[0] : f->forward[0], in, direction, 0, factor, stream);
 }
 
@@ -227,6 +282,8 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
   DTRCHECK(dtrAgree(f->grid->comm, ex.peer ? dtrSuccess : dtrSetError(dtrInternalError, "the slab route's staging arrays are not mapped")));
   const int C = f->chunks, whole = C - f->rounds[inverse];
   CUDACHECK(cudaSetDevice(f->device));
+  if (f->side && !early) CUDACHECK(cudaEventRecord(f->sideStart, stream));
+  if (f->side) CUDACHECK(cudaStreamWaitEvent(f->side, f->sideStart, 0));
   CUDACHECK(cudaEventRecord(f->start, stream));
   CUDACHECK(cudaStreamWaitEvent(f->exchange, f->start, 0));
   /* From here on every rank launches the barriers and every chunk's signals whatever fails locally, so
@@ -237,11 +294,15 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
   for (int k = 0; k < C; k++) {
     /* Chunk k's pass (the first one ran before the agreements where `early` says so), and its copies
      * whole where it is one of the first `whole`. */
-    if (res == dtrSuccess && !(early && k == 0)) res = firstPass(f, x, in, direction, k, factor, stream);
-    if (res == dtrSuccess && k < whole) res = lanesAfter(f, f->passed, stream);
+    const cudaStream_t on = streamOf(f, firstSide(f, inverse), k, stream);
+    if (res == dtrSuccess && !(early && k == 0)) res = firstPass(f, x, in, direction, k, factor, on);
+    if (res == dtrSuccess && k < whole) res = lanesAfter(f, f->passed, on);
     if (res == dtrSuccess && k < whole) res = sendBlocks(f, &ex, k, k + 1, 0, C);
   }
+  /* The whole first pass, on both streams, before the rounds and before the last pass on either. */
+  if (res == dtrSuccess && f->side) res = dtrFftEventThen(f->sideDone, f->side, stream);
   if (res == dtrSuccess) res = lanesAfter(f, f->passed, stream);
+  if (res == dtrSuccess && f->side) res = streamWaits(f->side, f->passed);
   for (int c = 0; c < C; c++) {
     if (res == dtrSuccess) res = sendBlocks(f, &ex, whole, C, c, c + 1);
     for (int l = 0; l < f->lanes; l++) {
@@ -255,9 +316,15 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
   /* The last pass, a chunk at a time as the peers' rounds arrive (its waits read the epoch the arrive
    * barrier began). */
   if (res == dtrSuccess) res = streamWaits(stream, f->arrived);
+  if (res == dtrSuccess && f->side) res = streamWaits(f->side, f->arrived);
   for (int c = 0; c < C && res == dtrSuccess; c++) {
-    res = dtrP2pChunkWait(x, c, stream);
-    if (res == dtrSuccess) res = lastPass(f, x, out, direction, c, factor, stream);
+    const cudaStream_t on = streamOf(f, lastSide(f, inverse), c, stream);
+    res = dtrP2pChunkWait(x, c, on);
+    if (res == dtrSuccess) res = lastPass(f, x, out, direction, c, factor, on);
+  }
+  if (f->side) {
+    const dtrResult_t joined = dtrFftEventThen(f->sideDone, f->side, stream);
+    if (res == dtrSuccess) res = joined;
   }
   for (int l = 1; l < f->lanes; l++) {
     const dtrResult_t joined = dtrFftEventThen(f->laneDone[l], f->lane[l], f->exchange);
