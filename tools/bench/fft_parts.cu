@@ -12,8 +12,9 @@
  *     GPU's 2-D pass alone, and beside the copies.
  *   - on one GPU, standing for one rank of P slabs: what a chunk of the route costs that rank's GPU
  *     without the links (chunkCosts): its 2-D pass in k chunks on one stream and alternating over
- *     two; the same with each chunk's rows for the P - 1 peers copied by the copy engines into a
- *     local array at their place (the peers' staging arrays' stand-in), then the pass along z.
+ *     two, and its transposing pass along z in k chunks of lines alike; the 2-D pass with each
+ *     chunk's rows for the P - 1 peers copied by the copy engines into a local array at their place
+ *     (the peers' staging arrays' stand-in), then the pass along z.
  *   fft-parts [n [P [json]]]   (n: an n^3 c64 array, default 512, on as many slabs as GPUs; P: the
  *   ranks whose one slab the one-GPU part models, default 4; json: where that part writes its times)
  */
@@ -222,7 +223,7 @@ static void chunkCosts(long n, int P, const char* json) {
   int nk = 0; /* the chunk counts that divide the planes */
   while (nk < 5 && planes % ks[nk] == 0) nk++;
   /* A plan per stream and chunk count: a cuFFT plan's work area serves one stream at a time. */
-  cufftHandle xy[2][5], z;
+  cufftHandle xy[2][5], z, zc[2][5];
   size_t work = 0;
   long long nyx[2] = {n, n}, nz[1] = {n}, embed[1] = {n};
   for (int st = 0; st < 2; st++)
@@ -234,6 +235,14 @@ static void chunkCosts(long n, int P, const char* json) {
   FK(cufftCreate(&z));
   FK(cufftMakePlanMany64(z, 1, nz, embed, (long long)n * n, 1, embed, 1, n, CUFFT_C2C, (long long)rows * n, &work));
   FK(cufftSetStream(z, pass[0]));
+  /* The pass along z in chunks of this rank's (y, x) lines, as the route's last pass takes them. */
+  const long lines = rows * n;
+  for (int st = 0; st < 2; st++)
+    for (int i = 0; i < nk; i++) {
+      FK(cufftCreate(&zc[st][i]));
+      FK(cufftMakePlanMany64(zc[st][i], 1, nz, embed, (long long)n * n, 1, embed, 1, n, CUFFT_C2C, lines / ks[i], &work));
+      FK(cufftSetStream(zc[st][i], pass[st]));
+    }
   cudaEvent_t fork, joined[2], done[16];
   for (auto* ev : {&fork, &joined[0], &joined[1]}) CK(cudaEventCreateWithFlags(ev, cudaEventDisableTiming));
   for (auto& ev : done) CK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
@@ -263,6 +272,17 @@ static void chunkCosts(long n, int P, const char* json) {
     CK(cudaStreamWaitEvent(pass[0], joined[1], 0));
     if (copies) FK(cufftExecC2C(z, (cufftComplex*)S, (cufftComplex*)out, CUFFT_FORWARD));
   };
+  auto runZ = [&](int i, int streams) {
+    const long per = lines / ks[i];
+    CK(cudaEventRecord(fork, pass[0]));
+    CK(cudaStreamWaitEvent(pass[1], fork, 0));
+    for (int c = 0; c < ks[i]; c++) {
+      const int st = streams == 2 ? c & 1 : 0;
+      FK(cufftExecC2C(zc[st][i], (cufftComplex*)(S + c * per * e), (cufftComplex*)(out + c * per * n * e), CUFFT_FORWARD));
+    }
+    CK(cudaEventRecord(joined[0], pass[1]));
+    CK(cudaStreamWaitEvent(pass[0], joined[0], 0));
+  };
   const float passAlone = timeIt(pass[0], [&] { run(0, false, 1); });
   const float copiesAlone = timeIt(lane, [&] { copyRows(0, (size_t)planes); });
   const float zAlone = timeIt(pass[0], [&] { FK(cufftExecC2C(z, (cufftComplex*)S, (cufftComplex*)out, CUFFT_FORWARD)); });
@@ -271,11 +291,13 @@ static void chunkCosts(long n, int P, const char* json) {
   printf("# one rank of 1 x %d slabs of %ld^3 c64 on one %s (%ld planes, %zu MiB; the peers' rows copied on this GPU)\n",
          P, n, prop.name, planes, slab >> 20);
   printf("#   2-D pass alone %.1f us, its copies alone %.1f us, the pass along z alone %.1f us\n", passAlone, copiesAlone, zAlone);
-  printf("# %6s %16s %16s %18s %18s\n", "chunks", "2-D, 1 stream", "2-D, 2 streams", "route, 1 stream", "route, 2 streams");
-  float t[5][4];
+  printf("# %6s %16s %16s %16s %16s %18s %18s\n", "chunks", "2-D, 1 stream", "2-D, 2 streams", "z, 1 stream",
+         "z, 2 streams", "route, 1 stream", "route, 2 streams");
+  float t[5][4], tz[5][2];
   for (int i = 0; i < nk; i++) {
     for (int m = 0; m < 4; m++) t[i][m] = timeIt(pass[0], [&] { run(i, m >= 2, 1 + (m & 1)); });
-    printf("  %6d %16.1f %16.1f %18.1f %18.1f\n", ks[i], t[i][0], t[i][1], t[i][2], t[i][3]);
+    for (int m = 0; m < 2; m++) tz[i][m] = timeIt(pass[0], [&] { runZ(i, 1 + m); });
+    printf("  %6d %16.1f %16.1f %16.1f %16.1f %18.1f %18.1f\n", ks[i], t[i][0], t[i][1], tz[i][0], tz[i][1], t[i][2], t[i][3]);
   }
   if (json) {
     FILE* fp = fopen(json, "w");
@@ -283,18 +305,19 @@ static void chunkCosts(long n, int P, const char* json) {
       fprintf(stderr, "fft-parts: cannot write %s\n", json);
       exit(1);
     }
-    fprintf(fp, "{\n  \"what\": \"one rank of 1 x P slabs on one GPU: its 2-D pass in chunks, and the slab route's order with "
-                "the peers' rows copied on this GPU, then the pass along z (us, medians of 10)\",\n");
+    fprintf(fp, "{\n  \"what\": \"one rank of 1 x P slabs on one GPU: its 2-D pass and its pass along z in chunks, and the "
+                "slab route's order with the peers' rows copied on this GPU, then the pass along z (us, medians of 10)\",\n");
     fprintf(fp, "  \"device\": \"%s\", \"n\": %ld, \"ranks\": %d, \"planes\": %ld,\n", prop.name, n, P, planes);
     fprintf(fp, "  \"pass_us\": %.1f, \"copies_us\": %.1f, \"z_us\": %.1f,\n  \"chunks\": [\n", passAlone, copiesAlone, zAlone);
     for (int i = 0; i < nk; i++)
-      fprintf(fp, "    {\"chunks\": %d, \"pass_one_stream_us\": %.1f, \"pass_two_streams_us\": %.1f, \"route_one_stream_us\": %.1f, "
-                  "\"route_two_streams_us\": %.1f}%s\n", ks[i], t[i][0], t[i][1], t[i][2], t[i][3], i + 1 < nk ? "," : "");
+      fprintf(fp, "    {\"chunks\": %d, \"pass_one_stream_us\": %.1f, \"pass_two_streams_us\": %.1f, \"z_one_stream_us\": %.1f, "
+                  "\"z_two_streams_us\": %.1f, \"route_one_stream_us\": %.1f, \"route_two_streams_us\": %.1f}%s\n",
+              ks[i], t[i][0], t[i][1], tz[i][0], tz[i][1], t[i][2], t[i][3], i + 1 < nk ? "," : "");
     fprintf(fp, "  ]\n}\n");
     fclose(fp);
   }
   for (int st = 0; st < 2; st++)
-    for (int i = 0; i < nk; i++) cufftDestroy(xy[st][i]);
+    for (int i = 0; i < nk; i++) cufftDestroy(xy[st][i]), cufftDestroy(zc[st][i]);
   cufftDestroy(z);
   for (auto ev : {fork, joined[0], joined[1]}) cudaEventDestroy(ev);
   for (auto ev : done) cudaEventDestroy(ev);
