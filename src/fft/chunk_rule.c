@@ -21,8 +21,9 @@
  * Pass streams: the slab route's passes in chunks alternate over two streams, each chunk's kernels
  * starting while the one before drains. On one stream a chunk cost the 2-D pass of 512^3 c64 over 4
  * ranks 11-13 us on one H100 (380 us in one chunk, 428 in 8), on two nothing (363-377 us in 2 to 16);
- * 1024^3 over 4 ranks 2937 us in one chunk, 3164 in 16 on one stream, 2938-2946 on two
- * (docs/performance.md, what a chunk of the slab route costs one GPU).
+ * 1024^3 over 4 ranks 2937 us in one chunk, 3164 in 16 on one stream, 2938-2946 on two; the pass along
+ * z of 1024^3 over 4 ranks 1661 us in one chunk, 1843 in 16 on one stream, 1657-1663 on two
+ * (docs/performance.md, what a chunk of the slab route costs one GPU; the pass along z in chunks).
  *
  * Rounds: of the slab route's C chunks, the first W go out whole as the first pass makes them, the
  * others in rounds once it is done (slab_copies.c). The links must not wait for the first pass: the
