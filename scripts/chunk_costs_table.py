@@ -6,7 +6,11 @@ chunk's rows for the peers copied by the copy engines on the same GPU, then the 
 and what each chunk beyond the first adds to each pass on one and on two streams. The parts alone (the
 copies, the pass along z) in the rows' first line.
 
-    scripts/chunk_costs_table.py PARTS.json...
+With --pieces: the 2-D pass in pieces of 1-32 planes on one stream and on two, against the whole pass
+in one (where the file has them): pieces whose planes fit in L2 may keep the 2-D transform's second
+kernel's reads out of HBM.
+
+    scripts/chunk_costs_table.py [--pieces] PARTS.json...
 """
 import json
 import sys
@@ -22,10 +26,26 @@ def perChunk(row, first, key, k):
     return f"{(row[key] - first[key]) / (k - 1):.1f}"
 
 
-def main(paths):
+def pieces(paths):
+    print("| array | ranks modelled | device | L2 (MiB) | planes a piece | MiB a piece | 1 stream (µs) | 2 streams (µs) "
+          "| ÷ whole pass |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for path in paths:
+        d = json.load(open(path))
+        for p in d.get("pieces", []):
+            best = min(p["one_stream_us"], p["two_streams_us"])
+            print(f"| {d['n']}³ c64 | {d['ranks']} | {d['device']} | {d['l2_bytes'] >> 20} | {p['planes']} | "
+                  f"{p['bytes'] >> 20} | {p['one_stream_us']:.1f} | {p['two_streams_us']:.1f} | {best / d['pass_us']:.2f} |")
+    return 0
+
+
+def main(args):
+    paths = [a for a in args if a != "--pieces"]
     if not paths:
         print(__doc__.strip(), file=sys.stderr)
         return 2
+    if "--pieces" in args:
+        return pieces(paths)
     print("| array | ranks modelled | device | chunks | 2-D, 1 stream (µs) | 2-D, 2 streams (µs) | z, 1 stream (µs) "
           "| z, 2 streams (µs) | route, 1 stream (µs) | route, 2 streams (µs) | a chunk more, 2-D on 1 / 2 streams (µs) "
           "| a chunk more, z on 1 / 2 streams (µs) |")

@@ -14,7 +14,9 @@
  *     without the links (chunkCosts): its 2-D pass in k chunks on one stream and alternating over
  *     two, and its transposing pass along z in k chunks of lines alike; the 2-D pass with each
  *     chunk's rows for the P - 1 peers copied by the copy engines into a local array at their place
- *     (the peers' staging arrays' stand-in), then the pass along z.
+ *     (the peers' staging arrays' stand-in), then the pass along z; and the 2-D pass in pieces of
+ *     1-32 planes, on one stream and alternating over two (pieces small enough for L2 let the 2-D
+ *     transform's second kernel read what its first wrote there rather than from HBM).
  *   fft-parts [n [P [json]]]   (n: an n^3 c64 array, default 512, on as many slabs as GPUs; P: the
  *   ranks whose one slab the one-GPU part models, default 4; json: where that part writes its times)
  */
@@ -201,6 +203,48 @@ static void allToAll(int gpus, long n) {
   }
 }
 
+/* The 2-D pass of a rank's `planes` planes of n x n c64, from `in` into `S`, in pieces of p planes on
+ * one stream and alternating over two: its times (us, medians of 10) a piece size. */
+struct Pieces {
+  long planes;
+  float oneStream, twoStreams;
+};
+static std::vector<Pieces> passInPieces(long n, long planes, char* in, char* S, cudaStream_t pass[2]) {
+  const size_t plane = (size_t)n * n * 8;
+  long long nyx[2] = {n, n};
+  cudaEvent_t fork, joined;
+  CK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  CK(cudaEventCreateWithFlags(&joined, cudaEventDisableTiming));
+  std::vector<Pieces> out;
+  for (long p : {1L, 2L, 4L, 8L, 16L, 32L}) {
+    if (p > planes || planes % p) continue;
+    cufftHandle h[2];
+    size_t work = 0;
+    for (int st = 0; st < 2; st++) {
+      FK(cufftCreate(&h[st]));
+      FK(cufftMakePlanMany64(h[st], 2, nyx, NULL, 1, 0, NULL, 1, 0, CUFFT_C2C, p, &work));
+      FK(cufftSetStream(h[st], pass[st]));
+    }
+    auto run = [&](int streams) {
+      CK(cudaEventRecord(fork, pass[0]));
+      CK(cudaStreamWaitEvent(pass[1], fork, 0));
+      for (long c = 0; c < planes / p; c++) {
+        const int st = streams == 2 ? (int)(c & 1) : 0;
+        FK(cufftExecC2C(h[st], (cufftComplex*)(in + c * p * plane), (cufftComplex*)(S + c * p * plane), CUFFT_FORWARD));
+      }
+      CK(cudaEventRecord(joined, pass[1]));
+      CK(cudaStreamWaitEvent(pass[0], joined, 0));
+    };
+    const float one = timeIt(pass[0], [&] { run(1); });
+    const float two = timeIt(pass[0], [&] { run(2); });
+    out.push_back({p, one, two});
+    for (auto x : h) cufftDestroy(x);
+  }
+  cudaEventDestroy(fork);
+  cudaEventDestroy(joined);
+  return out;
+}
+
 /* One rank of a 1 x P slab FFT of n^3 c64 on this GPU, as the slab route orders its work but with every
  * copy staying on this GPU: its n / P planes through the 2-D pass in k chunks, each chunk's rows of the
  * P - 1 peers copied by the copy engines (one 2-D copy a peer, a row a plane) into a second staging array
@@ -299,16 +343,26 @@ static void chunkCosts(long n, int P, const char* json) {
     for (int m = 0; m < 2; m++) tz[i][m] = timeIt(pass[0], [&] { runZ(i, 1 + m); });
     printf("  %6d %16.1f %16.1f %16.1f %16.1f %18.1f %18.1f\n", ks[i], t[i][0], t[i][1], tz[i][0], tz[i][1], t[i][2], t[i][3]);
   }
+  const std::vector<Pieces> pieces = passInPieces(n, planes, in, S, pass);
+  printf("# the 2-D pass in pieces (L2: %d MiB)\n# %6s %10s %16s %16s\n", prop.l2CacheSize >> 20, "planes", "MiB", "1 stream",
+         "2 streams");
+  for (const Pieces& p : pieces)
+    printf("  %6ld %10zu %16.1f %16.1f\n", p.planes, (size_t)p.planes * plane >> 20, p.oneStream, p.twoStreams);
   if (json) {
     FILE* fp = fopen(json, "w");
     if (!fp) {
       fprintf(stderr, "fft-parts: cannot write %s\n", json);
       exit(1);
     }
-    fprintf(fp, "{\n  \"what\": \"one rank of 1 x P slabs on one GPU: its 2-D pass and its pass along z in chunks, and the "
-                "slab route's order with the peers' rows copied on this GPU, then the pass along z (us, medians of 10)\",\n");
+    fprintf(fp, "{\n  \"what\": \"one rank of 1 x P slabs on one GPU: its 2-D pass and its pass along z in chunks, the 2-D "
+                "pass in pieces of planes, and the slab route's order with the peers' rows copied on this GPU, then the pass along z (us, medians of 10)\",\n");
     fprintf(fp, "  \"device\": \"%s\", \"n\": %ld, \"ranks\": %d, \"planes\": %ld,\n", prop.name, n, P, planes);
-    fprintf(fp, "  \"pass_us\": %.1f, \"copies_us\": %.1f, \"z_us\": %.1f,\n  \"chunks\": [\n", passAlone, copiesAlone, zAlone);
+    fprintf(fp, "  \"pass_us\": %.1f, \"copies_us\": %.1f, \"z_us\": %.1f, \"l2_bytes\": %d,\n  \"pieces\": [\n", passAlone,
+            copiesAlone, zAlone, prop.l2CacheSize);
+    for (size_t i = 0; i < pieces.size(); i++)
+      fprintf(fp, "    {\"planes\": %ld, \"bytes\": %zu, \"one_stream_us\": %.1f, \"two_streams_us\": %.1f}%s\n", pieces[i].planes,
+              (size_t)pieces[i].planes * plane, pieces[i].oneStream, pieces[i].twoStreams, i + 1 < pieces.size() ? "," : "");
+    fprintf(fp, "  ],\n  \"chunks\": [\n");
     for (int i = 0; i < nk; i++)
       fprintf(fp, "    {\"chunks\": %d, \"pass_one_stream_us\": %.1f, \"pass_two_streams_us\": %.1f, \"z_one_stream_us\": %.1f, "
                   "\"z_two_streams_us\": %.1f, \"route_one_stream_us\": %.1f, \"route_two_streams_us\": %.1f}%s\n",
