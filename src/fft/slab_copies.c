@@ -223,9 +223,10 @@ static dtrLocalFft* passOn(const struct dtrFftPlan* f, dtrLocalFft* own, dtrLoca
 static dtrLocalFft* firstSide(const struct dtrFftPlan* f, int inverse) { return inverse ? f->sideZInto : f->sidePass; }
 static dtrLocalFft* lastSide(const struct dtrFftPlan* f, int inverse) { return inverse ? f->sidePass : f->sideZFrom; }
 
-/* Chunk k of the first pass, on `stream` (streamOf's): forward, chunk k of this rank's planes 2-D transformed into their place in
- * S (and normalized); inverse, chunk k of its (y, x) lines transformed along z into its rows of every
- * plane of S (and normalized there where that pass folds the factor in; else the last pass scales). */
+/* Chunk k of the first pass, on `stream` (streamOf's): forward, chunk k of this rank's planes 2-D
+ * transformed into their place in S (and normalized); inverse, chunk k of its (y, x) lines transformed
+ * along z into its rows of every plane of S (and normalized there where that pass folds the factor in;
+ * else the last pass scales). */
 static dtrResult_t firstPass(struct dtrFftPlan* f, dtrPlan_t x, const void* in, dtrFftDirection_t direction, int k,
                              double factor, cudaStream_t stream) {
   const size_t e = pointBytes(f);
@@ -245,9 +246,9 @@ static dtrResult_t firstPass(struct dtrFftPlan* f, dtrPlan_t x, const void* in, 
   return dtrSuccess;
 }
 
-/* Chunk c of the last pass, on `stream` (streamOf's): forward, this rank's chunk c of lines along z from S into the Z-pencil;
- * inverse, its chunk c of planes, whole again, 2-D into the X-pencil, and normalized there unless the
- * first pass did. */
+/* Chunk c of the last pass, on `stream` (streamOf's): forward, this rank's chunk c of lines along z
+ * from S into the Z-pencil; inverse, its chunk c of planes, whole again, 2-D into the X-pencil, and
+ * normalized there unless the first pass did. */
 static dtrResult_t lastPass(struct dtrFftPlan* f, dtrPlan_t x, void* out, dtrFftDirection_t direction, int c, double factor,
                             cudaStream_t stream) {
   const size_t e = pointBytes(f);
@@ -255,7 +256,8 @@ static dtrResult_t lastPass(struct dtrFftPlan* f, dtrPlan_t x, void* out, dtrFft
   const int r = x->comm.rank, C = f->chunks;
   if (direction == dtrFftForward) {
     const dtrFftChunk l = dtrFftChunkOf(f, f->inverse[0], 1, C, c);
-    return dtrLocalFftRun(passOn(f, f->zFrom, f->sideZFrom, stream), direction, l.first, l.count, f->work + (size_t)(dtrFftSlabRows(f, r).start * nx) * e, out, stream);
+    return dtrLocalFftRun(passOn(f, f->zFrom, f->sideZFrom, stream), direction, l.first, l.count,
+                          f->work + (size_t)(dtrFftSlabRows(f, r).start * nx) * e, out, stream);
   }
   const dtrFftChunk p = dtrFftLastPassChunk(f, f->forward[0], C, c);
   const size_t plane = (size_t)(nx * f->cshape[1]) * e;

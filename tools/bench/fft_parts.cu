@@ -354,14 +354,16 @@ static void chunkCosts(long n, int P, const char* json) {
       fprintf(stderr, "fft-parts: cannot write %s\n", json);
       exit(1);
     }
-    fprintf(fp, "{\n  \"what\": \"one rank of 1 x P slabs on one GPU: its 2-D pass and its pass along z in chunks, the 2-D "
-                "pass in pieces of planes, and the slab route's order with the peers' rows copied on this GPU, then the pass along z (us, medians of 10)\",\n");
+    fprintf(fp, "{\n  \"what\": \"one rank of 1 x P slabs on one GPU: its 2-D pass and its pass along z in chunks, "
+                "the 2-D pass in pieces of planes, and the slab route's order with the peers' rows copied on this GPU, "
+                "then the pass along z (us, medians of 10)\",\n");
     fprintf(fp, "  \"device\": \"%s\", \"n\": %ld, \"ranks\": %d, \"planes\": %ld,\n", prop.name, n, P, planes);
     fprintf(fp, "  \"pass_us\": %.1f, \"copies_us\": %.1f, \"z_us\": %.1f, \"l2_bytes\": %d,\n  \"pieces\": [\n", passAlone,
             copiesAlone, zAlone, prop.l2CacheSize);
     for (size_t i = 0; i < pieces.size(); i++)
-      fprintf(fp, "    {\"planes\": %ld, \"bytes\": %zu, \"one_stream_us\": %.1f, \"two_streams_us\": %.1f}%s\n", pieces[i].planes,
-              (size_t)pieces[i].planes * plane, pieces[i].oneStream, pieces[i].twoStreams, i + 1 < pieces.size() ? "," : "");
+      fprintf(fp, "    {\"planes\": %ld, \"bytes\": %zu, \"one_stream_us\": %.1f, \"two_streams_us\": %.1f}%s\n",
+              pieces[i].planes, (size_t)pieces[i].planes * plane, pieces[i].oneStream, pieces[i].twoStreams,
+              i + 1 < pieces.size() ? "," : "");
     fprintf(fp, "  ],\n  \"chunks\": [\n");
     for (int i = 0; i < nk; i++)
       fprintf(fp, "    {\"chunks\": %d, \"pass_one_stream_us\": %.1f, \"pass_two_streams_us\": %.1f, \"z_one_stream_us\": %.1f, "
