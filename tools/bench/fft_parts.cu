@@ -203,18 +203,45 @@ static void allToAll(int gpus, long n) {
   }
 }
 
+/* Two pass streams and, where `lane` is not 0, a copy stream, which an alternating run forks from pass[0]
+ * and joins back into it. */
+struct Alternation {
+  cudaStream_t pass[2], lane;
+  cudaEvent_t fork, joined[2];
+};
+static Alternation alternation(const cudaStream_t pass[2], cudaStream_t lane) {
+  Alternation a = {{pass[0], pass[1]}, lane, {}, {}};
+  for (auto* ev : {&a.fork, &a.joined[0], &a.joined[1]}) CK(cudaEventCreateWithFlags(ev, cudaEventDisableTiming));
+  return a;
+}
+static void release(const Alternation& a) {
+  for (auto ev : {a.fork, a.joined[0], a.joined[1]}) cudaEventDestroy(ev);
+}
+/* body(c, st) for chunks c in [0, count), chunk c on pass[st]: st alternating over the two streams where
+ * `streams` is 2, else 0; pass[1] and the lane forked from pass[0] before and joined into it after. */
+template <typename F>
+static void alternate(const Alternation& a, long count, int streams, F&& body) {
+  CK(cudaEventRecord(a.fork, a.pass[0]));
+  CK(cudaStreamWaitEvent(a.pass[1], a.fork, 0));
+  if (a.lane) CK(cudaStreamWaitEvent(a.lane, a.fork, 0));
+  for (long c = 0; c < count; c++) body(c, streams == 2 ? (int)(c & 1) : 0);
+  CK(cudaEventRecord(a.joined[0], a.pass[1]));
+  CK(cudaStreamWaitEvent(a.pass[0], a.joined[0], 0));
+  if (a.lane) {
+    CK(cudaEventRecord(a.joined[1], a.lane));
+    CK(cudaStreamWaitEvent(a.pass[0], a.joined[1], 0));
+  }
+}
+
 /* The 2-D pass of a rank's `planes` planes of n x n c64, from `in` into `S`, in pieces of p planes on
  * one stream and alternating over two: its times (us, medians of 10) a piece size. */
 struct Pieces {
   long planes;
   float oneStream, twoStreams;
 };
-static std::vector<Pieces> passInPieces(long n, long planes, char* in, char* S, cudaStream_t pass[2]) {
+static std::vector<Pieces> passInPieces(long n, long planes, char* in, char* S, const Alternation& a) {
   const size_t plane = (size_t)n * n * 8;
   long long nyx[2] = {n, n};
-  cudaEvent_t fork, joined;
-  CK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
-  CK(cudaEventCreateWithFlags(&joined, cudaEventDisableTiming));
   std::vector<Pieces> out;
   for (long p : {1L, 2L, 4L, 8L, 16L, 32L}) {
     if (p > planes || planes % p) continue;
@@ -223,25 +250,18 @@ static std::vector<Pieces> passInPieces(long n, long planes, char* in, char* S, 
     for (int st = 0; st < 2; st++) {
       FK(cufftCreate(&h[st]));
       FK(cufftMakePlanMany64(h[st], 2, nyx, NULL, 1, 0, NULL, 1, 0, CUFFT_C2C, p, &work));
-      FK(cufftSetStream(h[st], pass[st]));
+      FK(cufftSetStream(h[st], a.pass[st]));
     }
     auto run = [&](int streams) {
-      CK(cudaEventRecord(fork, pass[0]));
-      CK(cudaStreamWaitEvent(pass[1], fork, 0));
-      for (long c = 0; c < planes / p; c++) {
-        const int st = streams == 2 ? (int)(c & 1) : 0;
+      alternate(a, planes / p, streams, [&](long c, int st) {
         FK(cufftExecC2C(h[st], (cufftComplex*)(in + c * p * plane), (cufftComplex*)(S + c * p * plane), CUFFT_FORWARD));
-      }
-      CK(cudaEventRecord(joined, pass[1]));
-      CK(cudaStreamWaitEvent(pass[0], joined, 0));
+      });
     };
-    const float one = timeIt(pass[0], [&] { run(1); });
-    const float two = timeIt(pass[0], [&] { run(2); });
+    const float one = timeIt(a.pass[0], [&] { run(1); });
+    const float two = timeIt(a.pass[0], [&] { run(2); });
     out.push_back({p, one, two});
     for (auto x : h) cufftDestroy(x);
   }
-  cudaEventDestroy(fork);
-  cudaEventDestroy(joined);
   return out;
 }
 
@@ -287,8 +307,8 @@ static void chunkCosts(long n, int P, const char* json) {
       FK(cufftMakePlanMany64(zc[st][i], 1, nz, embed, (long long)n * n, 1, embed, 1, n, CUFFT_C2C, lines / ks[i], &work));
       FK(cufftSetStream(zc[st][i], pass[st]));
     }
-  cudaEvent_t fork, joined[2], done[16];
-  for (auto* ev : {&fork, &joined[0], &joined[1]}) CK(cudaEventCreateWithFlags(ev, cudaEventDisableTiming));
+  const Alternation withCopies = alternation(pass, lane), passesOnly = alternation(pass, 0);
+  cudaEvent_t done[16];
   for (auto& ev : done) CK(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
   auto copyRows = [&](size_t first, size_t count) { /* planes [first, first + count) to every peer */
     for (int q = 1; q < P; q++) {
@@ -298,34 +318,21 @@ static void chunkCosts(long n, int P, const char* json) {
   };
   auto run = [&](int i, bool copies, int streams) {
     const long per = planes / ks[i];
-    CK(cudaEventRecord(fork, pass[0]));
-    CK(cudaStreamWaitEvent(pass[1], fork, 0));
-    CK(cudaStreamWaitEvent(lane, fork, 0));
-    for (int c = 0; c < ks[i]; c++) {
-      const int st = streams == 2 ? c & 1 : 0;
+    alternate(withCopies, ks[i], streams, [&](long c, int st) {
       FK(cufftExecC2C(xy[st][i], (cufftComplex*)(in + c * per * plane), (cufftComplex*)(S + c * per * plane), CUFFT_FORWARD));
       if (copies) {
         CK(cudaEventRecord(done[c], pass[st]));
         CK(cudaStreamWaitEvent(lane, done[c], 0));
         copyRows((size_t)(c * per), (size_t)per);
       }
-    }
-    CK(cudaEventRecord(joined[0], pass[1]));
-    CK(cudaEventRecord(joined[1], lane));
-    CK(cudaStreamWaitEvent(pass[0], joined[0], 0));
-    CK(cudaStreamWaitEvent(pass[0], joined[1], 0));
+    });
     if (copies) FK(cufftExecC2C(z, (cufftComplex*)S, (cufftComplex*)out, CUFFT_FORWARD));
   };
   auto runZ = [&](int i, int streams) {
     const long per = lines / ks[i];
-    CK(cudaEventRecord(fork, pass[0]));
-    CK(cudaStreamWaitEvent(pass[1], fork, 0));
-    for (int c = 0; c < ks[i]; c++) {
-      const int st = streams == 2 ? c & 1 : 0;
+    alternate(passesOnly, ks[i], streams, [&](long c, int st) {
       FK(cufftExecC2C(zc[st][i], (cufftComplex*)(S + c * per * e), (cufftComplex*)(out + c * per * n * e), CUFFT_FORWARD));
-    }
-    CK(cudaEventRecord(joined[0], pass[1]));
-    CK(cudaStreamWaitEvent(pass[0], joined[0], 0));
+    });
   };
   const float passAlone = timeIt(pass[0], [&] { run(0, false, 1); });
   const float copiesAlone = timeIt(lane, [&] { copyRows(0, (size_t)planes); });
@@ -343,7 +350,7 @@ static void chunkCosts(long n, int P, const char* json) {
     for (int m = 0; m < 2; m++) tz[i][m] = timeIt(pass[0], [&] { runZ(i, 1 + m); });
     printf("  %6d %16.1f %16.1f %16.1f %16.1f %18.1f %18.1f\n", ks[i], t[i][0], t[i][1], tz[i][0], tz[i][1], t[i][2], t[i][3]);
   }
-  const std::vector<Pieces> pieces = passInPieces(n, planes, in, S, pass);
+  const std::vector<Pieces> pieces = passInPieces(n, planes, in, S, passesOnly);
   printf("# the 2-D pass in pieces (L2: %d MiB)\n# %6s %10s %16s %16s\n", prop.l2CacheSize >> 20, "planes", "MiB", "1 stream",
          "2 streams");
   for (const Pieces& p : pieces)
@@ -375,7 +382,8 @@ static void chunkCosts(long n, int P, const char* json) {
   for (int st = 0; st < 2; st++)
     for (int i = 0; i < nk; i++) cufftDestroy(xy[st][i]), cufftDestroy(zc[st][i]);
   cufftDestroy(z);
-  for (auto ev : {fork, joined[0], joined[1]}) cudaEventDestroy(ev);
+  release(withCopies);
+  release(passesOnly);
   for (auto ev : done) cudaEventDestroy(ev);
   for (auto s : {pass[0], pass[1], lane}) cudaStreamDestroy(s);
   for (char* p : {in, S, peers, out}) cudaFree(p);
