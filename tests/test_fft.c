@@ -26,7 +26,9 @@
  *   - bad input: the same error on every rank, from one rank's bad argument or a setting that differs
  *     (howmany too among them: negative, too large for memory, differing between ranks; padding: bad
  *     factors, too many points, with the orthonormal norm, in place, differing between ranks).
- * test_fft cpu|gpu [-v]   (-v: each case's name before it runs)
+ * test_fft cpu|gpu [-v] [--grid RxC]   (-v: each case's name before it runs; --grid: the per-grid cases
+ *   of that grid only, the split halves and bad input as always, so that a long run on ranks sharing one
+ *   GPU can go in parts)
  */
 #include <math.h>
 #include <stdint.h>
@@ -860,7 +862,20 @@ int main(int argc, char** argv) {
   if (gpu) cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
   /* The grids of this rank count: slabs, pencils P x 1, and the squarest other factorizations. */
   int grids[8][2];
-  const int ngrids = dtrTestGrids(nranks, grids);
+  int ngrids = dtrTestGrids(nranks, grids);
+  for (int a = 1; a + 1 < argc; a++)
+    if (!strcmp(argv[a], "--grid")) {
+      int pr = 0, pc = 0, kept = 0;
+      if (sscanf(argv[a + 1], "%dx%d", &pr, &pc) == 2)
+        for (int g = 0; g < ngrids; g++)
+          if (grids[g][0] == pr && grids[g][1] == pc) grids[kept][0] = pr, grids[kept][1] = pc, kept++;
+      if (!kept) {
+        if (rank == 0) fprintf(stderr, "test_fft: --grid %s is no grid of %d ranks (RxC with R * C = %d)\n", argv[a + 1], nranks, nranks);
+        MPI_Finalize();
+        return 2;
+      }
+      ngrids = kept;
+    }
   /* nz = 1: 2-D transforms (docs/fft.md#2-d-transforms), R != C with prime sides. */
   static const int64_t shapes[][3] = {{8, 6, 5}, {9, 7, 4}, {1, 1, 1}, {5, 3, 2}, {17, 12, 10}, {2, 13, 3}, {16, 16, 16},
                                       {12, 9, 1}, {7, 11, 1}};
