@@ -41,6 +41,7 @@
 #include "disttranspose.h"
 #include "fft_test_support.h"
 #include "node_local.h"
+#include "options.h"
 
 static int rank, nranks, gpu, verbose, myDevice = -1;
 /* The communicator a case's grid is made on (the world, or a half of it) and its checks reduce over. */
@@ -859,23 +860,25 @@ static void badInput(void) {
 
 int main(int argc, char** argv) {
   if (dtrTestStart(&argc, &argv, "test_fft", &rank, &nranks, &gpu, &verbose, &myDevice)) return DTR_TEST_SKIP;
-  if (gpu) cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
   /* The grids of this rank count: slabs, pencils P x 1, and the squarest other factorizations. */
   int grids[8][2];
   int ngrids = dtrTestGrids(nranks, grids);
   for (int a = 1; a + 1 < argc; a++)
     if (!strcmp(argv[a], "--grid")) {
-      int pr = 0, pc = 0, kept = 0;
-      if (sscanf(argv[a + 1], "%dx%d", &pr, &pc) == 2)
+      int64_t want[2];
+      char why[128] = "";
+      int kept = 0;
+      if (!dtrParseDims(argv[a + 1], 2, nranks, want, why, sizeof why))
         for (int g = 0; g < ngrids; g++)
-          if (grids[g][0] == pr && grids[g][1] == pc) grids[kept][0] = pr, grids[kept][1] = pc, kept++;
+          if (grids[g][0] == want[0] && grids[g][1] == want[1]) grids[kept][0] = grids[g][0], grids[kept][1] = grids[g][1], kept++;
       if (!kept) {
-        if (rank == 0) fprintf(stderr, "test_fft: --grid %s is no grid of %d ranks (RxC with R * C = %d)\n", argv[a + 1], nranks, nranks);
+        if (rank == 0) fprintf(stderr, "test_fft: --grid %s is no grid of %d ranks (RxC with R * C = %d)%s%s\n", argv[a + 1], nranks, nranks, *why ? ": " : "", why);
         MPI_Finalize();
         return 2;
       }
       ngrids = kept;
     }
+  if (gpu) cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
   /* nz = 1: 2-D transforms (docs/fft.md#2-d-transforms), R != C with prime sides. */
   static const int64_t shapes[][3] = {{8, 6, 5}, {9, 7, 4}, {1, 1, 1}, {5, 3, 2}, {17, 12, 10}, {2, 13, 3}, {16, 16, 16},
                                       {12, 9, 1}, {7, 11, 1}};
