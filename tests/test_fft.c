@@ -26,9 +26,10 @@
  *   - bad input: the same error on every rank, from one rank's bad argument or a setting that differs
  *     (howmany too among them: negative, too large for memory, differing between ranks; padding: bad
  *     factors, too many points, with the orthonormal norm, in place, differing between ranks).
- * test_fft cpu|gpu [-v] [--grid RxC]   (-v: each case's name before it runs; --grid: the per-grid cases
- *   of that grid only, the split halves and bad input as always, so that a long run on ranks sharing one
- *   GPU can go in parts)
+ * test_fft cpu|gpu [-v] [--grid RxC] [--only FAMILIES]   (-v: each case's name before it runs; --grid: the
+ *   per-grid cases of that grid only; --only: the families of cases in the comma list, of single (one
+ *   field), fields, folded (the normalization folded into a pass), padded and halves; bad input always;
+ *   each case as in the whole run. So that a long run on ranks sharing one GPU can go in parts.)
  */
 #include <math.h>
 #include <stdint.h>
@@ -858,11 +859,37 @@ static void badInput(void) {
 
 /* ---- the cases --------------------------------------------------------------------------------- */
 
+static const char* const families[] = {"single", "fields", "folded", "padded", "halves"};
+
+/* Whether the comma list `list` names `family`. */
+static int wanted(const char* list, const char* family) {
+  const size_t len = strlen(family);
+  for (const char* p = list;;) {
+    const char* end = strchr(p, ',');
+    const size_t l = end ? (size_t)(end - p) : strlen(p);
+    if (l == len && !strncmp(p, family, len)) return 1;
+    if (!end) return 0;
+    p = end + 1;
+  }
+}
+
 int main(int argc, char** argv) {
   if (dtrTestStart(&argc, &argv, "test_fft", &rank, &nranks, &gpu, &verbose, &myDevice)) return DTR_TEST_SKIP;
   /* The grids of this rank count: slabs, pencils P x 1, and the squarest other factorizations. */
   int grids[8][2];
   int ngrids = dtrTestGrids(nranks, grids);
+  const char* only = "single,fields,folded,padded,halves";
+  for (int a = 1; a + 1 < argc; a++)
+    if (!strcmp(argv[a], "--only")) {
+      only = argv[a + 1];
+      size_t named = 0;
+      for (int f = 0; f < (int)(sizeof families / sizeof families[0]); f++) named += wanted(only, families[f]) ? strlen(families[f]) + 1 : 0;
+      if (named != strlen(only) + 1) {
+        if (rank == 0) fprintf(stderr, "test_fft: --only %s: a comma list of single, fields, folded, padded, halves\n", only);
+        MPI_Finalize();
+        return 2;
+      }
+    }
   for (int a = 1; a + 1 < argc; a++)
     if (!strcmp(argv[a], "--grid")) {
       int64_t want[2];
@@ -887,7 +914,7 @@ int main(int argc, char** argv) {
   static const dtrDataType_t types[4] = {dtrComplex64, dtrComplex128, dtrFloat32, dtrFloat64};
   static const int chunkCounts[4] = {1, 2, 3, 64};
   caseComm = MPI_COMM_WORLD;
-  int n = 0;
+  int n = 0, ran = 0; /* n: every case's number, which sets its options; ran: those run */
   for (int g = 0; g < ngrids; g++)
     for (int s = 0; s < nshapes; s++)
       for (int t = 0; t < 4; t++, n++) {
@@ -896,7 +923,7 @@ int main(int argc, char** argv) {
         c.graph = gpu && n % 7 == 3;
         c.pooled = gpu && !c.inplace && n % 4 == 2;
         c.howmany = n % 6 == 5; /* now and then one field asked for by name */
-        runCase(&c);
+        if (wanted(only, "single")) runCase(&c), ran++;
       }
   /* Several fields on every grid: one point, primes, R != C, fewer planes than ranks, powers of two (on
    * GPUs the one-trip kernel's, which reads the interleaved fields where they lie; 256 and 512 points
@@ -914,7 +941,7 @@ int main(int argc, char** argv) {
                     (dtrFftNorm_t)(n % 3), chunkCounts[(n / 3 + s) % 4], inplace, 0, 0, howmany, {0, 0, 0}};
           c.graph = gpu && n % 7 == 3;
           c.pooled = gpu && !c.inplace && n % 4 == 2;
-          runCase(&c);
+          if (wanted(only, "fields")) runCase(&c), ran++;
         }
   /* The normalization folded into the first pass of its direction where one kernel of the library's
    * runs it on GPUs (n a power of two from 8 to 4096, one field): along z, the inverse's first pass, and
@@ -928,7 +955,7 @@ int main(int argc, char** argv) {
                     (dtrFftNorm_t)norm, chunkCounts[(n + s) % 4], kinds[t] == dtrFftC2C && (s + norm) % 2 == 0, 0, 0, 0,
                     {0, 0, 0}};
           c.graph = gpu && n % 5 == 2;
-          runCase(&c);
+          if (wanted(only, "folded")) runCase(&c), ran++;
         }
   /* Padding (the 3/2 rule) on every grid: odd and even n and m, one axis or a few, an axis whose factor
    * leaves m = n (2 x 1.2), a 2-D transform, ranks whose padded range lies in the gap (ny 2 x 3 on 4
@@ -945,18 +972,18 @@ int main(int argc, char** argv) {
         Case c = {{padded[s].shape[0], padded[s].shape[1], padded[s].shape[2]}, grids[g][0], grids[g][1], kinds[t], types[t],
                   (dtrFftNorm_t)(n % 2), chunkCounts[(n / 2 + s) % 4], 0, gpu && n % 5 == 1, 0, n % 3 == 2 ? 2 : 0,
                   {padded[s].padding[0], padded[s].padding[1], padded[s].padding[2]}};
-        runPaddedCase(&c);
+        if (wanted(only, "padded")) runPaddedCase(&c), ran++;
       }
   /* Each half of the world a grid of its own (slabs and, where a half has two ranks or more, pencils),
    * the halves' FFTs running at the same time. */
-  if (nranks > 1) {
+  if (nranks > 1 && wanted(only, "halves")) {
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &caseComm);
     int half = 0;
     MPI_Comm_size(caseComm, &half);
     for (int t = 0; t < 4; t++, n++) {
       Case c = {{9, 7, 6}, 1, half, kinds[t], types[t], (dtrFftNorm_t)(t % 3), 1 + t, t == 1, 0, 0, t, {0, 0, 0}};
       if (t >= 2 && half > 1) c.pr = half, c.pc = 1;
-      runCase(&c);
+      runCase(&c), ran++;
     }
     MPI_Comm_free(&caseComm);
     caseComm = MPI_COMM_WORLD;
@@ -965,7 +992,7 @@ int main(int argc, char** argv) {
   if (gpu) cudaStreamDestroy(stream);
   int failures = dtrTestFailures, total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) printf("test_fft %s: %d cases on %d ranks\n", gpu ? "gpu" : "cpu", n, nranks);
+  if (rank == 0) printf("test_fft %s: %d cases on %d ranks\n", gpu ? "gpu" : "cpu", ran, nranks);
   const int result = dtrTestEnd("test_fft");
   MPI_Finalize();
   return result || total ? 1 : 0;

@@ -17,18 +17,36 @@
  *     (the peers' staging arrays' stand-in), then the pass along z; and the 2-D pass in pieces of
  *     1-32 planes, on one stream and alternating over two (pieces small enough for L2 let the 2-D
  *     transform's second kernel read what its first wrote there rather than from HBM).
- *   fft-parts [n [P [json]]]   (n: an n^3 c64 array, default 512, on as many slabs as GPUs; P: the
- *   ranks whose one slab the one-GPU part models, default 4; json: where that part writes its times)
+ *   - the 2-D pass that delivers as it goes (scatter; on one GPU for one rank of P, and on all GPUs at
+ *     once): cuFFT's 2-D pass then the copy engines' copies of each rank's rows into that rank's array,
+ *     against the library's one-trip kernel running y (a plane's columns) first and x last, its x pass a
+ *     launch a rank that writes that rank's rows straight into its array (over NVLink where the array
+ *     is a peer's); the parts alone, and the results checked against cuFFT's.
+ *   fft-parts [n [P [json [parts]]]]   (n: an n^3 c64 array, default 512, on as many slabs as GPUs;
+ *   P: the ranks whose one slab the one-GPU parts model, default 4; json: where the times go ("-":
+ *   nowhere); parts: a comma list of chunks, pieces, scatter, links (the parts of two GPUs and more),
+ *   default all)
  */
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
 #include <cufft.h>
+
+#include <mpi.h> /* before the library's C headers, which include it, take C linkage */
+
+#include "axis_launch.h"
+extern "C" {
+#include "core/params.h"
+}
 
 #define CK(x)                                                                            \
   do {                                                                                   \
@@ -105,6 +123,93 @@ static float timeAll(int gpus, F&& run, int reps = 10) {
   std::sort(all.begin(), all.end());
   return all[all.size() / 2];
 }
+
+/* The JSON's top-level fields, each part adding its own ("key": value); main writes them out. */
+static std::vector<std::string> jsonFields;
+static void jsonField(const char* fmt, ...) {
+  char line[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  jsonFields.push_back(line);
+}
+
+/* Complex numbers that differ per element (a hash of the index in [-1, 1)), so that a transform's
+ * result checks every point. */
+__global__ void fillKernel(float2* a, size_t count, unsigned salt) {
+  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += (size_t)gridDim.x * blockDim.x) {
+    unsigned h = (unsigned)i * 2654435761u ^ salt, k = h * 2246822519u ^ (unsigned)(i >> 32);
+    h ^= h >> 15, k ^= k >> 13;
+    a[i] = make_float2((float)(h * 3266489917u >> 8) / 8388608.0f - 1.0f, (float)(k * 668265263u >> 8) / 8388608.0f - 1.0f);
+  }
+}
+static void fill(char* a, size_t bytes, unsigned salt) {
+  fillKernel<<<1024, 256>>>((float2*)a, bytes / 8, salt);
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize()); /* the parts run on streams that do not follow the legacy one */
+}
+
+/* max |a - b| / max |b| over two c64 arrays of this GPU (`bytes` each). */
+static double maxRelDiff(const char* a, const char* b, size_t bytes) {
+  std::vector<float> x(bytes / 4), y(bytes / 4);
+  CK(cudaMemcpy(x.data(), a, bytes, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(y.data(), b, bytes, cudaMemcpyDeviceToHost));
+  double diff = 0, big = 0;
+  for (size_t i = 0; i < x.size(); i++) diff = std::max(diff, (double)std::fabs(x[i] - y[i])), big = std::max(big, (double)std::fabs(y[i]));
+  return big > 0 ? diff / big : diff;
+}
+
+/* The library's one-trip kernel (kernels/axis_launch.h) as a forward DFT of c64 lines of n points: its
+ * table on the current GPU. */
+static void* oneTripTable(long n) {
+  std::vector<char> host(dtrAxisOneTripTableBytes(n, 0));
+  dtrAxisOneTripTable(n, 0, host.data());
+  void* table;
+  CK(cudaMalloc(&table, host.size()));
+  CK(cudaMemcpy(table, host.data(), host.size(), cudaMemcpyHostToDevice));
+  return table;
+}
+/* units x lines lines of n points from one layout into another (in points), as the library's passes
+ * launch it (DTR_FFT_PASS_ASYNC as they read it). prepare: once per layout and GPU before the timed
+ * runs (the kernels' shared memory). */
+static void dft(long n, long units, long lines, dtrAxisSide from, dtrAxisSide into, const void* in, void* out,
+                const void* table, cudaStream_t s, bool prepare = false) {
+  const dtrAxisRows r = {n, units, lines, 1, 1, 0, 1};
+  if (prepare) {
+    if (!dtrAxisOneTripFits(&r, from, into)) {
+      fprintf(stderr, "fft-parts: the library's one-trip kernel does not take these lines of %ld points\n", n);
+      exit(1);
+    }
+    CK(dtrAxisOneTripPrepare(&r, from, into));
+  }
+  CK(dtrAxisOneTripLaunch(&r, from, into, in, out, dtrAxisDftForward, 1.0, table, dtrEnvParamsGet()->fft_pass_async, s));
+}
+
+/* One rank's slab of 1 x P slabs of n^3 c64 (`planes` planes of n rows of n points) and the layouts of
+ * its 2-D pass that delivers as it goes: y (a plane's columns) first, x (packed rows) last, rank q's
+ * `rows` rows of every plane into q's array at their place ([plane][row][x], `rows` rows a plane). */
+struct Delivery {
+  long n, planes, rows;
+  dtrAxisSide columns() const { return {n * n, 1, n}; }
+  dtrAxisSide packed() const { return {n * n, n, 1}; }
+  dtrAxisSide ranksRows() const { return {rows * n, n, 1}; }
+  size_t rowBytes() const { return (size_t)rows * n * 8; }  /* a rank's rows of one plane */
+  size_t piece() const { return rowBytes() * planes; }      /* a rank's rows of every plane */
+  size_t plane() const { return (size_t)n * n * 8; }
+  /* the y pass of the whole slab */
+  void yPass(const char* in, char* out, const void* table, cudaStream_t s, bool prepare = false) const {
+    dft(n, planes, n, columns(), columns(), in, out, table, s, prepare);
+  }
+  /* the x pass of rank q's rows into `to` (q's array, or this rank's stand-in of it) */
+  void xInto(int q, const char* from, char* to, const void* table, cudaStream_t s, bool prepare = false) const {
+    dft(n, planes, rows, packed(), ranksRows(), from + (size_t)q * rowBytes(), to, table, s, prepare);
+  }
+  /* the copy engines' copy of rank q's rows of the 2-D pass's output into `to` */
+  void copyInto(int q, const char* from, char* to, cudaStream_t s) const {
+    CK(cudaMemcpy2DAsync(to, rowBytes(), from + (size_t)q * rowBytes(), plane(), rowBytes(), planes, cudaMemcpyDeviceToDevice, s));
+  }
+};
 
 /* The slab route's all-to-all on every GPU at once, and the 2-D passes beside it. */
 static void allToAll(int gpus, long n) {
@@ -203,6 +308,101 @@ static void allToAll(int gpus, long n) {
   }
 }
 
+/* The 2-D pass that delivers as it goes, on every GPU at once, each a rank of 1 x gpus slabs: (a)
+ * cuFFT's 2-D pass then the copy engines' copies of each rank's rows into that rank's array (the peers'
+ * over the links, staggered, and its own); (b) the library's y pass then its x pass a launch a rank,
+ * writing each rank's rows straight into that rank's array (SM stores over NVLink to the peers). Each
+ * GPU's work on one stream. The deliveries alone, the x pass into this GPU's own memory only, and what
+ * (b) delivered checked against (a) on every GPU. */
+static void scatterAcross(int gpus, long n) {
+  const Delivery d = {n, n / gpus, n / gpus};
+  const size_t slab = d.plane() * d.planes;
+  std::vector<char*> in(gpus), S(gpus), T(gpus), copied(gpus), written(gpus);
+  std::vector<void*> table(gpus);
+  std::vector<cudaStream_t> s(gpus);
+  std::vector<cufftHandle> xy(gpus);
+  for (int g = 0; g < gpus; g++) {
+    CK(cudaSetDevice(g));
+    for (int q = 0; q < gpus; q++)
+      if (q != g) {
+        const cudaError_t e = cudaDeviceEnablePeerAccess(q, 0);
+        if (e != cudaErrorPeerAccessAlreadyEnabled) CK(e);
+        (void)cudaGetLastError();
+      }
+    for (auto* v : {&in, &S, &T, &copied, &written}) CK(cudaMalloc(&(*v)[g], slab));
+    fill(in[g], slab, 11 + g);
+    table[g] = oneTripTable(n);
+    CK(cudaStreamCreateWithFlags(&s[g], cudaStreamNonBlocking));
+    long long nyx[2] = {n, n};
+    size_t work = 0;
+    FK(cufftCreate(&xy[g]));
+    FK(cufftMakePlanMany64(xy[g], 2, nyx, NULL, 1, 0, NULL, 1, 0, CUFFT_C2C, d.planes, &work));
+    FK(cufftSetStream(xy[g], s[g]));
+  }
+  /* Rank g's rows of q go to q's array at g's place; q = g + k, staggered. */
+  auto perGpu = [&](auto&& body) {
+    for (int g = 0; g < gpus; g++) {
+      CK(cudaSetDevice(g));
+      body(g);
+    }
+  };
+  auto cufft2d = [&](int g) { FK(cufftExecC2C(xy[g], (cufftComplex*)in[g], (cufftComplex*)S[g], CUFFT_FORWARD)); };
+  auto copies = [&](int g) {
+    for (int k = 0; k < gpus; k++) {
+      const int q = (g + k) % gpus;
+      d.copyInto(q, S[g], copied[q] + g * d.piece(), s[g]);
+    }
+  };
+  auto xInto = [&](int g, bool ownGpu, bool prepare) {
+    for (int k = 0; k < gpus; k++) {
+      const int q = (g + k) % gpus;
+      d.xInto(q, T[g], (ownGpu ? written[g] + q * d.piece() : written[q] + g * d.piece()), table[g], s[g], prepare);
+    }
+  };
+  perGpu([&](int g) {
+    d.yPass(in[g], T[g], table[g], s[g], true);
+    xInto(g, false, true);
+  });
+  const float tCufft = timeAll(gpus, [&] { perGpu(cufft2d); });
+  const float tCopies = timeAll(gpus, [&] { perGpu(copies); });
+  const float tA = timeAll(gpus, [&] { perGpu([&](int g) { cufft2d(g); copies(g); }); });
+  const float tY = timeAll(gpus, [&] { perGpu([&](int g) { d.yPass(in[g], T[g], table[g], s[g]); }); });
+  const float tXPeers = timeAll(gpus, [&] { perGpu([&](int g) { xInto(g, false, false); }); });
+  const float tXOwn = timeAll(gpus, [&] { perGpu([&](int g) { xInto(g, true, false); }); });
+  const float tB = timeAll(gpus, [&] { perGpu([&](int g) { d.yPass(in[g], T[g], table[g], s[g]); xInto(g, false, false); }); });
+  auto synchronize = [&](int) { CK(cudaDeviceSynchronize()); };
+  perGpu([&](int g) { cufft2d(g); copies(g); });
+  perGpu(synchronize);
+  perGpu([&](int g) { d.yPass(in[g], T[g], table[g], s[g]); xInto(g, false, false); });
+  perGpu(synchronize);
+  double diff = 0;
+  perGpu([&](int g) { diff = std::max(diff, maxRelDiff(written[g], copied[g], slab)); });
+  const double sent = (double)d.piece() * (gpus - 1);
+  printf("# the 2-D pass that delivers as it goes, on %d GPUs at once (%zu MiB a slab, %zu MiB to each rank)\n", gpus, slab >> 20,
+         d.piece() >> 20);
+  printf("  (a) cuFFT 2-D pass %.1f us, then the copy engines (staggered) %.1f us (%.1f GB/s sent a GPU): %.1f us\n", tCufft, tCopies,
+         sent / (tCopies * 1e3), tA);
+  printf("  (b) library y pass %.1f us, then its x pass into the ranks' arrays %.1f us (%.1f GB/s sent a GPU): %.1f us  (b / a %.2f)\n",
+         tY, tXPeers, sent / (tXPeers * 1e3), tB, tB / tA);
+  printf("  the same x pass into this GPU's memory only %.1f us; check: (b) against (a) %.1e\n", tXOwn, diff);
+  jsonField("\"scatter_gpus\": {\"gpus\": %d, \"cufft_2d_us\": %.1f, \"copies_us\": %.1f, \"cufft_then_copies_us\": %.1f, "
+            "\"y_pass_us\": %.1f, \"x_into_peers_us\": %.1f, \"x_into_own_gpu_us\": %.1f, \"library_into_peers_us\": %.1f, "
+            "\"max_rel_diff_delivered\": %.2e}",
+            gpus, tCufft, tCopies, tA, tY, tXPeers, tXOwn, tB, diff);
+  if (diff > 1e-4) {
+    fprintf(stderr, "fft-parts: what the x pass delivered to the peers disagrees with the copies' (%.1e)\n", diff);
+    exit(1);
+  }
+  for (int g = 0; g < gpus; g++) {
+    CK(cudaSetDevice(g));
+    cufftDestroy(xy[g]);
+    cudaStreamDestroy(s[g]);
+    cudaFree(table[g]);
+    for (auto* v : {&in, &S, &T, &copied, &written}) cudaFree((*v)[g]);
+  }
+  CK(cudaSetDevice(0));
+}
+
 /* Two pass streams and, where `lane` is not 0, a copy stream, which an alternating run forks from pass[0]
  * and joins back into it. */
 struct Alternation {
@@ -271,7 +471,7 @@ static std::vector<Pieces> passInPieces(long n, long planes, char* in, char* S, 
  * at their place, then the pass along z from its own rows of every plane into its Z-pencil. The chunks'
  * passes on one stream, or alternating over two (their planes are independent), so that a chunk's
  * kernels may start while the one before drains. */
-static void chunkCosts(long n, int P, const char* json) {
+static void chunkCosts(long n, int P, bool chunks, bool inPieces) {
   const long planes = n / P, rows = n / P; /* this rank's planes (X-pencil) and rows (Z-pencil) */
   const size_t e = 8, plane = (size_t)n * n * e, slab = plane * planes, staging = plane * n;
   char *in, *S, *peers, *out;
@@ -342,42 +542,39 @@ static void chunkCosts(long n, int P, const char* json) {
   printf("# one rank of 1 x %d slabs of %ld^3 c64 on one %s (%ld planes, %zu MiB; the peers' rows copied on this GPU)\n",
          P, n, prop.name, planes, slab >> 20);
   printf("#   2-D pass alone %.1f us, its copies alone %.1f us, the pass along z alone %.1f us\n", passAlone, copiesAlone, zAlone);
-  printf("# %6s %16s %16s %16s %16s %18s %18s\n", "chunks", "2-D, 1 stream", "2-D, 2 streams", "z, 1 stream",
-         "z, 2 streams", "route, 1 stream", "route, 2 streams");
-  float t[5][4], tz[5][2];
-  for (int i = 0; i < nk; i++) {
-    for (int m = 0; m < 4; m++) t[i][m] = timeIt(pass[0], [&] { run(i, m >= 2, 1 + (m & 1)); });
-    for (int m = 0; m < 2; m++) tz[i][m] = timeIt(pass[0], [&] { runZ(i, 1 + m); });
-    printf("  %6d %16.1f %16.1f %16.1f %16.1f %18.1f %18.1f\n", ks[i], t[i][0], t[i][1], tz[i][0], tz[i][1], t[i][2], t[i][3]);
-  }
-  const std::vector<Pieces> pieces = passInPieces(n, planes, in, S, passesOnly);
-  printf("# the 2-D pass in pieces (L2: %d MiB)\n# %6s %10s %16s %16s\n", prop.l2CacheSize >> 20, "planes", "MiB", "1 stream",
-         "2 streams");
-  for (const Pieces& p : pieces)
-    printf("  %6ld %10zu %16.1f %16.1f\n", p.planes, (size_t)p.planes * plane >> 20, p.oneStream, p.twoStreams);
-  if (json) {
-    FILE* fp = fopen(json, "w");
-    if (!fp) {
-      fprintf(stderr, "fft-parts: cannot write %s\n", json);
-      exit(1);
+  jsonField("\"pass_us\": %.1f, \"copies_us\": %.1f, \"z_us\": %.1f", passAlone, copiesAlone, zAlone);
+  if (chunks) {
+    printf("# %6s %16s %16s %16s %16s %18s %18s\n", "chunks", "2-D, 1 stream", "2-D, 2 streams", "z, 1 stream",
+           "z, 2 streams", "route, 1 stream", "route, 2 streams");
+    std::string rows;
+    for (int i = 0; i < nk; i++) {
+      float t[4], tz[2];
+      for (int m = 0; m < 4; m++) t[m] = timeIt(pass[0], [&] { run(i, m >= 2, 1 + (m & 1)); });
+      for (int m = 0; m < 2; m++) tz[m] = timeIt(pass[0], [&] { runZ(i, 1 + m); });
+      printf("  %6d %16.1f %16.1f %16.1f %16.1f %18.1f %18.1f\n", ks[i], t[0], t[1], tz[0], tz[1], t[2], t[3]);
+      char row[512];
+      snprintf(row, sizeof row,
+               "%s\n    {\"chunks\": %d, \"pass_one_stream_us\": %.1f, \"pass_two_streams_us\": %.1f, \"z_one_stream_us\": %.1f, "
+               "\"z_two_streams_us\": %.1f, \"route_one_stream_us\": %.1f, \"route_two_streams_us\": %.1f}",
+               i ? "," : "", ks[i], t[0], t[1], tz[0], tz[1], t[2], t[3]);
+      rows += row;
     }
-    fprintf(fp, "{\n  \"what\": \"one rank of 1 x P slabs on one GPU: its 2-D pass and its pass along z in chunks, "
-                "the 2-D pass in pieces of planes, and the slab route's order with the peers' rows copied on this GPU, "
-                "then the pass along z (us, medians of 10)\",\n");
-    fprintf(fp, "  \"device\": \"%s\", \"n\": %ld, \"ranks\": %d, \"planes\": %ld,\n", prop.name, n, P, planes);
-    fprintf(fp, "  \"pass_us\": %.1f, \"copies_us\": %.1f, \"z_us\": %.1f, \"l2_bytes\": %d,\n  \"pieces\": [\n", passAlone,
-            copiesAlone, zAlone, prop.l2CacheSize);
-    for (size_t i = 0; i < pieces.size(); i++)
-      fprintf(fp, "    {\"planes\": %ld, \"bytes\": %zu, \"one_stream_us\": %.1f, \"two_streams_us\": %.1f}%s\n",
-              pieces[i].planes, (size_t)pieces[i].planes * plane, pieces[i].oneStream, pieces[i].twoStreams,
-              i + 1 < pieces.size() ? "," : "");
-    fprintf(fp, "  ],\n  \"chunks\": [\n");
-    for (int i = 0; i < nk; i++)
-      fprintf(fp, "    {\"chunks\": %d, \"pass_one_stream_us\": %.1f, \"pass_two_streams_us\": %.1f, \"z_one_stream_us\": %.1f, "
-                  "\"z_two_streams_us\": %.1f, \"route_one_stream_us\": %.1f, \"route_two_streams_us\": %.1f}%s\n",
-              ks[i], t[i][0], t[i][1], tz[i][0], tz[i][1], t[i][2], t[i][3], i + 1 < nk ? "," : "");
-    fprintf(fp, "  ]\n}\n");
-    fclose(fp);
+    jsonField("\"chunks\": [%s\n  ]", rows.c_str());
+  }
+  if (inPieces) {
+    const std::vector<Pieces> pieces = passInPieces(n, planes, in, S, passesOnly);
+    printf("# the 2-D pass in pieces (L2: %d MiB)\n# %6s %10s %16s %16s\n", prop.l2CacheSize >> 20, "planes", "MiB", "1 stream",
+           "2 streams");
+    std::string rows;
+    for (size_t i = 0; i < pieces.size(); i++) {
+      const Pieces& p = pieces[i];
+      printf("  %6ld %10zu %16.1f %16.1f\n", p.planes, (size_t)p.planes * plane >> 20, p.oneStream, p.twoStreams);
+      char row[256];
+      snprintf(row, sizeof row, "%s\n    {\"planes\": %ld, \"bytes\": %zu, \"one_stream_us\": %.1f, \"two_streams_us\": %.1f}",
+               i ? "," : "", p.planes, (size_t)p.planes * plane, p.oneStream, p.twoStreams);
+      rows += row;
+    }
+    jsonField("\"pieces\": [%s\n  ]", rows.c_str());
   }
   for (int st = 0; st < 2; st++)
     for (int i = 0; i < nk; i++) cufftDestroy(xy[st][i]), cufftDestroy(zc[st][i]);
@@ -389,28 +586,88 @@ static void chunkCosts(long n, int P, const char* json) {
   for (char* p : {in, S, peers, out}) cudaFree(p);
 }
 
-int main(int argc, char** argv) {
-  const long n = argc > 1 ? atol(argv[1]) : 512;
-  const int P = argc > 2 ? atoi(argv[2]) : 4;
-  if (n < 2 || P < 1 || n % P) {
-    fprintf(stderr, "fft-parts: n = %ld and P = %d: n must be at least 2 and a multiple of P\n", n, P);
-    return 2;
+/* One rank of 1 x P slabs of n^3 c64 on this GPU: its 2-D pass and the delivery of every rank's rows
+ * (the peers' arrays' stand-ins on this GPU, and its own), (a) by cuFFT's 2-D pass then the copy
+ * engines, (b) by the library's y pass then its x pass a launch a rank into that rank's array. */
+static void scatterCosts(long n, int P) {
+  const Delivery d = {n, n / P, n / P};
+  const size_t slab = d.plane() * d.planes;
+  char *in, *S, *T, *U, *copied, *written;
+  for (char** p : {&in, &S, &T, &U, &copied, &written}) CK(cudaMalloc(p, slab));
+  fill(in, slab, 7);
+  void* table = oneTripTable(n);
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cufftHandle xy, x;
+  size_t work = 0;
+  long long nyx[2] = {n, n}, nx[1] = {n};
+  FK(cufftCreate(&xy));
+  FK(cufftMakePlanMany64(xy, 2, nyx, NULL, 1, 0, NULL, 1, 0, CUFFT_C2C, d.planes, &work));
+  FK(cufftSetStream(xy, s));
+  FK(cufftCreate(&x));
+  FK(cufftMakePlanMany64(x, 1, nx, NULL, 1, 0, NULL, 1, 0, CUFFT_C2C, d.planes * n, &work));
+  FK(cufftSetStream(x, s));
+  auto cufft2d = [&] { FK(cufftExecC2C(xy, (cufftComplex*)in, (cufftComplex*)S, CUFFT_FORWARD)); };
+  auto copies = [&] {
+    for (int q = 0; q < P; q++) d.copyInto(q, S, copied + q * d.piece(), s);
+  };
+  auto xIntoRanks = [&](bool prepare) {
+    for (int q = 0; q < P; q++) d.xInto(q, T, written + q * d.piece(), table, s, prepare);
+  };
+  auto xWhole = [&](bool prepare) { dft(n, d.planes, n, d.packed(), d.packed(), T, U, table, s, prepare); };
+  d.yPass(in, T, table, s, true);
+  xWhole(true);
+  xIntoRanks(true);
+  CK(cudaStreamSynchronize(s));
+  const float tCufft = timeIt(s, cufft2d), tCopies = timeIt(s, copies);
+  const float tA = timeIt(s, [&] { cufft2d(); copies(); });
+  const float tCufftX = timeIt(s, [&] { FK(cufftExecC2C(x, (cufftComplex*)T, (cufftComplex*)U, CUFFT_FORWARD)); });
+  const float tY = timeIt(s, [&] { d.yPass(in, T, table, s); });
+  const float tX = timeIt(s, [&] { xWhole(false); });
+  const float tXRanks = timeIt(s, [&] { xIntoRanks(false); });
+  const float tOurs = timeIt(s, [&] { d.yPass(in, T, table, s); xWhole(false); });
+  const float tB = timeIt(s, [&] { d.yPass(in, T, table, s); xIntoRanks(false); });
+  /* The checks: the library's 2-D pass against cuFFT's, what (b) delivered against what (a) did. */
+  cufft2d();
+  copies();
+  d.yPass(in, T, table, s);
+  xWhole(false);
+  xIntoRanks(false);
+  CK(cudaStreamSynchronize(s));
+  const double diff2d = maxRelDiff(U, S, slab), diffDelivered = maxRelDiff(written, copied, slab);
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  printf("# the 2-D pass that delivers as it goes: one rank of 1 x %d slabs of %ld^3 c64 on one %s\n", P, n, prop.name);
+  printf("#   the ranks' arrays stand-ins on this GPU (%zu MiB a rank's rows)\n", d.piece() >> 20);
+  printf("  (a) cuFFT 2-D pass %.1f us, then the copy engines' copies %.1f us: %.1f us\n", tCufft, tCopies, tA);
+  printf("  (b) library y pass %.1f us, then its x pass into the ranks' arrays %.1f us: %.1f us  (b / a %.2f)\n", tY, tXRanks, tB,
+         tB / tA);
+  printf("  library x pass whole %.1f us (cuFFT's 1-D pass of the same rows %.1f), library 2-D pass %.1f us (÷ cuFFT %.2f)\n", tX,
+         tCufftX, tOurs, tOurs / tCufft);
+  printf("  checks: library 2-D pass against cuFFT's %.1e, delivered (b) against (a) %.1e (max |diff| / max |x|)\n", diff2d,
+         diffDelivered);
+  jsonField("\"scatter\": {\"device\": \"%s\", \"n\": %ld, \"ranks\": %d, \"planes\": %ld, \"cufft_2d_us\": %.1f, \"copies_us\": %.1f, "
+            "\"cufft_then_copies_us\": %.1f, \"y_pass_us\": %.1f, \"x_pass_us\": %.1f, \"cufft_x_pass_us\": %.1f, "
+            "\"x_into_ranks_us\": %.1f, \"library_2d_us\": %.1f, \"library_into_ranks_us\": %.1f, \"max_rel_diff_2d\": %.2e, "
+            "\"max_rel_diff_delivered\": %.2e}",
+            prop.name, n, P, d.planes, tCufft, tCopies, tA, tY, tX, tCufftX, tXRanks, tOurs, tB, diff2d, diffDelivered);
+  if (diff2d > 1e-4 || diffDelivered > 1e-4) {
+    fprintf(stderr, "fft-parts: the library's passes disagree with cuFFT's (%.1e, %.1e)\n", diff2d, diffDelivered);
+    exit(1);
   }
+  cufftDestroy(xy);
+  cufftDestroy(x);
+  cudaStreamDestroy(s);
+  cudaFree(table);
+  for (char* p : {in, S, T, U, copied, written}) cudaFree(p);
+}
+
+/* The parts of two GPUs (0 and 1): the copy engines and a copy kernel across the link, cuFFT's passes
+ * along z and its 2-D pass, alone and beside a peer copy. */
+static void twoGpus(long n) {
   const long half = n / 2;
   const size_t slab = (size_t)n * n * half * 8;  /* one rank's c64 slab */
   const size_t remote = slab / 2;                /* what crosses the link */
-  int count = 0;
-  CK(cudaGetDeviceCount(&count));
-  if (count < 1) {
-    printf("fft-parts: needs a GPU\n");
-    return 77;
-  }
-  CK(cudaSetDevice(0));
-  chunkCosts(n, P, argc > 3 ? argv[3] : NULL);
-  if (count < 2) {
-    printf("# the parts of two GPUs and more: not on this machine of one\n");
-    return 0;
-  }
   char *a0, *b0, *a1, *b1;
   cudaStream_t s0, s1, t0;
   CK(cudaSetDevice(1));
@@ -495,15 +752,80 @@ int main(int argc, char** argv) {
     });
     printf("  cuFFT 2-D beside a %-24s %9.1f us  (2-D alone %.1f)\n", what, us, xyAlone);
   }
-  if (count >= 3) {
-    cufftDestroy(zc);
-    cufftDestroy(zt);
-    cufftDestroy(xy);
-    for (char* p : {a0, b0, full}) cudaFree(p);
-    CK(cudaSetDevice(1));
-    cudaFree(a1);
-    cudaFree(b1);
-    allToAll(count, n);
+  cufftDestroy(zc);
+  cufftDestroy(zt);
+  cufftDestroy(xy);
+  for (char* p : {a0, b0, full}) cudaFree(p);
+  for (auto st : {s0, t0}) cudaStreamDestroy(st);
+  CK(cudaSetDevice(1));
+  cudaFree(a1);
+  cudaFree(b1);
+  cudaStreamDestroy(s1);
+  CK(cudaSetDevice(0));
+}
+
+static const char* const partNames[] = {"chunks", "pieces", "scatter", "links"};
+
+/* Whether the comma list `parts` names `part`. */
+static bool wants(const char* parts, const char* part) {
+  const size_t len = strlen(part);
+  for (const char* p = parts; *p;) {
+    const char* end = strchr(p, ',');
+    const size_t l = end ? (size_t)(end - p) : strlen(p);
+    if (l == len && !strncmp(p, part, len)) return true;
+    if (!end) break;
+    p = end + 1;
+  }
+  return false;
+}
+
+int main(int argc, char** argv) {
+  const long n = argc > 1 ? atol(argv[1]) : 512;
+  const int P = argc > 2 ? atoi(argv[2]) : 4;
+  const char* json = argc > 3 && strcmp(argv[3], "-") ? argv[3] : NULL;
+  const char* parts = argc > 4 ? argv[4] : "chunks,pieces,scatter,links";
+  if (n < 2 || P < 1 || n % P) {
+    fprintf(stderr, "fft-parts: n = %ld and P = %d: n must be at least 2 and a multiple of P\n", n, P);
+    return 2;
+  }
+  size_t named = 0;
+  for (const char* part : partNames) named += wants(parts, part) ? strlen(part) + 1 : 0;
+  if (named != strlen(parts) + 1) {
+    fprintf(stderr, "fft-parts: parts \"%s\": a comma list of chunks, pieces, scatter, links\n", parts);
+    return 2;
+  }
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1) {
+    printf("fft-parts: needs a GPU\n");
+    return 77;
+  }
+  CK(cudaSetDevice(0));
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  jsonField("\"what\": \"the parts of a slab FFT's overlap (fft-parts %s): one rank of 1 x P slabs on one GPU, and "
+            "on every GPU at once (us, medians of 10)\"", parts);
+  jsonField("\"device\": \"%s\", \"gpus\": %d, \"n\": %ld, \"ranks\": %d, \"planes\": %ld, \"l2_bytes\": %d", prop.name,
+            count, n, P, n / P, prop.l2CacheSize);
+  if (wants(parts, "chunks") || wants(parts, "pieces")) chunkCosts(n, P, wants(parts, "chunks"), wants(parts, "pieces"));
+  if (wants(parts, "scatter")) scatterCosts(n, P);
+  if (wants(parts, "links")) {
+    if (count < 2) printf("# the parts of two GPUs and more: not on this machine of one\n");
+    else {
+      twoGpus(n);
+      if (count >= 3) allToAll(count, n);
+      if (n % count == 0) scatterAcross(count, n);
+    }
+  }
+  if (json) {
+    FILE* fp = fopen(json, "w");
+    if (!fp) {
+      fprintf(stderr, "fft-parts: cannot write %s\n", json);
+      return 1;
+    }
+    fprintf(fp, "{\n");
+    for (size_t f = 0; f < jsonFields.size(); f++) fprintf(fp, "  %s%s\n", jsonFields[f].c_str(), f + 1 < jsonFields.size() ? "," : "");
+    fprintf(fp, "}\n");
+    fclose(fp);
   }
   printf("# done\n");
   return 0;
