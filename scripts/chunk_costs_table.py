@@ -10,7 +10,12 @@ With --pieces: the 2-D pass in pieces of 1-32 planes on one stream and on two, a
 in one (where the file has them): pieces whose planes fit in L2 may keep the 2-D transform's second
 kernel's reads out of HBM.
 
-    scripts/chunk_costs_table.py [--pieces] PARTS.json...
+With --scatter: the 2-D pass that delivers as it goes (fft-parts' scatter part): cuFFT's 2-D pass then the
+copy engines' copies of each rank's rows into its array, against the library's y pass then its x pass
+writing each rank's rows straight there; on one GPU (the ranks' arrays on that GPU) and, where the file
+has it, on every GPU at once (the peers' arrays over the links).
+
+    scripts/chunk_costs_table.py [--pieces | --scatter] PARTS.json...
 """
 import json
 import sys
@@ -39,13 +44,41 @@ def pieces(paths):
     return 0
 
 
+def scatter(paths):
+    print("| array | ranks | device | where the ranks' arrays are | (a) cuFFT 2-D (µs) | then copies (µs) | (a) in all (µs) "
+          "| (b) library y pass (µs) | then its x pass into the arrays (µs) | (b) in all (µs) | b ÷ a "
+          "| library 2-D ÷ cuFFT's | checks |")
+    print("| --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for path in paths:
+        d = json.load(open(path))
+        one = d.get("scatter")
+        if one:
+            print(f"| {d['n']}³ c64 | {one['ranks']} | {d['device']} | this GPU | {one['cufft_2d_us']:.1f} | "
+                  f"{one['copies_us']:.1f} | {one['cufft_then_copies_us']:.1f} | {one['y_pass_us']:.1f} | "
+                  f"{one['x_into_ranks_us']:.1f} | {one['library_into_ranks_us']:.1f} | "
+                  f"{one['library_into_ranks_us'] / one['cufft_then_copies_us']:.2f} | "
+                  f"{one['library_2d_us'] / one['cufft_2d_us']:.2f} | "
+                  f"{max(one['max_rel_diff_2d'], one['max_rel_diff_delivered']):.0e} |")
+        many = d.get("scatter_gpus")
+        if many:
+            print(f"| {d['n']}³ c64 | {many['gpus']} | {d['device']} | one a GPU | {many['cufft_2d_us']:.1f} | "
+                  f"{many['copies_us']:.1f} | {many['cufft_then_copies_us']:.1f} | {many['y_pass_us']:.1f} | "
+                  f"{many['x_into_peers_us']:.1f} (own GPU only {many['x_into_own_gpu_us']:.1f}) | "
+                  f"{many['library_into_peers_us']:.1f} | "
+                  f"{many['library_into_peers_us'] / many['cufft_then_copies_us']:.2f} | – | "
+                  f"{many['max_rel_diff_delivered']:.0e} |")
+    return 0
+
+
 def main(args):
-    paths = [a for a in args if a != "--pieces"]
+    paths = [a for a in args if a not in ("--pieces", "--scatter")]
     if not paths:
         print(__doc__.strip(), file=sys.stderr)
         return 2
     if "--pieces" in args:
         return pieces(paths)
+    if "--scatter" in args:
+        return scatter(paths)
     print("| array | ranks modelled | device | chunks | 2-D, 1 stream (µs) | 2-D, 2 streams (µs) | z, 1 stream (µs) "
           "| z, 2 streams (µs) | route, 1 stream (µs) | route, 2 streams (µs) | a chunk more, 2-D on 1 / 2 streams (µs) "
           "| a chunk more, z on 1 / 2 streams (µs) |")
