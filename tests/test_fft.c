@@ -28,7 +28,8 @@
  *     factors, too many points, with the orthonormal norm, in place, differing between ranks).
  * test_fft cpu|gpu [-v] [--grid RxC] [--only FAMILIES]   (-v: each case's name before it runs; --grid: the
  *   per-grid cases of that grid only; --only: the families of cases in the comma list, of single (one
- *   field), fields, folded (the normalization folded into a pass), padded and halves; bad input always;
+ *   field), fields, folded (the normalization folded into a pass), padded, planes (sides of powers of
+ *   two) and halves; bad input always;
  *   each case as in the whole run. So that a long run on ranks sharing one GPU can go in parts.)
  */
 #include <math.h>
@@ -859,7 +860,7 @@ static void badInput(void) {
 
 /* ---- the cases --------------------------------------------------------------------------------- */
 
-static const char* const families[] = {"single", "fields", "folded", "padded", "halves"};
+static const char* const families[] = {"single", "fields", "folded", "padded", "planes", "halves"};
 
 /* Whether the comma list `list` names `family`. */
 static int wanted(const char* list, const char* family) {
@@ -878,14 +879,14 @@ int main(int argc, char** argv) {
   /* The grids of this rank count: slabs, pencils P x 1, and the squarest other factorizations. */
   int grids[8][2];
   int ngrids = dtrTestGrids(nranks, grids);
-  const char* only = "single,fields,folded,padded,halves";
+  const char* only = "single,fields,folded,padded,planes,halves";
   for (int a = 1; a + 1 < argc; a++)
     if (!strcmp(argv[a], "--only")) {
       only = argv[a + 1];
       size_t named = 0;
       for (int f = 0; f < (int)(sizeof families / sizeof families[0]); f++) named += wanted(only, families[f]) ? strlen(families[f]) + 1 : 0;
       if (named != strlen(only) + 1) {
-        if (rank == 0) fprintf(stderr, "test_fft: --only %s: a comma list of single, fields, folded, padded, halves\n", only);
+        if (rank == 0) fprintf(stderr, "test_fft: --only %s: a comma list of single, fields, folded, padded, planes, halves\n", only);
         MPI_Finalize();
         return 2;
       }
@@ -973,6 +974,20 @@ int main(int argc, char** argv) {
                   (dtrFftNorm_t)(n % 2), chunkCounts[(n / 2 + s) % 4], 0, gpu && n % 5 == 1, 0, n % 3 == 2 ? 2 : 0,
                   {padded[s].padding[0], padded[s].padding[1], padded[s].padding[2]}};
         if (wanted(only, "padded")) runPaddedCase(&c), ran++;
+      }
+  /* Planes whose sides are powers of two: where the slab route's forward 2-D pass can deliver as it
+   * goes (DTR_FFT_DELIVER; the library's one-trip kernel along y and x), ranks with two row counts (16
+   * rows on 3 ranks), a rank with none (8 rows on 3 ranks' 3, 3, 2), fewer planes than ranks; every
+   * type, norm and chunk count, C2C in place and not. */
+  static const int64_t planeShapes[][3] = {{32, 16, 6}, {16, 32, 5}, {64, 8, 9}, {8, 64, 3}};
+  for (int g = 0; g < ngrids; g++)
+    for (int s = 0; s < (int)(sizeof planeShapes / sizeof planeShapes[0]); s++)
+      for (int t = 0; t < 4; t++, n++) {
+        Case c = {{planeShapes[s][0], planeShapes[s][1], planeShapes[s][2]}, grids[g][0], grids[g][1], kinds[t], types[t],
+                  (dtrFftNorm_t)(n % 3), chunkCounts[(n + s) % 4], kinds[t] == dtrFftC2C && (s + t) % 2 == 0, 0, 0, 0,
+                  {0, 0, 0}};
+        c.graph = gpu && n % 5 == 3;
+        if (wanted(only, "planes")) runCase(&c), ran++;
       }
   /* Each half of the world a grid of its own (slabs and, where a half has two ranks or more, pencils),
    * the halves' FFTs running at the same time. */

@@ -96,6 +96,7 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   readInt("DTR_FFT_COPY_STREAMS", 0, 1 << 10, &params.fft_copy_streams);
   readInt("DTR_FFT_ROUNDS", 0, DTR_FFT_MAX_CHUNKS, &params.fft_rounds);
   readInt("DTR_FFT_PASS_STREAMS", 0, 2, &params.fft_pass_streams);
+  readInt("DTR_FFT_DELIVER", 0, 1, &params.fft_deliver);
   readInt("DTR_FFT_PASS_ASYNC", 0, 64, &params.fft_pass_async);
   readInt("DTR_HALO_DIRECT", 0, 1, &params.halo_direct);
   readSeconds("DTR_TIMEOUT", &params.timeout);
@@ -129,6 +130,7 @@ int dtrEnvParamsAgreed(const dtrEnvParams* p, dtrAgreedValue out[DTR_ENV_AGREED]
       {"DTR_FFT_COPY_STREAMS", p->fft_copy_streams, dtrValueNumber},
       {"DTR_FFT_ROUNDS", p->fft_rounds, dtrValueNumber},
       {"DTR_FFT_PASS_STREAMS", p->fft_pass_streams, dtrValueNumber},
+      {"DTR_FFT_DELIVER", p->fft_deliver, dtrValueNumber},
       {"DTR_FFT_PASS_ASYNC", p->fft_pass_async, dtrValueNumber},
       {"DTR_HALO_DIRECT", p->halo_direct, dtrValueNumber},
   };

@@ -54,6 +54,10 @@
  *   DTR_FFT_PASS_STREAMS  streams the slab route's passes run their chunks on (default 0: the rule of
  *                    src/fft/chunk_rule.c); 2: alternating over the caller's stream and one of the
  *                    plan's, each with plans and a work area of its own; 1: the caller's alone
+ *   DTR_FFT_DELIVER  1: the slab route's forward 2-D pass writes each rank's rows straight into that
+ *                    rank's staging array as it makes them (the library's one-trip kernel, y then x),
+ *                    where it can (one field of complex numbers, x and y lengths that kernel takes);
+ *                    0 (default): cuFFT's 2-D pass, then the copy engines
  *   DTR_FFT_PASS_ASYNC  how the library's one-trip passes over single precision's complex lines under a
  *                    DFT or a type III load them (0-64, default 3): n > 1, by asynchronous copies into
  *                    shared memory, each block taking n rounds of lines and copying the next round's
@@ -101,6 +105,7 @@ typedef struct {
   int fft_copy_streams;
   int fft_rounds;
   int fft_pass_streams;
+  int fft_deliver;
   int fft_pass_async;
   int halo_direct;
   uint64_t host_memory;  /* 0: no cap of its own */
@@ -118,11 +123,11 @@ const dtrEnvParams* dtrEnvParamsGet(void);
  * rank that saw another value would exchange otherwise, or wait elsewhere: DTR_STAGES cuts the
  * messages, DTR_EXECUTE_AGREE adds a collective, DTR_P2P_FUSED_BARRIERS and DTR_PERF_REPORT change
  * the barriers; the kernel knobs are agreed too, so that every rank runs what was asked; DTR_FFT_CHUNKS,
- * DTR_FFT_CTAS, DTR_FFT_COPY_STREAMS, DTR_FFT_ROUNDS and DTR_FFT_PASS_STREAMS cut an FFT's exchanges
- * and passes). Not among them: DTR_DEBUG (logging), DTR_HOST_MEMORY (the memory check takes the least
+ * DTR_FFT_CTAS, DTR_FFT_COPY_STREAMS, DTR_FFT_ROUNDS, DTR_FFT_PASS_STREAMS and DTR_FFT_DELIVER cut an
+ * FFT's exchanges and passes). Not among them: DTR_DEBUG (logging), DTR_HOST_MEMORY (the memory check takes the least
  * of a host's ranks) and DTR_TIMEOUT (agreed with config.timeout as the plan's deadline). Returns how
  * many. */
-#define DTR_ENV_AGREED 23
+#define DTR_ENV_AGREED 24
 int dtrEnvParamsAgreed(const dtrEnvParams* p, dtrAgreedValue out[DTR_ENV_AGREED]);
 
 #endif

@@ -107,6 +107,9 @@ static void freePlan(dtrFftPlan_t f) {
   dtrLocalFftDestroy(f->zFrom);
   dtrLocalFftDestroy(f->zInto);
   dtrLocalFftDestroy(f->sidePass);
+  dtrLocalFftDestroy(f->deliverY);
+  dtrLocalFftDestroy(f->deliverX[0]);
+  dtrLocalFftDestroy(f->deliverX[1]);
   dtrLocalFftDestroy(f->sideZFrom);
   dtrLocalFftDestroy(f->sideZInto);
   dtrLocalFftDestroy(f->yInto);
@@ -298,6 +301,7 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
       f->rounds[d] = rounds < f->chunks ? rounds : f->chunks;
     }
     f->passStreams = env->fft_pass_streams ? env->fft_pass_streams : dtrFftPassStreamsByRule(f->chunks);
+    f->deliver = env->fft_deliver; /* where the route's passes can (dtrFftCopiesPasses) */
   }
   /* The NCCL slab route's streams: the exchange (its messages) and one of the copy engines. */
   if (f->messages) f->lanes = 2;
@@ -315,8 +319,9 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
        f->copies ? " (the slab route: copy engines)" : f->messages ? " (the slab route: NCCL messages)" : "", f->chunks,
        f->workBytes);
   if (f->copies)
-    INFO("FFT slab route: %d copy stream(s), rounds %d forward and %d inverse of %d chunks, passes on %d stream(s)",
-         f->lanes, f->rounds[0], f->rounds[1], f->chunks, f->side ? 2 : 1);
+    INFO("FFT slab route: %d copy stream(s), rounds %d forward and %d inverse of %d chunks, passes on %d stream(s)%s",
+         f->lanes, f->rounds[0], f->rounds[1], f->chunks, f->side ? 2 : 1,
+         f->deliver ? "; the forward 2-D pass delivers each rank's rows as it goes" : "");
   return dtrSuccess;
 }
 

@@ -57,6 +57,10 @@ struct dtrFftPlan {
   dtrLocalFft* sideZFrom;      /* area serves one stream at a time): the 2-D pass's (NULL where it runs */
   dtrLocalFft* sideZInto;      /* whole, R2C of an odd length), and those of the passes along z */
   size_t sideArea;
+  int deliver;                 /* its forward 2-D pass delivers as it goes (DTR_FFT_DELIVER): y, then x */
+  dtrLocalFft* deliverY;       /* into each rank's staging array; the library's one-trip kernel, which */
+  dtrLocalFft* deliverX[2];    /* needs no work area, so both pass streams share these plans: y over a */
+  int64_t deliverRows[2];      /* plane's columns, x over a rank's rows (the two row counts ranks have) */
   cudaStream_t side;
   cudaEvent_t sideStart, sideDone;
   int fused;                   /* pencils on a P x 1 grid: Y<->Z is one rank's own transpose, which the

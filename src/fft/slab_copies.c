@@ -73,6 +73,43 @@ dtrResult_t dtrFftCopiesChoose(struct dtrFftPlan* f, size_t area, int wanted) {
   return dtrSuccess;
 }
 
+/* The forward 2-D pass that delivers as it goes (DTR_FFT_DELIVER), where it can: one field of complex
+ * numbers whose lengths along x and y the library's one-trip kernel takes, so that its plans need no
+ * work area and both pass streams share them. y (a plane's columns) into this rank's planes of S, then x
+ * over each rank's rows of them into that rank's S (a plan for each of the at most two row counts the
+ * ranks have). Elsewhere the route's 2-D pass and copies, as without it. */
+static dtrResult_t deliverPasses(struct dtrFftPlan* f) {
+  const int64_t nx = f->cshape[0], ny = f->cshape[1], plane = nx * ny;
+  f->deliver = f->deliver && f->kind == dtrFftC2C && f->howmany == 1 && !dtrFftHasRealToReal(f);
+  for (int q = 0; q < f->grid->pc && f->deliver; q++) {
+    const int64_t rows = dtrFftSlabRows(f, q).count;
+    if (!rows || rows == f->deliverRows[0] || rows == f->deliverRows[1]) continue;
+    if (f->deliverRows[0] && f->deliverRows[1]) f->deliver = 0;
+    else f->deliverRows[f->deliverRows[0] ? 1 : 0] = rows;
+  }
+  if (!f->deliver) return dtrSuccess;
+  int64_t batches[DTR_FFT_MAX_CHUNKS];
+  for (int k = 0; k < f->chunks; k++) batches[k] = dtrFftChunkOf(f, f->forward[0], 0, f->chunks, k).count;
+  const int dbl = f->ctype == dtrComplex128;
+  const dtrLocalFftShape y = {.dims = 1, .n = {ny, 0}, .dbl = dbl, .in_stride = nx, .in_dist = plane, .out_stride = nx,
+                              .out_dist = plane, .lines = nx, .in_line_dist = 1, .out_line_dist = 1};
+  DTRCHECK(dtrLocalFftCreate(&y, 1, batches, f->chunks, &f->deliverY));
+  size_t work = dtrLocalFftWorkBytes(f->deliverY);
+  for (int c = 0; c < 2 && f->deliverRows[c]; c++) {
+    const dtrLocalFftShape x = {.dims = 1, .n = {nx, 0}, .dbl = dbl, .in_stride = 1, .in_dist = plane, .out_stride = 1,
+                                .out_dist = plane, .lines = f->deliverRows[c], .in_line_dist = nx, .out_line_dist = nx,
+                                .scaled = 1};
+    DTRCHECK(dtrLocalFftCreate(&x, 1, batches, f->chunks, &f->deliverX[c]));
+    work += dtrLocalFftWorkBytes(f->deliverX[c]);
+  }
+  if (work) { /* a pass the one-trip kernel does not take (its lengths, or a rank of one row): the 2-D pass */
+    dtrLocalFftDestroy(f->deliverY), dtrLocalFftDestroy(f->deliverX[0]), dtrLocalFftDestroy(f->deliverX[1]);
+    f->deliverY = f->deliverX[0] = f->deliverX[1] = NULL;
+    f->deliver = 0;
+  }
+  return dtrSuccess;
+}
+
 /* Its passes along z, which transpose as they go (local_fft.h's strided layout), with plans for the
  * chunks of lines both take; z's kind where it has walls (on real data where every axis has). */
 dtrResult_t dtrFftCopiesPasses(struct dtrFftPlan* f) {
@@ -85,6 +122,7 @@ dtrResult_t dtrFftCopiesPasses(struct dtrFftPlan* f) {
   for (int k = 0; k < f->chunks; k++) batches[n++] = dtrFftChunkOf(f, f->inverse[0], 1, f->chunks, k).count;
   DTRCHECK(dtrLocalFftCreate(&from, 1, batches, n, &f->zFrom));
   DTRCHECK(dtrLocalFftCreate(&into, 1, batches, n, &f->zInto));
+  DTRCHECK(deliverPasses(f));
   if (f->passStreams < 2 || f->chunks < 2) return dtrSuccess;
   /* The side stream's plans, for the odd chunks: of the passes along z, and of the 2-D pass where it
    * runs in chunks. */
@@ -266,10 +304,40 @@ static dtrResult_t lastPass(struct dtrFftPlan* f, dtrPlan_t x, void* out, dtrFft
   return dtrFftScaleInputPlanes(f, out, p, dtrLocalFftFoldsScale(f->zInto, direction) ? 1.0 : factor, stream);
 }
 
+/* The forward 2-D pass that delivers (deliverPasses), chunk k on `stream`: its y pass, from the input's
+ * planes into their place in this rank's S. */
+static dtrResult_t deliverColumns(struct dtrFftPlan* f, dtrPlan_t x, const void* in, int k, cudaStream_t stream) {
+  const size_t plane = (size_t)(f->cshape[0] * f->cshape[1]) * pointBytes(f);
+  const dtrFftChunk t = dtrFftFirstPassChunk(f, x, f->chunks, k);
+  return dtrLocalFftRun(f->deliverY, dtrFftForward, t.first, t.count, in,
+                        f->work + (size_t)dtrFftSlabPlanes(f, x->comm.rank).start * plane, stream);
+}
+
+/* Its x pass of chunk k: each rank's rows of those planes of S into that rank's S at their place (this
+ * rank's own in place, first; then the peers in the staggered order), normalized there. */
+static dtrResult_t deliverRows(struct dtrFftPlan* f, dtrPlan_t x, const Execute* ex, int k, double factor,
+                               cudaStream_t stream) {
+  const size_t e = pointBytes(f), line = (size_t)f->cshape[0] * e, plane = (size_t)f->cshape[1] * line;
+  const dtrFftChunk t = dtrFftFirstPassChunk(f, x, f->chunks, k);
+  const size_t planes = (size_t)dtrFftSlabPlanes(f, ex->rank).start * plane;
+  for (int s = 0; s < ex->peers; s++) {
+    const int q = peerAt(ex, s);
+    const dtrRange rows = dtrFftSlabRows(f, q);
+    if (!rows.count) continue;
+    const size_t at = planes + (size_t)rows.start * line;
+    char* to = (q == ex->rank ? f->work : ex->peer[q]) + at;
+    DTRCHECK(dtrLocalFftRunScaled(f->deliverX[rows.count == f->deliverRows[1]], dtrFftForward, t.first, t.count, f->work + at,
+                                  to, factor, stream));
+  }
+  return dtrSuccess;
+}
+
 dtrResult_t dtrFftCopiesEarly(struct dtrFftPlan* f, const void* in, dtrFftDirection_t direction, cudaStream_t stream,
                               double factor) {
   /* The side stream starts from here: its first chunk need not wait for this one. */
   if (f->side) CUDACHECK(cudaEventRecord(f->sideStart, stream));
+  /* A pass that delivers writes into the peers' S only after the arrive barrier: its y pass alone here. */
+  if (f->deliver && direction == dtrFftForward) return deliverColumns(f, f->forward[0], in, 0, stream);
   return firstPass(f, direction == dtrFftInverse ? f->inverse[0] : f->forward[0], in, direction, 0, factor, stream);
 }
 
@@ -282,7 +350,7 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
   DTRCHECK(dtrAgree(f->grid->comm, dtrPlanChunksBegin(x, dtrSuccess, s, s)));
   const Execute ex = {inverse, x->comm.rank, f->grid->pc, dtrP2pChunkOuts(x)};
   DTRCHECK(dtrAgree(f->grid->comm, ex.peer ? dtrSuccess : dtrSetError(dtrInternalError, "the slab route's staging arrays are not mapped")));
-  const int C = f->chunks, whole = C - f->rounds[inverse];
+  const int C = f->chunks, whole = C - f->rounds[inverse], deliver = f->deliver && !inverse;
   CUDACHECK(cudaSetDevice(f->device));
   if (f->side && !early) CUDACHECK(cudaEventRecord(f->sideStart, stream));
   if (f->side) CUDACHECK(cudaStreamWaitEvent(f->side, f->sideStart, 0));
@@ -295,7 +363,15 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
   if (res == dtrSuccess) res = lanesAfter(f, f->arrived, f->exchange);
   for (int k = 0; k < C; k++) {
     /* Chunk k's pass (the first one ran before the agreements where `early` says so), and its copies
-     * whole where it is one of the first `whole`. */
+     * whole where it is one of the first `whole`; or, delivering, its y pass and then its x pass into
+     * every rank's S, which each pass stream starts after the arrive barrier. */
+    if (deliver) {
+      const cudaStream_t on = f->side && k % 2 ? f->side : stream;
+      if (res == dtrSuccess && !(early && k == 0)) res = deliverColumns(f, x, in, k, on);
+      if (res == dtrSuccess && k < 2) res = streamWaits(on, f->arrived);
+      if (res == dtrSuccess) res = deliverRows(f, x, &ex, k, factor, on);
+      continue;
+    }
     const cudaStream_t on = streamOf(f, firstSide(f, inverse), k, stream);
     if (res == dtrSuccess && !(early && k == 0)) res = firstPass(f, x, in, direction, k, factor, on);
     if (res == dtrSuccess && k < whole) res = lanesAfter(f, f->passed, on);
@@ -306,7 +382,7 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
   if (res == dtrSuccess) res = lanesAfter(f, f->passed, stream);
   if (res == dtrSuccess && f->side) res = streamWaits(f->side, f->passed);
   for (int c = 0; c < C; c++) {
-    if (res == dtrSuccess) res = sendBlocks(f, &ex, whole, C, c, c + 1);
+    if (res == dtrSuccess && !deliver) res = sendBlocks(f, &ex, whole, C, c, c + 1);
     for (int l = 0; l < f->lanes; l++) {
       unsigned receivers = 0;
       for (int t = 1; t < ex.peers; t++)
