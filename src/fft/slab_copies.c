@@ -32,6 +32,13 @@
  * The copies to the P - 1 peers are dealt over the lanes (streams of the copy engines), visited in a
  * staggered order, rank r's s-th peer being r + s: at any moment every rank sends to a different one.
  *
+ * Delivering (DTR_FFT_DELIVER, forward, where the library's one-trip kernel takes the plane's sides):
+ * the 2-D pass runs y (a plane's columns) first and x last, and the x pass of a chunk is a launch a
+ * rank, writing that rank's rows of the chunk's planes straight into its S (the SMs' stores over the
+ * links) in the same staggered order. No copies and no rounds: the copy engines' read of the pass's
+ * output and the pass's write of the peers' rows into this rank's HBM are gone; the lanes only signal
+ * every chunk once both pass streams are done, and the pass along z waits for every peer's.
+ *
  * Between the GPUs, the p2p plan's barriers: an arrive before the first copy into a peer's S (its
  * owner has finished what came before, which may still read it), the chunk signals, and a finish
  * after the last copy. docs/fft.md#overlap has the measurements.
