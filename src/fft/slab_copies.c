@@ -49,6 +49,7 @@
 #include "backends/backend.h"
 #include "backends/p2p/p2p.h"
 #include "core/checks.h"
+#include "axis_pass.h"
 #include "fft_plan.h"
 #include "grid.h"
 #include "launch.h"
@@ -81,39 +82,45 @@ dtrResult_t dtrFftCopiesChoose(struct dtrFftPlan* f, size_t area, int wanted) {
 }
 
 /* The forward 2-D pass that delivers as it goes (DTR_FFT_DELIVER), where it can: one field of complex
- * numbers whose lengths along x and y the library's one-trip kernel takes, so that its plans need no
- * work area and both pass streams share them. y (a plane's columns) into this rank's planes of S, then x
- * over each rank's rows of them into that rank's S (a plan for each of the at most two row counts the
- * ranks have). Elsewhere the route's 2-D pass and copies, as without it. */
-static dtrResult_t deliverPasses(struct dtrFftPlan* f) {
+ * numbers whose lengths along x and y the library's one-trip kernel takes, each pass of two lines or
+ * more (a pass of one line a transform runs on cuFFT), so that its plans need no work area and both pass
+ * streams share them. y (a plane's columns) into this rank's planes of S, then x over each rank's rows
+ * of them into that rank's S (a plan for each of the at most two row counts the ranks have). Elsewhere
+ * the route's 2-D pass and copies, as without it. Whether it delivers follows from the global shape and
+ * the agreed settings alone, never from this rank's own planes or rows: every rank decides alike. */
+static void deliverShapes(const struct dtrFftPlan* f, int64_t rows, dtrLocalFftShape* y, dtrLocalFftShape* x) {
   const int64_t nx = f->cshape[0], ny = f->cshape[1], plane = nx * ny;
-  f->deliver = f->deliver && f->kind == dtrFftC2C && f->howmany == 1 && !dtrFftHasRealToReal(f);
+  const int dbl = f->ctype == dtrComplex128;
+  const dtrLocalFftShape columns = {.dims = 1, .n = {ny, 0}, .dbl = dbl, .in_stride = nx, .in_dist = plane, .out_stride = nx,
+                                    .out_dist = plane, .lines = nx, .in_line_dist = 1, .out_line_dist = 1};
+  const dtrLocalFftShape a = {.dims = 1, .n = {nx, 0}, .dbl = dbl, .in_stride = 1, .in_dist = plane, .out_stride = 1,
+                              .out_dist = plane, .lines = rows, .in_line_dist = nx, .out_line_dist = nx, .scaled = 1};
+  *y = columns, *x = a;
+}
+
+static dtrResult_t deliverPasses(struct dtrFftPlan* f) {
+  f->deliver = f->deliver && f->kind == dtrFftC2C && f->howmany == 1 && !dtrFftHasRealToReal(f) && f->cshape[0] > 1;
   for (int q = 0; q < f->grid->pc && f->deliver; q++) {
     const int64_t rows = dtrFftSlabRows(f, q).count;
     if (!rows || rows == f->deliverRows[0] || rows == f->deliverRows[1]) continue;
-    if (f->deliverRows[0] && f->deliverRows[1]) f->deliver = 0;
+    if (rows < 2 || (f->deliverRows[0] && f->deliverRows[1])) f->deliver = 0;
     else f->deliverRows[f->deliverRows[0] ? 1 : 0] = rows;
   }
+  dtrLocalFftShape y, x;
+  deliverShapes(f, f->deliverRows[0], &y, &x);
+  f->deliver = f->deliver && dtrAxisPassOneTrip(&y) && dtrAxisPassOneTrip(&x);
   if (!f->deliver) return dtrSuccess;
   int64_t batches[DTR_FFT_MAX_CHUNKS];
   for (int k = 0; k < f->chunks; k++) batches[k] = dtrFftChunkOf(f, f->forward[0], 0, f->chunks, k).count;
-  const int dbl = f->ctype == dtrComplex128;
-  const dtrLocalFftShape y = {.dims = 1, .n = {ny, 0}, .dbl = dbl, .in_stride = nx, .in_dist = plane, .out_stride = nx,
-                              .out_dist = plane, .lines = nx, .in_line_dist = 1, .out_line_dist = 1};
   DTRCHECK(dtrLocalFftCreate(&y, 1, batches, f->chunks, &f->deliverY));
   size_t work = dtrLocalFftWorkBytes(f->deliverY);
   for (int c = 0; c < 2 && f->deliverRows[c]; c++) {
-    const dtrLocalFftShape x = {.dims = 1, .n = {nx, 0}, .dbl = dbl, .in_stride = 1, .in_dist = plane, .out_stride = 1,
-                                .out_dist = plane, .lines = f->deliverRows[c], .in_line_dist = nx, .out_line_dist = nx,
-                                .scaled = 1};
+    deliverShapes(f, f->deliverRows[c], &y, &x);
     DTRCHECK(dtrLocalFftCreate(&x, 1, batches, f->chunks, &f->deliverX[c]));
     work += dtrLocalFftWorkBytes(f->deliverX[c]);
   }
-  if (work) { /* a pass the one-trip kernel does not take (its lengths, or a rank of one row): the 2-D pass */
-    dtrLocalFftDestroy(f->deliverY), dtrLocalFftDestroy(f->deliverX[0]), dtrLocalFftDestroy(f->deliverX[1]);
-    f->deliverY = f->deliverX[0] = f->deliverX[1] = NULL;
-    f->deliver = 0;
-  }
+  /* The one-trip kernel's plans take no work area; the passes run on both streams without one. */
+  if (work) return dtrSetError(dtrInternalError, "the delivering 2-D pass's plans ask for a work area (%zu bytes)", work);
   return dtrSuccess;
 }
 
