@@ -11,6 +11,13 @@ Slabs (the slab route, src/fft/slab_copies.c), a rank's slab of S bytes, P ranks
   A, Z  = the 2-D pass and the transposing pass along z alone (fft3d's parts; the transposing pass
           1.15 x the contiguous one, fft-parts); their chunks at both ends are what the overlap leaves;
   g     = one constant fitted to the measured rows (least relative squares).
+Slabs delivering as they go (DTR_FFT_DELIVER, forward): the library's y pass, then its x pass writing each
+rank's rows into that rank's staging array over the links, then the pass along z after every peer's:
+    T = Y A' / C + max(4 S / R, links_sm) + Z
+  A' = 1.03 A, the library's 2-D pass (1.01-1.06 x cuFFT's on one H100), Y its y pass's share (0.53);
+  HBM 4 S: y and x each read and write the slab (the peers' rows land here in place of this rank's);
+  links_sm = S (P - 1) / P / L_sm, the SMs' stores to the peers, at the copy engines' rate or less (not
+  yet measured); the pass along z waits for the last chunk, no rounds.
 Pencils (one-pass exchanges, not overlapped: their kernel needs every SM):
     T = three passes + the exchanges, each S (g - 1) / g / K among its g ranks, K the one-pass rate
   measured on 4 GPUs; on P x 1 the Y<->Z transpose is made by the pass along y (no exchange).
@@ -24,6 +31,8 @@ import sys
 
 TRANSPOSING = 1.15      # the transposing pass along z over the contiguous one (fft-parts, 512^3 and 1024^3)
 LINKS = 389e9           # bytes/s sent a GPU, the slab route's all-to-all of copies (fft-parts, 4 x H100)
+LIBRARY_2D = 1.03       # the library's 2-D pass over cuFFT's (fft-parts scatter, one H100: 1.01-1.06)
+Y_SHARE = 0.53          # its y pass's share of it (204 of 389 us at 512^3, 1711 of 3147 at 1024^3)
 
 
 def load(d, name):
@@ -60,6 +69,14 @@ def slab_time(n, e, p, rates, g, c=None):
     s, a, z, hbm, links = slab_parts(n, e, p, rates)
     c = c or chunks_by_rule(s)
     return max(hbm, links) + g * (a + z) / c, c
+
+
+def deliver_time(n, e, p, rates, link, c=None):
+    s = slab_bytes(n, e, p)
+    a = LIBRARY_2D * s / rates["2d"]
+    z = TRANSPOSING * s / rates["z"]
+    c = c or chunks_by_rule(s)
+    return Y_SHARE * a / c + max(4 * s / rates["hbm"], s * (p - 1) / p / link) + z, c
 
 
 def main(argv):
@@ -117,6 +134,17 @@ def main(argv):
         for grid in ((2, 4), (4, 2), (8, 1)):
             m = pencil_time(n, e, grid, one_pass, pass_rate)
             print(f"| {n}³ {'c64' if e == 8 else 'c128'} | {grid[0]}×{grid[1]} pencils | 1 | {m * 1e6:.0f} | – | – |")
+    print("\nPredicted, the forward slab route delivering as it goes against the copies route (both by this model; "
+          "the SMs' stores at the copy engines' rate and at 300 GB/s sent a GPU):\n")
+    print("| GPUs | array | chunks | copies route (µs) | delivering, stores at 389 GB/s (µs) | at 300 GB/s (µs) | ÷ copies route |")
+    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+    for p in (4, 8):
+        for n, e in ((512, 8), (1024, 8), (512, 16)):
+            copies, c = slab_time(n, e, p, rates, g)
+            fast, _ = deliver_time(n, e, p, rates, LINKS, c)
+            slow, _ = deliver_time(n, e, p, rates, 300e9, c)
+            print(f"| {p} | {n}³ {'c64' if e == 8 else 'c128'} | {c} | {copies * 1e6:.0f} | {fast * 1e6:.0f} | {slow * 1e6:.0f} | "
+                  f"{fast / copies:.2f}–{slow / copies:.2f} |")
     return 0
 
 
