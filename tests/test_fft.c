@@ -29,8 +29,8 @@
  * test_fft cpu|gpu [-v] [--grid RxC] [--only FAMILIES]   (-v: each case's name before it runs; --grid: the
  *   per-grid cases of that grid only; --only: the families of cases in the comma list, of single (one
  *   field), fields, folded (the normalization folded into a pass), padded, planes (sides of powers of
- *   two) and halves; bad input always;
- *   each case as in the whole run. So that a long run on ranks sharing one GPU can go in parts.)
+ *   two) and halves, each case as in the whole run; bad input always. So that a long run on ranks
+ *   sharing one GPU can go in parts.)
  */
 #include <math.h>
 #include <stdint.h>
@@ -977,8 +977,8 @@ int main(int argc, char** argv) {
       }
   /* Planes whose sides are powers of two: where the slab route's forward 2-D pass can deliver as it
    * goes (DTR_FFT_DELIVER; the library's one-trip kernel along y and x), ranks with two row counts (16
-   * rows on 3 ranks), a rank with none (8 rows on 3 ranks' 3, 3, 2), fewer planes than ranks; every
-   * type, norm and chunk count, C2C in place and not. */
+   * rows on 3 ranks: 6, 5, 5; 8 rows: 3, 3, 2), ranks without planes (3 planes on 4 ranks); every type,
+   * norm and chunk count, C2C in place and not. */
   static const int64_t planeShapes[][3] = {{32, 16, 6}, {16, 32, 5}, {64, 8, 9}, {8, 64, 3}};
   for (int g = 0; g < ngrids; g++)
     for (int s = 0; s < (int)(sizeof planeShapes / sizeof planeShapes[0]); s++)
