@@ -319,11 +319,12 @@ for stage in $stages; do
     parts)
       # fft-parts for each n of DTR_PARTS_SIZES (default 512 1024): one rank's chunks and pieces of the
       # slab route's passes on one GPU (as one of DTR_PARTS_RANKS ranks, default 4; its JSON beside the
-      # log, for scripts/chunk_costs_table.py), the copy engines and passes on two GPUs, and the slab
-      # route's all-to-all on every GPU.
+      # log, for scripts/chunk_costs_table.py), the 2-D pass that delivers as it goes, the copy engines
+      # and passes on two GPUs, and the slab route's all-to-all and delivery on every GPU (the parts of
+      # DTR_PARTS_LIST, default all: chunks,pieces,scatter,links).
       for n in ${DTR_PARTS_SIZES:-512 1024}; do
         timeout ${DTR_RUN_TIMEOUT:-300} "$DTR_BUILD/fft-parts" "$n" "${DTR_PARTS_RANKS:-4}" "$logs/fft-parts-$n.json" \
-          >"$logs/fft-parts-$n.txt" 2>&1 || status=1
+          ${DTR_PARTS_LIST:-chunks,pieces,scatter,links} >"$logs/fft-parts-$n.txt" 2>&1 || status=1
         note "## fft-parts $n"
         cat "$logs/fft-parts-$n.txt" >>"$summary"
       done
