@@ -211,6 +211,17 @@ struct Delivery {
   }
 };
 
+/* GPU g (the current device) maps the memory of every other of the `gpus` (once a process: a second
+ * time is no error). */
+static void mapPeers(int g, int gpus) {
+  for (int q = 0; q < gpus; q++)
+    if (q != g) {
+      const cudaError_t e = cudaDeviceEnablePeerAccess(q, 0);
+      if (e != cudaErrorPeerAccessAlreadyEnabled) CK(e);
+      (void)cudaGetLastError();
+    }
+}
+
 /* The slab route's all-to-all on every GPU at once, and the 2-D passes beside it. */
 static void allToAll(int gpus, long n) {
   const long planes = n / gpus;
@@ -220,12 +231,7 @@ static void allToAll(int gpus, long n) {
   std::vector<cufftHandle> xy(gpus);
   for (int g = 0; g < gpus; g++) {
     CK(cudaSetDevice(g));
-    for (int q = 0; q < gpus; q++)
-      if (q != g) {
-        const cudaError_t e = cudaDeviceEnablePeerAccess(q, 0);
-        if (e != cudaErrorPeerAccessAlreadyEnabled) CK(e);
-        (void)cudaGetLastError();
-      }
+    mapPeers(g, gpus);
     CK(cudaMalloc(&src[g], slab));
     CK(cudaMalloc(&dst[g], slab));
     CK(cudaMemset(src[g], 1, slab));
@@ -323,12 +329,7 @@ static void scatterAcross(int gpus, long n) {
   std::vector<cufftHandle> xy(gpus);
   for (int g = 0; g < gpus; g++) {
     CK(cudaSetDevice(g));
-    for (int q = 0; q < gpus; q++)
-      if (q != g) {
-        const cudaError_t e = cudaDeviceEnablePeerAccess(q, 0);
-        if (e != cudaErrorPeerAccessAlreadyEnabled) CK(e);
-        (void)cudaGetLastError();
-      }
+    mapPeers(g, gpus);
     for (auto* v : {&in, &S, &T, &copied, &written}) CK(cudaMalloc(&(*v)[g], slab));
     fill(in[g], slab, 11 + g);
     table[g] = oneTripTable(n);
