@@ -18,6 +18,10 @@ rank's rows into that rank's staging array over the links, then the pass along z
   HBM 4 S: y and x each read and write the slab (the peers' rows land here in place of this rank's);
   links_sm = S (P - 1) / P / L_sm, the SMs' stores to the peers, at the copy engines' rate or less (not
   yet measured); the pass along z waits for the last chunk, no rounds.
+  With rounds (DTR_FFT_DELIVER=2): the rows of the first W = C - R chunks of lines go out as the y pass
+  makes the planes, those of the last R in rounds once it is done, the pass along z behind the rounds:
+    T = max(Y A', w links_sm) + max((1 - w) links_sm, (C - 1) / C Z) + Z / C,  w = W / C
+  (at least the HBM bound), R = C - W by chunk_rule.c's rule for it.
 Pencils (one-pass exchanges, not overlapped: their kernel needs every SM):
     T = three passes + the exchanges, each S (g - 1) / g / K among its g ranks, K the one-pass rate
   measured on 4 GPUs; on P x 1 the Y<->Z transpose is made by the pass along y (no exchange).
@@ -79,6 +83,26 @@ def deliver_time(n, e, p, rates, link, c=None):
     return Y_SHARE * a / c + max(4 * s / rates["hbm"], s * (p - 1) / p / link) + z, c
 
 
+def deliver_rounds(p, c):
+    """src/fft/chunk_rule.c: the delivering route's rounds, its y pass (two passes over the slab) against
+    the links (0.13 of HBM's rate)."""
+    if c < 2 or p < 2:
+        return 1
+    whole = min(c - 1, math.ceil(2.0 * 0.13 * p / (p - 1) * (c - 1)))
+    return c - whole
+
+
+def deliver_rounds_time(n, e, p, rates, link, c=None):
+    s = slab_bytes(n, e, p)
+    a = LIBRARY_2D * s / rates["2d"]
+    z = TRANSPOSING * s / rates["z"]
+    c = c or chunks_by_rule(s)
+    w = (c - deliver_rounds(p, c)) / c
+    sent = s * (p - 1) / p / link
+    t = max(Y_SHARE * a, w * sent) + max((1 - w) * sent, (c - 1) / c * z) + z / c
+    return max(t, 4 * s / rates["hbm"]), c
+
+
 def main(argv):
     d = argv[0] if argv else "docs/results/4xH100-fft"
     # Rates of the passes alone, per byte of slab, from the 4-GPU 1024^3 run (the largest).
@@ -136,15 +160,19 @@ def main(argv):
             print(f"| {n}³ {'c64' if e == 8 else 'c128'} | {grid[0]}×{grid[1]} pencils | 1 | {m * 1e6:.0f} | – | – |")
     print("\nPredicted, the forward slab route delivering as it goes against the copies route (both by this model; "
           "the SMs' stores at the copy engines' rate and at 300 GB/s sent a GPU):\n")
-    print("| GPUs | array | chunks | copies route (µs) | delivering, stores at 389 GB/s (µs) | at 300 GB/s (µs) | ÷ copies route |")
-    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+    print("| GPUs | array | chunks | copies route (µs) | delivering, stores at 389 GB/s (µs) | at 300 GB/s (µs) | ÷ copies route "
+          "| rounds | with rounds, 389 GB/s (µs) | at 300 GB/s (µs) | ÷ copies route |")
+    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for p in (4, 8):
         for n, e in ((512, 8), (1024, 8), (512, 16)):
             copies, c = slab_time(n, e, p, rates, g)
             fast, _ = deliver_time(n, e, p, rates, LINKS, c)
             slow, _ = deliver_time(n, e, p, rates, 300e9, c)
+            rfast, _ = deliver_rounds_time(n, e, p, rates, LINKS, c)
+            rslow, _ = deliver_rounds_time(n, e, p, rates, 300e9, c)
             print(f"| {p} | {n}³ {'c64' if e == 8 else 'c128'} | {c} | {copies * 1e6:.0f} | {fast * 1e6:.0f} | {slow * 1e6:.0f} | "
-                  f"{fast / copies:.2f}–{slow / copies:.2f} |")
+                  f"{fast / copies:.2f}–{slow / copies:.2f} | {deliver_rounds(p, c)} | {rfast * 1e6:.0f} | {rslow * 1e6:.0f} | "
+                  f"{rfast / copies:.2f}–{rslow / copies:.2f} |")
     return 0
 
 
