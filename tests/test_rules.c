@@ -143,6 +143,18 @@ static void testFftChunkRule(void) {
   EXPECT(dtrFftRoundsByRule(2, 16, dtrFftForward) == 1, "2 ranks: the first pass outlasts the copies");
   EXPECT(dtrFftRoundsByRule(8, 16, dtrFftForward) == 7, "8 ranks, forward");
   EXPECT(dtrFftRoundsByRule(4, 1, dtrFftForward) == 1, "one chunk: one round");
+  /* The delivering pass's rounds: its y pass (two trips over the slab) against the links. */
+  EXPECT(dtrFftDeliverRoundsByRule(4, 8) == 5, "delivering, 4 ranks, 8 chunks");
+  EXPECT(dtrFftDeliverRoundsByRule(4, 2) == 1, "delivering, 4 ranks, 2 chunks");
+  EXPECT(dtrFftDeliverRoundsByRule(4, 4) == 2, "delivering, 4 ranks, 4 chunks");
+  EXPECT(dtrFftDeliverRoundsByRule(8, 8) == 5, "delivering, 8 ranks, 8 chunks");
+  EXPECT(dtrFftDeliverRoundsByRule(4, 1) == 1, "delivering, one chunk: one round");
+  for (int p = 2; p <= 16; p++)
+    for (int c = 1; c <= 64; c++) {
+      const int r = dtrFftDeliverRoundsByRule(p, c);
+      EXPECT(r >= 1 && r <= c, "delivering rounds %d of %d chunks on %d ranks: in [1, chunks]", r, c, p);
+      EXPECT(r >= dtrFftRoundsByRule(p, c, dtrFftForward), "delivering rounds %d of %d chunks on %d ranks: at least the copies'", r, c, p);
+    }
   for (int p = 2; p <= 16; p++)
     for (int c = 1; c <= 64; c++)
       for (int d = 0; d < 2; d++) {

@@ -96,7 +96,7 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   readInt("DTR_FFT_COPY_STREAMS", 0, 1 << 10, &params.fft_copy_streams);
   readInt("DTR_FFT_ROUNDS", 0, DTR_FFT_MAX_CHUNKS, &params.fft_rounds);
   readInt("DTR_FFT_PASS_STREAMS", 0, 2, &params.fft_pass_streams);
-  readInt("DTR_FFT_DELIVER", 0, 1, &params.fft_deliver);
+  readInt("DTR_FFT_DELIVER", 0, 2, &params.fft_deliver);
   readInt("DTR_FFT_PASS_ASYNC", 0, 64, &params.fft_pass_async);
   readInt("DTR_HALO_DIRECT", 0, 1, &params.halo_direct);
   readSeconds("DTR_TIMEOUT", &params.timeout);

@@ -34,6 +34,9 @@
  * NV18 (360 against 2800 GB/s). Every round beyond that lets the last pass start earlier. At 1024^3 on
  * 4 GPUs in 16 chunks the rule's 5 rounds forward took 6705 us against 7182 with 2 and 7710 with 8;
  * its 10 rounds inverse 6904 us against 8393 with 2 and 7105 with 8.
+ * The 2-D pass that delivers as it goes takes the same rule with its y pass as the first pass (two
+ * passes over the slab): its first W chunks of lines go out as the y pass makes the planes, and their
+ * sends must last until that pass's end; not yet measured on several GPUs (docs/model.md).
  */
 #include <math.h>
 
@@ -45,7 +48,7 @@ static const int kMostChunks = 8;
 static const int kNcclChunks = 4;
 /* The links' rate over HBM's, and the passes over the slab each first pass makes. */
 static const double kLinkOverHbm = 0.13;
-static const double kForwardFirstPasses = 4.0, kInverseFirstPasses = 2.3;
+static const double kForwardFirstPasses = 4.0, kInverseFirstPasses = 2.3, kDeliverFirstPasses = 2.0;
 
 int dtrFftChunksByRule(int slabRoute, dtrBackend_t backend, int ranks, double bytesPerRank) {
   if (ranks < 2) return 1;
@@ -66,11 +69,18 @@ int dtrFftCopyLanesByRule(int ranks) {
 
 int dtrFftPassStreamsByRule(int chunks) { return chunks > 1 ? 2 : 1; }
 
-int dtrFftRoundsByRule(int ranks, int chunks, dtrFftDirection_t direction) {
+/* The rounds that leave the links W = C - rounds chunks to send while a first pass of `passes` trips
+ * over the slab runs. */
+static int roundsFor(int ranks, int chunks, double passes) {
   if (chunks < 2 || ranks < 2) return 1;
-  const double passes = direction == dtrFftInverse ? kInverseFirstPasses : kForwardFirstPasses;
   const double passOverCopies = passes * kLinkOverHbm * ranks / (ranks - 1);
   int whole = (int)ceil(passOverCopies * (chunks - 1));
   if (whole > chunks - 1) whole = chunks - 1;
   return chunks - whole;
 }
+
+int dtrFftRoundsByRule(int ranks, int chunks, dtrFftDirection_t direction) {
+  return roundsFor(ranks, chunks, direction == dtrFftInverse ? kInverseFirstPasses : kForwardFirstPasses);
+}
+
+int dtrFftDeliverRoundsByRule(int ranks, int chunks) { return roundsFor(ranks, chunks, kDeliverFirstPasses); }

@@ -108,8 +108,7 @@ static void freePlan(dtrFftPlan_t f) {
   dtrLocalFftDestroy(f->zInto);
   dtrLocalFftDestroy(f->sidePass);
   dtrLocalFftDestroy(f->deliverY);
-  dtrLocalFftDestroy(f->deliverX[0]);
-  dtrLocalFftDestroy(f->deliverX[1]);
+  for (int i = 0; i < f->deliverPlans; i++) dtrLocalFftDestroy(f->deliverX[i]);
   dtrLocalFftDestroy(f->sideZFrom);
   dtrLocalFftDestroy(f->sideZInto);
   dtrLocalFftDestroy(f->yInto);
@@ -301,7 +300,12 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
       f->rounds[d] = rounds < f->chunks ? rounds : f->chunks;
     }
     f->passStreams = env->fft_pass_streams ? env->fft_pass_streams : dtrFftPassStreamsByRule(f->chunks);
-    f->deliver = env->fft_deliver; /* where the route's passes can (dtrFftCopiesPasses) */
+    /* Delivering where the route's passes can (dtrFftCopiesPasses); with 2, its rounds as the rounds'. */
+    f->deliver = env->fft_deliver > 0;
+    if (env->fft_deliver == 2) {
+      const int rounds = env->fft_rounds ? env->fft_rounds : dtrFftDeliverRoundsByRule(ranks, f->chunks);
+      f->deliverRounds = rounds < f->chunks ? rounds : f->chunks;
+    }
   }
   /* The NCCL slab route's streams: the exchange (its messages) and one of the copy engines. */
   if (f->messages) f->lanes = 2;
@@ -318,10 +322,14 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
        dtrDataTypeName(f->type), (long long)f->howmany, g->pr, g->pc, dtrBackendName(f->forward[0]->backend),
        f->copies ? " (the slab route: copy engines)" : f->messages ? " (the slab route: NCCL messages)" : "", f->chunks,
        f->workBytes);
-  if (f->copies)
+  if (f->copies) {
+    char delivers[160] = "";
+    if (f->deliver)
+      snprintf(delivers, sizeof delivers, "; the forward 2-D pass delivers each rank's rows as it goes%s",
+               f->deliverRounds ? ", those of the last chunks of lines in rounds (forward rounds: theirs)" : "");
     INFO("FFT slab route: %d copy stream(s), rounds %d forward and %d inverse of %d chunks, passes on %d stream(s)%s",
-         f->lanes, f->rounds[0], f->rounds[1], f->chunks, f->side ? 2 : 1,
-         f->deliver ? "; the forward 2-D pass delivers each rank's rows as it goes" : "");
+         f->lanes, f->deliverRounds ? f->deliverRounds : f->rounds[0], f->rounds[1], f->chunks, f->side ? 2 : 1, delivers);
+  }
   return dtrSuccess;
 }
 

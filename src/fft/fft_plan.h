@@ -11,6 +11,9 @@
 #include "local_fft.h"
 #include "pad_launch.h"
 
+/* The most counts of rows the delivering 2-D pass's pieces may have (a plan each); beyond, fewer pieces. */
+#define DTR_FFT_DELIVER_PLANS 8
+
 struct dtrFftPlan {
   dtrGrid_t grid;              /* a reference: the execute agrees on its communicator */
   int64_t shape[3];            /* of the input (real for R2C): the padded grid where the plan pads */
@@ -59,8 +62,10 @@ struct dtrFftPlan {
   size_t sideArea;
   int deliver;                 /* its forward 2-D pass delivers as it goes (DTR_FFT_DELIVER): y, then x */
   dtrLocalFft* deliverY;       /* into each rank's staging array; the library's one-trip kernel, which */
-  dtrLocalFft* deliverX[2];    /* needs no work area, so both pass streams share these plans: y over a */
-  int64_t deliverRows[2];      /* plane's columns, x over a rank's rows (the two row counts ranks have) */
+  dtrLocalFft* deliverX[DTR_FFT_DELIVER_PLANS]; /* needs no work area, so both pass streams share these */
+  int64_t deliverRows[DTR_FFT_DELIVER_PLANS];   /* plans: y over a plane's columns, x over pieces of a */
+  int deliverPlans;            /* rank's rows (a plan for each count of rows a piece has) */
+  int deliverRounds;           /* its chunks of lines whose rows go out in rounds after the y pass (0: none) */
   cudaStream_t side;
   cudaEvent_t sideStart, sideDone;
   int fused;                   /* pencils on a P x 1 grid: Y<->Z is one rank's own transpose, which the
@@ -192,5 +197,7 @@ int dtrFftChunksByRule(int slabRoute, dtrBackend_t backend, int ranks, double by
 int dtrFftCopyLanesByRule(int ranks);
 int dtrFftPassStreamsByRule(int chunks);
 int dtrFftRoundsByRule(int ranks, int chunks, dtrFftDirection_t direction);
+/* The delivering 2-D pass's rounds (slab_copies.c): its chunks of lines sent after the y pass. */
+int dtrFftDeliverRoundsByRule(int ranks, int chunks);
 
 #endif

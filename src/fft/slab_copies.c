@@ -35,9 +35,13 @@
  * Delivering (DTR_FFT_DELIVER, forward, where the library's one-trip kernel takes the plane's sides):
  * the 2-D pass runs y (a plane's columns) first and x last, and the x pass of a chunk is a launch a
  * rank, writing that rank's rows of the chunk's planes straight into its S (the SMs' stores over the
- * links) in the same staggered order. No copies and no rounds: the copy engines' read of the pass's
- * output and the pass's write of the peers' rows into this rank's HBM are gone; the lanes only signal
- * every chunk once both pass streams are done, and the pass along z waits for every peer's.
+ * links) in the same staggered order. No copies: the copy engines' read of the pass's output and the
+ * pass's write of the peers' rows into this rank's HBM are gone; the lanes only signal the chunks. With
+ * rounds (DTR_FFT_DELIVER=2), of each receiver's C chunks of lines only the rows of the first C - R go
+ * out as the y pass goes; once it is done, round c (c >= C - R) runs the x pass over every plane for
+ * the rows chunk c of lines needs, on the side stream, and signals chunk c, while the pass along z,
+ * on the caller's stream, takes each chunk as its signals arrive. Without rounds every chunk is
+ * signalled once both pass streams are done.
  *
  * Between the GPUs, the p2p plan's barriers: an arrive before the first copy into a peer's S (its
  * owner has finished what came before, which may still read it), the chunk signals, and a finish
@@ -84,10 +88,11 @@ dtrResult_t dtrFftCopiesChoose(struct dtrFftPlan* f, size_t area, int wanted) {
 /* The forward 2-D pass that delivers as it goes (DTR_FFT_DELIVER), where it can: one field of complex
  * numbers whose lengths along x and y the library's one-trip kernel takes, each pass of two lines or
  * more (a pass of one line a transform runs on cuFFT), so that its plans need no work area and both pass
- * streams share them. y (a plane's columns) into this rank's planes of S, then x over each rank's rows
- * of them into that rank's S (a plan for each of the at most two row counts the ranks have). Elsewhere
- * the route's 2-D pass and copies, as without it. Whether it delivers follows from the global shape and
- * the agreed settings alone, never from this rank's own planes or rows: every rank decides alike. */
+ * streams share them. y (a plane's columns) into this rank's planes of S, then x over pieces of each
+ * rank's rows of them (deliverPiece) into that rank's S, a plan for each count of rows a piece has.
+ * Elsewhere the route's 2-D pass and copies, as without it. Whether it delivers, and in rounds, follows
+ * from the global shape and the agreed settings alone, never from this rank's own planes or rows: every
+ * rank decides alike. */
 static void deliverShapes(const struct dtrFftPlan* f, int64_t rows, dtrLocalFftShape* y, dtrLocalFftShape* x) {
   const int64_t nx = f->cshape[0], ny = f->cshape[1], plane = nx * ny;
   const int dbl = f->ctype == dtrComplex128;
@@ -98,26 +103,74 @@ static void deliverShapes(const struct dtrFftPlan* f, int64_t rows, dtrLocalFftS
   *y = columns, *x = a;
 }
 
+/* Rows of rank q (counted from its first) that its chunks of lines up to c need (none for c < 0): a
+ * chunk of lines may end inside a row, which then goes with that chunk. */
+static int64_t rowsThrough(const struct dtrFftPlan* f, int q, int c) {
+  if (c < 0) return 0;
+  const dtrFftChunk l = dtrFftChunkOfRank(f, f->inverse[0], 1, q, f->chunks, c);
+  const int64_t nx = f->cshape[0], rows = dtrFftSlabRows(f, q).count, through = (l.first + l.count + nx - 1) / nx;
+  return through < rows ? through : rows;
+}
+
+/* The rows of rank q (counted from its first) that a peer's x pass delivers to it in round c, or as the
+ * y pass goes (c < 0): there the rows of q's first C - rounds chunks of lines (every row without rounds),
+ * in round c those that chunk c of lines needs beyond the earlier ones'. */
+static dtrRange deliverPiece(const struct dtrFftPlan* f, int q, int c) {
+  const int early = f->chunks - f->deliverRounds;
+  const int64_t from = c < 0 ? 0 : rowsThrough(f, q, c - 1), to = rowsThrough(f, q, c < 0 ? early - 1 : c);
+  const dtrRange r = {from, to > from ? to - from : 0};
+  return r;
+}
+
+/* The x pass's plan for pieces of `rows` rows, or -1 where it has none. */
+static int deliverPlanOf(const struct dtrFftPlan* f, int64_t rows) {
+  for (int i = 0; i < f->deliverPlans; i++)
+    if (f->deliverRows[i] == rows) return i;
+  return -1;
+}
+
+/* Whether every piece of rows any rank delivers (a rank's own rows, whole, and each piece its peers send
+ * it) takes a plan of the one-trip kernel: pieces of 2 rows or more (a pass of one line a transform runs
+ * on cuFFT), at most DTR_FFT_DELIVER_PLANS counts of them. Fills the counts. */
+static int deliverCounts(struct dtrFftPlan* f) {
+  f->deliverPlans = 0;
+  for (int q = 0; q < f->grid->pc; q++)
+    for (int c = -2; c < f->chunks; c++) {
+      if (c >= 0 && c < f->chunks - f->deliverRounds) continue;
+      const int64_t rows = c == -2 ? dtrFftSlabRows(f, q).count : deliverPiece(f, q, c).count;
+      if (!rows || deliverPlanOf(f, rows) >= 0) continue;
+      dtrLocalFftShape y, x;
+      deliverShapes(f, rows, &y, &x);
+      if (rows < 2 || f->deliverPlans == DTR_FFT_DELIVER_PLANS || !dtrAxisPassOneTrip(&y) || !dtrAxisPassOneTrip(&x)) return 0;
+      f->deliverRows[f->deliverPlans++] = rows;
+    }
+  return 1;
+}
+
 static dtrResult_t deliverPasses(struct dtrFftPlan* f) {
   f->deliver = f->deliver && f->kind == dtrFftC2C && f->howmany == 1 && !dtrFftHasRealToReal(f) && f->cshape[0] > 1;
-  for (int q = 0; q < f->grid->pc && f->deliver; q++) {
-    const int64_t rows = dtrFftSlabRows(f, q).count;
-    if (!rows || rows == f->deliverRows[0] || rows == f->deliverRows[1]) continue;
-    if (rows < 2 || (f->deliverRows[0] && f->deliverRows[1])) f->deliver = 0;
-    else f->deliverRows[f->deliverRows[0] ? 1 : 0] = rows;
+  /* With rounds where their pieces take plans, else without (the pieces a rank's rows), else not at all. */
+  if (f->deliver && f->deliverRounds && !deliverCounts(f)) f->deliverRounds = 0;
+  if (f->deliver && !f->deliverRounds && !deliverCounts(f)) f->deliver = 0;
+  if (!f->deliver) {
+    f->deliverRounds = f->deliverPlans = 0;
+    return dtrSuccess;
   }
+  /* Plans for the chunks of planes (as the y pass goes) and for all of them (the rounds). */
+  int64_t batches[DTR_FFT_MAX_CHUNKS + 1];
+  for (int k = 0; k < f->chunks; k++) batches[k] = dtrFftChunkOf(f, f->forward[0], 0, f->chunks, k).count;
+  batches[f->chunks] = f->transforms[0];
   dtrLocalFftShape y, x;
   deliverShapes(f, f->deliverRows[0], &y, &x);
-  f->deliver = f->deliver && dtrAxisPassOneTrip(&y) && dtrAxisPassOneTrip(&x);
-  if (!f->deliver) return dtrSuccess;
-  int64_t batches[DTR_FFT_MAX_CHUNKS];
-  for (int k = 0; k < f->chunks; k++) batches[k] = dtrFftChunkOf(f, f->forward[0], 0, f->chunks, k).count;
   DTRCHECK(dtrLocalFftCreate(&y, 1, batches, f->chunks, &f->deliverY));
   size_t work = dtrLocalFftWorkBytes(f->deliverY);
-  for (int c = 0; c < 2 && f->deliverRows[c]; c++) {
-    deliverShapes(f, f->deliverRows[c], &y, &x);
-    DTRCHECK(dtrLocalFftCreate(&x, 1, batches, f->chunks, &f->deliverX[c]));
-    work += dtrLocalFftWorkBytes(f->deliverX[c]);
+  const int plans = f->deliverPlans;
+  f->deliverPlans = 0; /* counts the plans made, which the plan's destruction frees */
+  for (int i = 0; i < plans; i++) {
+    deliverShapes(f, f->deliverRows[i], &y, &x);
+    DTRCHECK(dtrLocalFftCreate(&x, 1, batches, f->chunks + 1, &f->deliverX[i]));
+    f->deliverPlans++;
+    work += dtrLocalFftWorkBytes(f->deliverX[i]);
   }
   /* The one-trip kernel's plans take no work area; the passes run on both streams without one. */
   if (work) return dtrSetError(dtrInternalError, "the delivering 2-D pass's plans ask for a work area (%zu bytes)", work);
@@ -327,20 +380,20 @@ static dtrResult_t deliverColumns(struct dtrFftPlan* f, dtrPlan_t x, const void*
                         f->work + (size_t)dtrFftSlabPlanes(f, x->comm.rank).start * plane, stream);
 }
 
-/* Its x pass of chunk k: each rank's rows of those planes of S into that rank's S at their place (this
- * rank's own in place, first; then the peers in the staggered order), normalized there. */
-static dtrResult_t deliverRows(struct dtrFftPlan* f, dtrPlan_t x, const Execute* ex, int k, double factor,
+/* Its x pass over the planes `t` (of this rank's): each rank's piece of rows of them (deliverPiece's of
+ * round c; this rank's own rows whole, in place, as the y pass goes) into that rank's S at their place,
+ * the peers in the staggered order, normalized there. */
+static dtrResult_t deliverRows(struct dtrFftPlan* f, const Execute* ex, dtrFftChunk t, int c, double factor,
                                cudaStream_t stream) {
   const size_t e = pointBytes(f), line = (size_t)f->cshape[0] * e, plane = (size_t)f->cshape[1] * line;
-  const dtrFftChunk t = dtrFftFirstPassChunk(f, x, f->chunks, k);
   const size_t planes = (size_t)dtrFftSlabPlanes(f, ex->rank).start * plane;
-  for (int s = 0; s < ex->peers; s++) {
+  for (int s = c < 0 ? 0 : 1; s < ex->peers; s++) {
     const int q = peerAt(ex, s);
-    const dtrRange rows = dtrFftSlabRows(f, q);
-    if (!rows.count) continue;
-    const size_t at = planes + (size_t)rows.start * line;
+    const dtrRange piece = s == 0 ? (dtrRange){0, dtrFftSlabRows(f, q).count} : deliverPiece(f, q, c);
+    if (!piece.count || !t.count) continue;
+    const size_t at = planes + (size_t)(dtrFftSlabRows(f, q).start + piece.start) * line;
     char* to = (q == ex->rank ? f->work : ex->peer[q]) + at;
-    DTRCHECK(dtrLocalFftRunScaled(f->deliverX[rows.count == f->deliverRows[1]], dtrFftForward, t.first, t.count, f->work + at,
+    DTRCHECK(dtrLocalFftRunScaled(f->deliverX[deliverPlanOf(f, piece.count)], dtrFftForward, t.first, t.count, f->work + at,
                                   to, factor, stream));
   }
   return dtrSuccess;
@@ -383,7 +436,7 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
       const cudaStream_t on = f->side && k % 2 ? f->side : stream;
       if (res == dtrSuccess && !(early && k == 0)) res = deliverColumns(f, x, in, k, on);
       if (res == dtrSuccess && k < 2) res = streamWaits(on, f->arrived);
-      if (res == dtrSuccess) res = deliverRows(f, x, &ex, k, factor, on);
+      if (res == dtrSuccess) res = deliverRows(f, &ex, dtrFftFirstPassChunk(f, x, C, k), -1, factor, on);
       continue;
     }
     const cudaStream_t on = streamOf(f, firstSide(f, inverse), k, stream);
@@ -395,8 +448,15 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
   if (res == dtrSuccess && f->side) res = dtrFftEventThen(f->sideDone, f->side, stream);
   if (res == dtrSuccess) res = lanesAfter(f, f->passed, stream);
   if (res == dtrSuccess && f->side) res = streamWaits(f->side, f->passed);
+  /* Delivering in rounds: the x pass of the rows of chunk c of lines, over every plane, before chunk
+   * c's signal, on the side stream (the pass along z takes the caller's). */
+  const int sentEarly = deliver ? C - f->deliverRounds : C;
+  const cudaStream_t rounds = f->side ? f->side : stream;
+  const dtrFftChunk planes = {0, f->transforms[0]};
   for (int c = 0; c < C; c++) {
     if (res == dtrSuccess && !deliver) res = sendBlocks(f, &ex, whole, C, c, c + 1);
+    if (res == dtrSuccess && c >= sentEarly) res = deliverRows(f, &ex, planes, c, factor, rounds);
+    if (res == dtrSuccess && c >= sentEarly) res = lanesAfter(f, f->passed, rounds);
     for (int l = 0; l < f->lanes; l++) {
       unsigned receivers = 0;
       for (int t = 1; t < ex.peers; t++)
@@ -410,7 +470,7 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
   if (res == dtrSuccess) res = streamWaits(stream, f->arrived);
   if (res == dtrSuccess && f->side) res = streamWaits(f->side, f->arrived);
   for (int c = 0; c < C && res == dtrSuccess; c++) {
-    const cudaStream_t on = streamOf(f, lastSide(f, inverse), c, stream);
+    const cudaStream_t on = sentEarly < C ? stream : streamOf(f, lastSide(f, inverse), c, stream);
     res = dtrP2pChunkWait(x, c, on);
     if (res == dtrSuccess) res = lastPass(f, x, out, direction, c, factor, on);
   }
