@@ -97,6 +97,7 @@ const dtrEnvParams* dtrEnvParamsGet(void) {
   readInt("DTR_FFT_ROUNDS", 0, DTR_FFT_MAX_CHUNKS, &params.fft_rounds);
   readInt("DTR_FFT_PASS_STREAMS", 0, 2, &params.fft_pass_streams);
   readInt("DTR_FFT_DELIVER", 0, 2, &params.fft_deliver);
+  readInt("DTR_FFT_GATHER", 0, 1, &params.fft_gather);
   readInt("DTR_FFT_PASS_ASYNC", 0, 64, &params.fft_pass_async);
   readInt("DTR_HALO_DIRECT", 0, 1, &params.halo_direct);
   readSeconds("DTR_TIMEOUT", &params.timeout);
@@ -131,6 +132,7 @@ int dtrEnvParamsAgreed(const dtrEnvParams* p, dtrAgreedValue out[DTR_ENV_AGREED]
       {"DTR_FFT_ROUNDS", p->fft_rounds, dtrValueNumber},
       {"DTR_FFT_PASS_STREAMS", p->fft_pass_streams, dtrValueNumber},
       {"DTR_FFT_DELIVER", p->fft_deliver, dtrValueNumber},
+      {"DTR_FFT_GATHER", p->fft_gather, dtrValueNumber},
       {"DTR_FFT_PASS_ASYNC", p->fft_pass_async, dtrValueNumber},
       {"DTR_HALO_DIRECT", p->halo_direct, dtrValueNumber},
   };

@@ -106,6 +106,7 @@ typedef struct {
   int fft_rounds;
   int fft_pass_streams;
   int fft_deliver;
+  int fft_gather;
   int fft_pass_async;
   int halo_direct;
   uint64_t host_memory;  /* 0: no cap of its own */
@@ -127,7 +128,7 @@ const dtrEnvParams* dtrEnvParamsGet(void);
  * FFT's exchanges and passes). Not among them: DTR_DEBUG (logging), DTR_HOST_MEMORY (the memory check takes the least
  * of a host's ranks) and DTR_TIMEOUT (agreed with config.timeout as the plan's deadline). Returns how
  * many. */
-#define DTR_ENV_AGREED 24
+#define DTR_ENV_AGREED 25
 int dtrEnvParamsAgreed(const dtrEnvParams* p, dtrAgreedValue out[DTR_ENV_AGREED]);
 
 #endif

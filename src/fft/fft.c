@@ -107,8 +107,8 @@ static void freePlan(dtrFftPlan_t f) {
   dtrLocalFftDestroy(f->zFrom);
   dtrLocalFftDestroy(f->zInto);
   dtrLocalFftDestroy(f->sidePass);
-  dtrLocalFftDestroy(f->deliverY);
-  for (int i = 0; i < f->deliverPlans; i++) dtrLocalFftDestroy(f->deliverX[i]);
+  dtrLocalFftDestroy(f->columnPass);
+  for (int i = 0; i < f->rowPasses; i++) dtrLocalFftDestroy(f->rowPass[i]);
   dtrLocalFftDestroy(f->sideZFrom);
   dtrLocalFftDestroy(f->sideZInto);
   dtrLocalFftDestroy(f->yInto);
@@ -300,8 +300,9 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
       f->rounds[d] = rounds < f->chunks ? rounds : f->chunks;
     }
     f->passStreams = env->fft_pass_streams ? env->fft_pass_streams : dtrFftPassStreamsByRule(f->chunks);
-    /* Delivering where the route's passes can (dtrFftCopiesPasses); with 2, its rounds as the rounds'. */
+    /* Delivering and gathering where the route's passes can (dtrFftCopiesPasses); delivering with 2, its rounds as the rounds'. */
     f->deliver = env->fft_deliver > 0;
+    f->gather = env->fft_gather;
     if (env->fft_deliver == 2) {
       const int rounds = env->fft_rounds ? env->fft_rounds : dtrFftDeliverRoundsByRule(ranks, f->chunks);
       f->deliverRounds = rounds < f->chunks ? rounds : f->chunks;
@@ -323,10 +324,11 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
        f->copies ? " (the slab route: copy engines)" : f->messages ? " (the slab route: NCCL messages)" : "", f->chunks,
        f->workBytes);
   if (f->copies) {
-    char delivers[160] = "";
-    if (f->deliver)
-      snprintf(delivers, sizeof delivers, "; the forward 2-D pass delivers each rank's rows as it goes%s",
-               f->deliverRounds ? ", those of the last chunks of lines in rounds (forward rounds: theirs)" : "");
+    char delivers[240] = "";
+    if (f->deliver || f->gather)
+      snprintf(delivers, sizeof delivers, "%s%s%s", f->deliver ? "; the forward 2-D pass delivers each rank's rows as it goes" : "",
+               f->deliverRounds ? ", those of the last chunks of lines in rounds (forward rounds: theirs)" : "",
+               f->gather ? "; the inverse 2-D pass gathers each rank's rows as its pass along z makes them" : "");
     INFO("FFT slab route: %d copy stream(s), rounds %d forward and %d inverse of %d chunks, passes on %d stream(s)%s",
          f->lanes, f->deliverRounds ? f->deliverRounds : f->rounds[0], f->rounds[1], f->chunks, f->side ? 2 : 1, delivers);
   }

@@ -11,8 +11,8 @@
 #include "local_fft.h"
 #include "pad_launch.h"
 
-/* The most counts of rows the delivering 2-D pass's pieces may have (a plan each); beyond, fewer pieces. */
-#define DTR_FFT_DELIVER_PLANS 8
+/* The most counts of rows the delivering and gathering passes' pieces may have (a plan each). */
+#define DTR_FFT_ROW_PASSES 8
 
 struct dtrFftPlan {
   dtrGrid_t grid;              /* a reference: the execute agrees on its communicator */
@@ -61,11 +61,15 @@ struct dtrFftPlan {
   dtrLocalFft* sideZInto;      /* whole, R2C of an odd length), and those of the passes along z */
   size_t sideArea;
   int deliver;                 /* its forward 2-D pass delivers as it goes (DTR_FFT_DELIVER): y, then x */
-  dtrLocalFft* deliverY;       /* into each rank's staging array; the library's one-trip kernel, which */
-  dtrLocalFft* deliverX[DTR_FFT_DELIVER_PLANS]; /* needs no work area, so both pass streams share these */
-  int64_t deliverRows[DTR_FFT_DELIVER_PLANS];   /* plans: y over a plane's columns, x over pieces of a */
-  int deliverPlans;            /* rank's rows (a plan for each count of rows a piece has) */
-  int deliverRounds;           /* its chunks of lines whose rows go out in rounds after the y pass (0: none) */
+  int deliverRounds;           /* into each rank's S; its chunks of lines sent in rounds after y (0: none) */
+  int gather;                  /* its inverse 2-D pass gathers as it goes (DTR_FFT_GATHER): x, then y */
+  /* The delivering and gathering passes, on the library's one-trip kernel, which needs no work area, so
+   * that both pass streams share these plans: y over a plane's columns, x over pieces of a rank's rows
+   * (a plan for each count of rows a piece has). */
+  dtrLocalFft* columnPass;
+  dtrLocalFft* rowPass[DTR_FFT_ROW_PASSES];
+  int64_t rowPassRows[DTR_FFT_ROW_PASSES];
+  int rowPasses;
   cudaStream_t side;
   cudaEvent_t sideStart, sideDone;
   int fused;                   /* pencils on a P x 1 grid: Y<->Z is one rank's own transpose, which the

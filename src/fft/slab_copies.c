@@ -85,15 +85,17 @@ dtrResult_t dtrFftCopiesChoose(struct dtrFftPlan* f, size_t area, int wanted) {
   return dtrSuccess;
 }
 
-/* The forward 2-D pass that delivers as it goes (DTR_FFT_DELIVER), where it can: one field of complex
- * numbers whose lengths along x and y the library's one-trip kernel takes, each pass of two lines or
- * more (a pass of one line a transform runs on cuFFT), so that its plans need no work area and both pass
- * streams share them. y (a plane's columns) into this rank's planes of S, then x over pieces of each
- * rank's rows of them (deliverPiece) into that rank's S, a plan for each count of rows a piece has.
- * Elsewhere the route's 2-D pass and copies, as without it. Whether it delivers, and in rounds, follows
- * from the global shape and the agreed settings alone, never from this rank's own planes or rows: every
- * rank decides alike. */
-static void deliverShapes(const struct dtrFftPlan* f, int64_t rows, dtrLocalFftShape* y, dtrLocalFftShape* x) {
+/* The forward 2-D pass that delivers as it goes (DTR_FFT_DELIVER) and the inverse one that gathers as it
+ * goes (DTR_FFT_GATHER), where they can: one field of complex numbers whose lengths along x and y the
+ * library's one-trip kernel takes, each pass of two lines or more (a pass of one line a transform runs
+ * on cuFFT), so that their plans need no work area and both pass streams share them. Delivering: y (a
+ * plane's columns) into this rank's planes of S, then x over pieces of each rank's rows of them
+ * (deliverPiece) into that rank's S. Gathering: x over pieces of each rank's rows of this rank's planes
+ * (gatherPiece), read from that rank's S as its pass along z makes them, into this rank's S, then y into
+ * the X-pencil. A plan for each count of rows a piece has. Elsewhere the route's 2-D pass and copies,
+ * as without them. Whether they run, and in rounds, follows from the global shape and the agreed
+ * settings alone, never from this rank's own planes or rows: every rank decides alike. */
+static void rowShapes(const struct dtrFftPlan* f, int64_t rows, dtrLocalFftShape* y, dtrLocalFftShape* x) {
   const int64_t nx = f->cshape[0], ny = f->cshape[1], plane = nx * ny;
   const int dbl = f->ctype == dtrComplex128;
   const dtrLocalFftShape columns = {.dims = 1, .n = {ny, 0}, .dbl = dbl, .in_stride = nx, .in_dist = plane, .out_stride = nx,
@@ -103,12 +105,14 @@ static void deliverShapes(const struct dtrFftPlan* f, int64_t rows, dtrLocalFftS
   *y = columns, *x = a;
 }
 
-/* Rows of rank q (counted from its first) that its chunks of lines up to c need (none for c < 0): a
- * chunk of lines may end inside a row, which then goes with that chunk. */
-static int64_t rowsThrough(const struct dtrFftPlan* f, int q, int c) {
+/* Rows of rank q (counted from its first) that its chunks of lines up to c touch (none for c < 0):
+ * rounded up, the rows they need (a chunk of lines may end inside a row, which then goes with it), or
+ * down, the rows they finish. */
+static int64_t rowsThrough(const struct dtrFftPlan* f, int q, int c, int up) {
   if (c < 0) return 0;
   const dtrFftChunk l = dtrFftChunkOfRank(f, f->inverse[0], 1, q, f->chunks, c);
-  const int64_t nx = f->cshape[0], rows = dtrFftSlabRows(f, q).count, through = (l.first + l.count + nx - 1) / nx;
+  const int64_t nx = f->cshape[0], rows = dtrFftSlabRows(f, q).count;
+  const int64_t through = c == f->chunks - 1 ? rows : (l.first + l.count + (up ? nx - 1 : 0)) / nx;
   return through < rows ? through : rows;
 }
 
@@ -117,63 +121,89 @@ static int64_t rowsThrough(const struct dtrFftPlan* f, int q, int c) {
  * in round c those that chunk c of lines needs beyond the earlier ones'. */
 static dtrRange deliverPiece(const struct dtrFftPlan* f, int q, int c) {
   const int early = f->chunks - f->deliverRounds;
-  const int64_t from = c < 0 ? 0 : rowsThrough(f, q, c - 1), to = rowsThrough(f, q, c < 0 ? early - 1 : c);
+  const int64_t from = c < 0 ? 0 : rowsThrough(f, q, c - 1, 1), to = rowsThrough(f, q, c < 0 ? early - 1 : c, 1);
   const dtrRange r = {from, to > from ? to - from : 0};
   return r;
 }
 
+/* The rows of rank q (counted from its first) that the gathering x pass reads from it once its chunk c
+ * of lines is done: the rows that chunk finishes beyond those read before, held back while they would be
+ * one row or leave one (a single row is no piece), so that the last chunk takes the rest. */
+static dtrRange gatherPiece(const struct dtrFftPlan* f, int q, int c) {
+  const int64_t rows = dtrFftSlabRows(f, q).count;
+  int64_t from = 0;
+  for (int k = 0; k <= c; k++) {
+    const int64_t done = rowsThrough(f, q, k, 0);
+    if (done - from < 2 || rows - done == 1) continue;
+    if (k == c) return (dtrRange){from, done - from};
+    from = done;
+  }
+  return (dtrRange){from, 0};
+}
+
 /* The x pass's plan for pieces of `rows` rows, or -1 where it has none. */
-static int deliverPlanOf(const struct dtrFftPlan* f, int64_t rows) {
-  for (int i = 0; i < f->deliverPlans; i++)
-    if (f->deliverRows[i] == rows) return i;
+static int rowPassOf(const struct dtrFftPlan* f, int64_t rows) {
+  for (int i = 0; i < f->rowPasses; i++)
+    if (f->rowPassRows[i] == rows) return i;
   return -1;
 }
 
-/* Whether every piece of rows any rank delivers (a rank's own rows, whole, and each piece its peers send
- * it) takes a plan of the one-trip kernel: pieces of 2 rows or more (a pass of one line a transform runs
- * on cuFFT), at most DTR_FFT_DELIVER_PLANS counts of them. Fills the counts. */
-static int deliverCounts(struct dtrFftPlan* f) {
-  f->deliverPlans = 0;
-  for (int q = 0; q < f->grid->pc; q++)
-    for (int c = -2; c < f->chunks; c++) {
-      if (c >= 0 && c < f->chunks - f->deliverRounds) continue;
-      const int64_t rows = c == -2 ? dtrFftSlabRows(f, q).count : deliverPiece(f, q, c).count;
-      if (!rows || deliverPlanOf(f, rows) >= 0) continue;
-      dtrLocalFftShape y, x;
-      deliverShapes(f, rows, &y, &x);
-      if (rows < 2 || f->deliverPlans == DTR_FFT_DELIVER_PLANS || !dtrAxisPassOneTrip(&y) || !dtrAxisPassOneTrip(&x)) return 0;
-      f->deliverRows[f->deliverPlans++] = rows;
-    }
+/* A count of rows a piece has, among the plans to make: 0 where the one-trip kernel does not take it
+ * (a single row) or the plans would be too many. */
+static int addRows(struct dtrFftPlan* f, int64_t rows) {
+  if (!rows || rowPassOf(f, rows) >= 0) return 1;
+  dtrLocalFftShape y, x;
+  rowShapes(f, rows, &y, &x);
+  if (rows < 2 || f->rowPasses == DTR_FFT_ROW_PASSES || !dtrAxisPassOneTrip(&y) || !dtrAxisPassOneTrip(&x)) return 0;
+  f->rowPassRows[f->rowPasses++] = rows;
   return 1;
 }
 
-static dtrResult_t deliverPasses(struct dtrFftPlan* f) {
-  f->deliver = f->deliver && f->kind == dtrFftC2C && f->howmany == 1 && !dtrFftHasRealToReal(f) && f->cshape[0] > 1;
-  /* With rounds where their pieces take plans, else without (the pieces a rank's rows), else not at all. */
-  if (f->deliver && f->deliverRounds && !deliverCounts(f)) f->deliverRounds = 0;
-  if (f->deliver && !f->deliverRounds && !deliverCounts(f)) f->deliver = 0;
-  if (!f->deliver) {
-    f->deliverRounds = f->deliverPlans = 0;
-    return dtrSuccess;
+/* Every piece any rank's x pass runs over, among the plans: a rank's own rows, whole (both), and the
+ * pieces its peers deliver to it (deliverPiece, `gather` 0) or it reads from each of them (gatherPiece). */
+static int addPieces(struct dtrFftPlan* f, int gather) {
+  int ok = 1;
+  for (int q = 0; q < f->grid->pc; q++) {
+    ok = ok && addRows(f, dtrFftSlabRows(f, q).count);
+    for (int c = -1; c < f->chunks; c++) {
+      if (gather && c >= 0) ok = ok && addRows(f, gatherPiece(f, q, c).count);
+      if (!gather && (c < 0 || c >= f->chunks - f->deliverRounds)) ok = ok && addRows(f, deliverPiece(f, q, c).count);
+    }
   }
-  /* Plans for the chunks of planes (as the y pass goes) and for all of them (the rounds). */
+  return ok;
+}
+
+static dtrResult_t rowPassesChoose(struct dtrFftPlan* f) {
+  const int can = f->kind == dtrFftC2C && f->howmany == 1 && !dtrFftHasRealToReal(f) && f->cshape[0] > 1;
+  f->deliver = f->deliver && can, f->gather = f->gather && can;
+  f->rowPasses = 0;
+  /* Delivering with rounds where their pieces take plans, else without (a rank's rows), else not at all;
+   * then gathering where its pieces take plans beside them. */
+  if (f->deliver && f->deliverRounds && !addPieces(f, 0)) f->deliverRounds = f->rowPasses = 0;
+  if (f->deliver && !f->deliverRounds && !addPieces(f, 0)) f->deliver = f->rowPasses = 0;
+  const int kept = f->rowPasses;
+  if (f->gather && !addPieces(f, 1)) f->gather = 0, f->rowPasses = kept;
+  if (!f->deliver) f->deliverRounds = 0;
+  if (!f->deliver && !f->gather) return dtrSuccess;
+  /* Plans for the chunks of planes (the y pass, and the x pass as it goes) and for all of them (the x
+   * pass in rounds). */
   int64_t batches[DTR_FFT_MAX_CHUNKS + 1];
   for (int k = 0; k < f->chunks; k++) batches[k] = dtrFftChunkOf(f, f->forward[0], 0, f->chunks, k).count;
   batches[f->chunks] = f->transforms[0];
   dtrLocalFftShape y, x;
-  deliverShapes(f, f->deliverRows[0], &y, &x);
-  DTRCHECK(dtrLocalFftCreate(&y, 1, batches, f->chunks, &f->deliverY));
-  size_t work = dtrLocalFftWorkBytes(f->deliverY);
-  const int plans = f->deliverPlans;
-  f->deliverPlans = 0; /* counts the plans made, which the plan's destruction frees */
+  rowShapes(f, f->rowPassRows[0], &y, &x);
+  DTRCHECK(dtrLocalFftCreate(&y, 1, batches, f->chunks, &f->columnPass));
+  size_t work = dtrLocalFftWorkBytes(f->columnPass);
+  const int plans = f->rowPasses;
+  f->rowPasses = 0; /* counts the plans made, which the plan's destruction frees */
   for (int i = 0; i < plans; i++) {
-    deliverShapes(f, f->deliverRows[i], &y, &x);
-    DTRCHECK(dtrLocalFftCreate(&x, 1, batches, f->chunks + 1, &f->deliverX[i]));
-    f->deliverPlans++;
-    work += dtrLocalFftWorkBytes(f->deliverX[i]);
+    rowShapes(f, f->rowPassRows[i], &y, &x);
+    DTRCHECK(dtrLocalFftCreate(&x, 1, batches, f->chunks + 1, &f->rowPass[i]));
+    f->rowPasses++;
+    work += dtrLocalFftWorkBytes(f->rowPass[i]);
   }
   /* The one-trip kernel's plans take no work area; the passes run on both streams without one. */
-  if (work) return dtrSetError(dtrInternalError, "the delivering 2-D pass's plans ask for a work area (%zu bytes)", work);
+  if (work) return dtrSetError(dtrInternalError, "the delivering or gathering 2-D pass's plans ask for a work area (%zu bytes)", work);
   return dtrSuccess;
 }
 
@@ -189,7 +219,7 @@ dtrResult_t dtrFftCopiesPasses(struct dtrFftPlan* f) {
   for (int k = 0; k < f->chunks; k++) batches[n++] = dtrFftChunkOf(f, f->inverse[0], 1, f->chunks, k).count;
   DTRCHECK(dtrLocalFftCreate(&from, 1, batches, n, &f->zFrom));
   DTRCHECK(dtrLocalFftCreate(&into, 1, batches, n, &f->zInto));
-  DTRCHECK(deliverPasses(f));
+  DTRCHECK(rowPassesChoose(f));
   if (f->passStreams < 2 || f->chunks < 2) return dtrSuccess;
   /* The side stream's plans, for the odd chunks: of the passes along z, and of the 2-D pass where it
    * runs in chunks. */
@@ -371,32 +401,82 @@ static dtrResult_t lastPass(struct dtrFftPlan* f, dtrPlan_t x, void* out, dtrFft
   return dtrFftScaleInputPlanes(f, out, p, dtrLocalFftFoldsScale(f->zInto, direction) ? 1.0 : factor, stream);
 }
 
-/* The forward 2-D pass that delivers (deliverPasses), chunk k on `stream`: its y pass, from the input's
- * planes into their place in this rank's S. */
-static dtrResult_t deliverColumns(struct dtrFftPlan* f, dtrPlan_t x, const void* in, int k, cudaStream_t stream) {
+/* The 2-D pass that delivers (forward) or gathers (inverse) (rowPassesChoose), its y pass over chunk k of
+ * this rank's planes on `stream`: forward from the input's planes into their place in this rank's S,
+ * inverse from there into the output's. */
+static dtrResult_t columnsPass(struct dtrFftPlan* f, const void* in, void* out, int k, dtrFftDirection_t direction,
+                               cudaStream_t stream) {
   const size_t plane = (size_t)(f->cshape[0] * f->cshape[1]) * pointBytes(f);
-  const dtrFftChunk t = dtrFftFirstPassChunk(f, x, f->chunks, k);
-  return dtrLocalFftRun(f->deliverY, dtrFftForward, t.first, t.count, in,
-                        f->work + (size_t)dtrFftSlabPlanes(f, x->comm.rank).start * plane, stream);
+  const dtrFftChunk t = dtrFftFirstPassChunk(f, f->forward[0], f->chunks, k);
+  char* const planes = f->work + (size_t)dtrFftSlabPlanes(f, f->forward[0]->comm.rank).start * plane;
+  return dtrLocalFftRun(f->columnPass, direction, t.first, t.count, direction == dtrFftForward ? in : planes,
+                        direction == dtrFftForward ? planes : out, stream);
 }
 
-/* Its x pass over the planes `t` (of this rank's): each rank's piece of rows of them (deliverPiece's of
- * round c; this rank's own rows whole, in place, as the y pass goes) into that rank's S at their place,
- * the peers in the staggered order, normalized there. */
-static dtrResult_t deliverRows(struct dtrFftPlan* f, const Execute* ex, dtrFftChunk t, int c, double factor,
-                               cudaStream_t stream) {
+/* Its x pass over the planes `t` of this rank's: with c < 0 this rank's own rows, whole, in place (and,
+ * delivering, each peer's piece as the y pass goes); else each peer's piece of round c (delivering,
+ * deliverPiece) or of chunk c (gathering, gatherPiece). Delivering writes the pieces into the peers' S,
+ * gathering reads them from there, at their place either way, the peers in the staggered order;
+ * normalized as it writes. */
+static dtrResult_t rowsPass(struct dtrFftPlan* f, const Execute* ex, dtrFftChunk t, int c, double factor, cudaStream_t stream) {
   const size_t e = pointBytes(f), line = (size_t)f->cshape[0] * e, plane = (size_t)f->cshape[1] * line;
   const size_t planes = (size_t)dtrFftSlabPlanes(f, ex->rank).start * plane;
-  for (int s = c < 0 ? 0 : 1; s < ex->peers; s++) {
+  const int gather = ex->inverse, last = gather && c < 0 ? 1 : ex->peers;
+  for (int s = c < 0 ? 0 : 1; s < last; s++) {
     const int q = peerAt(ex, s);
-    const dtrRange piece = s == 0 ? (dtrRange){0, dtrFftSlabRows(f, q).count} : deliverPiece(f, q, c);
+    const dtrRange piece = s == 0 ? (dtrRange){0, dtrFftSlabRows(f, q).count} : gather ? gatherPiece(f, q, c) : deliverPiece(f, q, c);
     if (!piece.count || !t.count) continue;
     const size_t at = planes + (size_t)(dtrFftSlabRows(f, q).start + piece.start) * line;
-    char* to = (q == ex->rank ? f->work : ex->peer[q]) + at;
-    DTRCHECK(dtrLocalFftRunScaled(f->deliverX[deliverPlanOf(f, piece.count)], dtrFftForward, t.first, t.count, f->work + at,
-                                  to, factor, stream));
+    char* const mine = f->work + at;
+    char* const theirs = (q == ex->rank ? f->work : ex->peer[q]) + at;
+    DTRCHECK(dtrLocalFftRunScaled(f->rowPass[rowPassOf(f, piece.count)], gather ? dtrFftInverse : dtrFftForward, t.first, t.count,
+                                  gather ? theirs : mine, gather ? mine : theirs, factor, stream));
   }
   return dtrSuccess;
+}
+
+/* Chunk c's signals: every lane tells the peers it serves (their writes of chunk c done, or delivering
+ * and gathering, this rank's chunk c ready). Launched whatever failed before (`res`, kept). */
+static dtrResult_t signalChunk(struct dtrFftPlan* f, dtrPlan_t x, const Execute* ex, int c, dtrResult_t res) {
+  for (int l = 0; l < f->lanes; l++) {
+    unsigned receivers = 0;
+    for (int t = 1; t < ex->peers; t++)
+      if (laneOf(f, t) == l) receivers |= 1u << peerAt(ex, t);
+    const dtrResult_t signalled = dtrP2pChunkSignal(x, receivers, c, f->lane[l]);
+    if (res == dtrSuccess) res = signalled;
+  }
+  return res;
+}
+
+/* The inverse that gathers: the pass along z a chunk of lines at a time into this rank's rows of S (on
+ * both pass streams), each chunk signalled to the peers once done; on the side stream, as each chunk c
+ * arrives from every peer, the x pass over the rows it finished, read from the peers' S (gatherPiece);
+ * then this rank's own rows and the y pass into the output, in chunks of planes on both streams. The
+ * lanes (and so the finish barrier) wait for every read of the peers' S. */
+static dtrResult_t gatherSteps(struct dtrFftPlan* f, dtrPlan_t x, const Execute* ex, const void* in, void* out, cudaStream_t stream,
+                               double factor, int early, dtrResult_t res) {
+  const int C = f->chunks;
+  const cudaStream_t reads = f->side ? f->side : stream;
+  const double rowsFactor = dtrLocalFftFoldsScale(f->zInto, dtrFftInverse) ? 1.0 : factor;
+  const dtrFftChunk planes = {0, f->transforms[0]};
+  for (int c = 0; c < C; c++) {
+    const cudaStream_t on = streamOf(f, f->sideZInto, c, stream);
+    if (res == dtrSuccess && !(early && c == 0)) res = firstPass(f, x, in, dtrFftInverse, c, factor, on);
+    if (res == dtrSuccess) res = lanesAfter(f, f->passed, on);
+    res = signalChunk(f, x, ex, c, res);
+  }
+  if (res == dtrSuccess) res = streamWaits(reads, f->arrived);
+  for (int c = 0; c < C && res == dtrSuccess; c++) {
+    res = dtrP2pChunkWait(x, c, reads);
+    if (res == dtrSuccess) res = rowsPass(f, ex, planes, c, rowsFactor, reads);
+  }
+  if (res == dtrSuccess && f->side) res = dtrFftEventThen(f->sideDone, f->side, stream);
+  if (res == dtrSuccess) res = lanesAfter(f, f->passed, stream);
+  if (res == dtrSuccess) res = rowsPass(f, ex, planes, -1, rowsFactor, stream);
+  if (res == dtrSuccess && f->side) res = dtrFftEventThen(f->passed, stream, f->side);
+  for (int k = 0; k < C && res == dtrSuccess; k++)
+    res = columnsPass(f, NULL, out, k, dtrFftInverse, f->side && k % 2 ? f->side : stream);
+  return res;
 }
 
 dtrResult_t dtrFftCopiesEarly(struct dtrFftPlan* f, const void* in, dtrFftDirection_t direction, cudaStream_t stream,
@@ -404,45 +484,32 @@ dtrResult_t dtrFftCopiesEarly(struct dtrFftPlan* f, const void* in, dtrFftDirect
   /* The side stream starts from here: its first chunk need not wait for this one. */
   if (f->side) CUDACHECK(cudaEventRecord(f->sideStart, stream));
   /* A pass that delivers writes into the peers' S only after the arrive barrier: its y pass alone here. */
-  if (f->deliver && direction == dtrFftForward) return deliverColumns(f, f->forward[0], in, 0, stream);
+  if (f->deliver && direction == dtrFftForward) return columnsPass(f, in, NULL, 0, dtrFftForward, stream);
   return firstPass(f, direction == dtrFftInverse ? f->inverse[0] : f->forward[0], in, direction, 0, factor, stream);
 }
 
-dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction,
-                            cudaStream_t stream, double factor, int early) {
+/* The forward and the inverse by copies, and the forward that delivers: the first pass in chunks, the
+ * copies whole and in rounds, or the x pass's pieces as the y pass goes and in rounds; the chunks'
+ * signals; the last pass a chunk at a time as they arrive. */
+static dtrResult_t sendSteps(struct dtrFftPlan* f, dtrPlan_t x, const Execute* ex, const void* in, void* out,
+                             dtrFftDirection_t direction, cudaStream_t stream, double factor, int early, dtrResult_t res) {
   const int inverse = direction == dtrFftInverse;
-  const dtrPlan_t x = inverse ? f->inverse[0] : f->forward[0];
-  char* const s = f->work;
-  /* Every rank maps every rank's staging array (once an allocation; a few dozen bytes an execute). */
-  DTRCHECK(dtrAgree(f->grid->comm, dtrPlanChunksBegin(x, dtrSuccess, s, s)));
-  const Execute ex = {inverse, x->comm.rank, f->grid->pc, dtrP2pChunkOuts(x)};
-  DTRCHECK(dtrAgree(f->grid->comm, ex.peer ? dtrSuccess : dtrSetError(dtrInternalError, "the slab route's staging arrays are not mapped")));
   const int C = f->chunks, whole = C - f->rounds[inverse], deliver = f->deliver && !inverse;
-  CUDACHECK(cudaSetDevice(f->device));
-  if (f->side && !early) CUDACHECK(cudaEventRecord(f->sideStart, stream));
-  if (f->side) CUDACHECK(cudaStreamWaitEvent(f->side, f->sideStart, 0));
-  CUDACHECK(cudaEventRecord(f->start, stream));
-  CUDACHECK(cudaStreamWaitEvent(f->exchange, f->start, 0));
-  /* From here on every rank launches the barriers and every chunk's signals whatever fails locally, so
-   * that none waits on its GPU for another that left: the first failure is kept and returned (agreed)
-   * at the end. */
-  dtrResult_t res = dtrP2pBarrier(x, dtrPeerArrive, f->exchange);
-  if (res == dtrSuccess) res = lanesAfter(f, f->arrived, f->exchange);
   for (int k = 0; k < C; k++) {
     /* Chunk k's pass (the first one ran before the agreements where `early` says so), and its copies
      * whole where it is one of the first `whole`; or, delivering, its y pass and then its x pass into
      * every rank's S, which each pass stream starts after the arrive barrier. */
     if (deliver) {
       const cudaStream_t on = f->side && k % 2 ? f->side : stream;
-      if (res == dtrSuccess && !(early && k == 0)) res = deliverColumns(f, x, in, k, on);
+      if (res == dtrSuccess && !(early && k == 0)) res = columnsPass(f, in, NULL, k, dtrFftForward, on);
       if (res == dtrSuccess && k < 2) res = streamWaits(on, f->arrived);
-      if (res == dtrSuccess) res = deliverRows(f, &ex, dtrFftFirstPassChunk(f, x, C, k), -1, factor, on);
+      if (res == dtrSuccess) res = rowsPass(f, ex, dtrFftFirstPassChunk(f, x, C, k), -1, factor, on);
       continue;
     }
     const cudaStream_t on = streamOf(f, firstSide(f, inverse), k, stream);
     if (res == dtrSuccess && !(early && k == 0)) res = firstPass(f, x, in, direction, k, factor, on);
     if (res == dtrSuccess && k < whole) res = lanesAfter(f, f->passed, on);
-    if (res == dtrSuccess && k < whole) res = sendBlocks(f, &ex, k, k + 1, 0, C);
+    if (res == dtrSuccess && k < whole) res = sendBlocks(f, ex, k, k + 1, 0, C);
   }
   /* The whole first pass, on both streams, before the rounds and before the last pass on either. */
   if (res == dtrSuccess && f->side) res = dtrFftEventThen(f->sideDone, f->side, stream);
@@ -454,16 +521,10 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
   const cudaStream_t rounds = f->side ? f->side : stream;
   const dtrFftChunk planes = {0, f->transforms[0]};
   for (int c = 0; c < C; c++) {
-    if (res == dtrSuccess && !deliver) res = sendBlocks(f, &ex, whole, C, c, c + 1);
-    if (res == dtrSuccess && c >= sentEarly) res = deliverRows(f, &ex, planes, c, factor, rounds);
+    if (res == dtrSuccess && !deliver) res = sendBlocks(f, ex, whole, C, c, c + 1);
+    if (res == dtrSuccess && c >= sentEarly) res = rowsPass(f, ex, planes, c, factor, rounds);
     if (res == dtrSuccess && c >= sentEarly) res = lanesAfter(f, f->passed, rounds);
-    for (int l = 0; l < f->lanes; l++) {
-      unsigned receivers = 0;
-      for (int t = 1; t < ex.peers; t++)
-        if (laneOf(f, t) == l) receivers |= 1u << peerAt(&ex, t);
-      const dtrResult_t signalled = dtrP2pChunkSignal(x, receivers, c, f->lane[l]);
-      if (res == dtrSuccess) res = signalled;
-    }
+    res = signalChunk(f, x, ex, c, res);
   }
   /* The last pass, a chunk at a time as the peers' rounds arrive (its waits read the epoch the arrive
    * barrier began). */
@@ -474,6 +535,30 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
     res = dtrP2pChunkWait(x, c, on);
     if (res == dtrSuccess) res = lastPass(f, x, out, direction, c, factor, on);
   }
+  return res;
+}
+
+dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtrFftDirection_t direction,
+                            cudaStream_t stream, double factor, int early) {
+  const int inverse = direction == dtrFftInverse;
+  const dtrPlan_t x = inverse ? f->inverse[0] : f->forward[0];
+  char* const s = f->work;
+  /* Every rank maps every rank's staging array (once an allocation; a few dozen bytes an execute). */
+  DTRCHECK(dtrAgree(f->grid->comm, dtrPlanChunksBegin(x, dtrSuccess, s, s)));
+  const Execute ex = {inverse, x->comm.rank, f->grid->pc, dtrP2pChunkOuts(x)};
+  DTRCHECK(dtrAgree(f->grid->comm, ex.peer ? dtrSuccess : dtrSetError(dtrInternalError, "the slab route's staging arrays are not mapped")));
+  CUDACHECK(cudaSetDevice(f->device));
+  if (f->side && !early) CUDACHECK(cudaEventRecord(f->sideStart, stream));
+  if (f->side) CUDACHECK(cudaStreamWaitEvent(f->side, f->sideStart, 0));
+  CUDACHECK(cudaEventRecord(f->start, stream));
+  CUDACHECK(cudaStreamWaitEvent(f->exchange, f->start, 0));
+  /* From here on every rank launches the barriers and every chunk's signals whatever fails locally, so
+   * that none waits on its GPU for another that left: the first failure is kept and returned (agreed)
+   * at the end. */
+  dtrResult_t res = dtrP2pBarrier(x, dtrPeerArrive, f->exchange);
+  if (res == dtrSuccess) res = lanesAfter(f, f->arrived, f->exchange);
+  if (inverse && f->gather) res = gatherSteps(f, x, &ex, in, out, stream, factor, early, res);
+  else res = sendSteps(f, x, &ex, in, out, direction, stream, factor, early, res);
   if (f->side) {
     const dtrResult_t joined = dtrFftEventThen(f->sideDone, f->side, stream);
     if (res == dtrSuccess) res = joined;
