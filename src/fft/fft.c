@@ -303,10 +303,9 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
     /* Delivering and gathering where the route's passes can (dtrFftCopiesPasses); delivering with 2, its rounds as the rounds'. */
     f->deliver = env->fft_deliver > 0;
     f->gather = env->fft_gather;
-    if (env->fft_deliver == 2) {
-      const int rounds = env->fft_rounds ? env->fft_rounds : dtrFftDeliverRoundsByRule(ranks, f->chunks);
-      f->deliverRounds = rounds < f->chunks ? rounds : f->chunks;
-    }
+    const int rounds = env->fft_rounds ? env->fft_rounds : dtrFftDeliverRoundsByRule(ranks, f->chunks);
+    if (env->fft_deliver == 2) f->deliverRounds = rounds < f->chunks ? rounds : f->chunks;
+    if (f->gather) f->gatherRounds = rounds < f->chunks ? rounds : f->chunks;
   }
   /* The NCCL slab route's streams: the exchange (its messages) and one of the copy engines. */
   if (f->messages) f->lanes = 2;
@@ -324,13 +323,15 @@ static dtrResult_t build(dtrFftPlan_t f, const dtrFftConfig_t* cfg) {
        f->copies ? " (the slab route: copy engines)" : f->messages ? " (the slab route: NCCL messages)" : "", f->chunks,
        f->workBytes);
   if (f->copies) {
-    char delivers[240] = "";
-    if (f->deliver || f->gather)
-      snprintf(delivers, sizeof delivers, "%s%s%s", f->deliver ? "; the forward 2-D pass delivers each rank's rows as it goes" : "",
-               f->deliverRounds ? ", those of the last chunks of lines in rounds (forward rounds: theirs)" : "",
-               f->gather ? "; the inverse 2-D pass gathers each rank's rows as its pass along z makes them" : "");
-    INFO("FFT slab route: %d copy stream(s), rounds %d forward and %d inverse of %d chunks, passes on %d stream(s)%s",
-         f->lanes, f->deliverRounds ? f->deliverRounds : f->rounds[0], f->rounds[1], f->chunks, f->side ? 2 : 1, delivers);
+    char delivers[240] = "", gathers[120] = "";
+    if (f->deliver)
+      snprintf(delivers, sizeof delivers, "; the forward 2-D pass delivers each rank's rows as it goes%s",
+               f->deliverRounds ? ", those of the last chunks of lines in rounds (forward rounds: theirs)" : "");
+    if (f->gather)
+      snprintf(gathers, sizeof gathers, "; the inverse 2-D pass gathers each rank's rows as its pass along z makes them (%d rounds)",
+               f->gatherRounds);
+    INFO("FFT slab route: %d copy stream(s), rounds %d forward and %d inverse of %d chunks, passes on %d stream(s)%s%s",
+         f->lanes, f->deliverRounds ? f->deliverRounds : f->rounds[0], f->rounds[1], f->chunks, f->side ? 2 : 1, delivers, gathers);
   }
   return dtrSuccess;
 }

@@ -63,6 +63,7 @@ struct dtrFftPlan {
   int deliver;                 /* its forward 2-D pass delivers as it goes (DTR_FFT_DELIVER): y, then x */
   int deliverRounds;           /* into each rank's S; its chunks of lines sent in rounds after y (0: none) */
   int gather;                  /* its inverse 2-D pass gathers as it goes (DTR_FFT_GATHER): x, then y */
+  int gatherRounds;            /* from each rank's S; its chunks of lines read in rounds as they come */
   /* The delivering and gathering passes, on the library's one-trip kernel, which needs no work area, so
    * that both pass streams share these plans: y over a plane's columns, x over pieces of a rank's rows
    * (a plan for each count of rows a piece has). */

@@ -126,19 +126,20 @@ static dtrRange deliverPiece(const struct dtrFftPlan* f, int q, int c) {
   return r;
 }
 
-/* The rows of rank q (counted from its first) that the gathering x pass reads from it once its chunk c
- * of lines is done: the rows that chunk finishes beyond those read before, held back while they would be
- * one row or leave one (a single row is no piece), so that the last chunk takes the rest. */
+/* The rows of rank q (counted from its first) that the gathering x pass reads from it in round c (c <
+ * rounds), once its chunk c of lines is done: the rows that chunk finishes beyond those read before,
+ * held back while they would be one row or leave one (a single row is no piece); or, c < 0, the rest,
+ * read by chunks of planes once the pass along z is done. */
 static dtrRange gatherPiece(const struct dtrFftPlan* f, int q, int c) {
   const int64_t rows = dtrFftSlabRows(f, q).count;
   int64_t from = 0;
-  for (int k = 0; k <= c; k++) {
+  for (int k = 0; k < f->gatherRounds && (c < 0 || k <= c); k++) {
     const int64_t done = rowsThrough(f, q, k, 0);
     if (done - from < 2 || rows - done == 1) continue;
     if (k == c) return (dtrRange){from, done - from};
     from = done;
   }
-  return (dtrRange){from, 0};
+  return (dtrRange){from, c < 0 ? rows - from : 0};
 }
 
 /* The x pass's plan for pieces of `rows` rows, or -1 where it has none. */
@@ -166,7 +167,7 @@ static int addPieces(struct dtrFftPlan* f, int gather) {
   for (int q = 0; q < f->grid->pc; q++) {
     ok = ok && addRows(f, dtrFftSlabRows(f, q).count);
     for (int c = -1; c < f->chunks; c++) {
-      if (gather && c >= 0) ok = ok && addRows(f, gatherPiece(f, q, c).count);
+      if (gather && c < f->gatherRounds) ok = ok && addRows(f, gatherPiece(f, q, c).count);
       if (!gather && (c < 0 || c >= f->chunks - f->deliverRounds)) ok = ok && addRows(f, deliverPiece(f, q, c).count);
     }
   }
@@ -184,6 +185,7 @@ static dtrResult_t rowPassesChoose(struct dtrFftPlan* f) {
   const int kept = f->rowPasses;
   if (f->gather && !addPieces(f, 1)) f->gather = 0, f->rowPasses = kept;
   if (!f->deliver) f->deliverRounds = 0;
+  if (!f->gather) f->gatherRounds = 0;
   if (!f->deliver && !f->gather) return dtrSuccess;
   /* Plans for the chunks of planes (the y pass, and the x pass as it goes) and for all of them (the x
    * pass in rounds). */
@@ -413,16 +415,16 @@ static dtrResult_t columnsPass(struct dtrFftPlan* f, const void* in, void* out, 
                         direction == dtrFftForward ? planes : out, stream);
 }
 
-/* Its x pass over the planes `t` of this rank's: with c < 0 this rank's own rows, whole, in place (and,
- * delivering, each peer's piece as the y pass goes); else each peer's piece of round c (delivering,
- * deliverPiece) or of chunk c (gathering, gatherPiece). Delivering writes the pieces into the peers' S,
- * gathering reads them from there, at their place either way, the peers in the staggered order;
- * normalized as it writes. */
+/* Its x pass over the planes `t` of this rank's: with c < 0 this rank's own rows, whole, in place, and
+ * each peer's piece outside the rounds (delivering, as the y pass goes; gathering, once the pass along
+ * z is done); else each peer's piece of round c (deliverPiece, gatherPiece). Delivering writes the
+ * pieces into the peers' S, gathering reads them from there, at their place either way, the peers in
+ * the staggered order; normalized as it writes. */
 static dtrResult_t rowsPass(struct dtrFftPlan* f, const Execute* ex, dtrFftChunk t, int c, double factor, cudaStream_t stream) {
   const size_t e = pointBytes(f), line = (size_t)f->cshape[0] * e, plane = (size_t)f->cshape[1] * line;
   const size_t planes = (size_t)dtrFftSlabPlanes(f, ex->rank).start * plane;
-  const int gather = ex->inverse, last = gather && c < 0 ? 1 : ex->peers;
-  for (int s = c < 0 ? 0 : 1; s < last; s++) {
+  const int gather = ex->inverse;
+  for (int s = c < 0 ? 0 : 1; s < ex->peers; s++) {
     const int q = peerAt(ex, s);
     const dtrRange piece = s == 0 ? (dtrRange){0, dtrFftSlabRows(f, q).count} : gather ? gatherPiece(f, q, c) : deliverPiece(f, q, c);
     if (!piece.count || !t.count) continue;
@@ -448,11 +450,13 @@ static dtrResult_t signalChunk(struct dtrFftPlan* f, dtrPlan_t x, const Execute*
   return res;
 }
 
-/* The inverse that gathers: the pass along z a chunk of lines at a time into this rank's rows of S (on
- * both pass streams), each chunk signalled to the peers once done; on the side stream, as each chunk c
- * arrives from every peer, the x pass over the rows it finished, read from the peers' S (gatherPiece);
- * then this rank's own rows and the y pass into the output, in chunks of planes on both streams. The
- * lanes (and so the finish barrier) wait for every read of the peers' S. */
+/* The inverse that gathers, the mirror of the forward that delivers: the pass along z a chunk of lines
+ * at a time into this rank's rows of S (on both pass streams), each chunk signalled to the peers once
+ * done; on the side stream, round c (c < rounds) as chunk c has arrived from every peer, the x pass
+ * over the rows it finished of every plane, read from the peers' S (gatherPiece); once every chunk has
+ * arrived, chunk k of planes at a time, the x pass over the rest of their rows (the peers' and this
+ * rank's own), and on the caller's stream the y pass of chunk k into the output behind it. The lanes
+ * (and so the finish barrier) wait for every read of the peers' S. */
 static dtrResult_t gatherSteps(struct dtrFftPlan* f, dtrPlan_t x, const Execute* ex, const void* in, void* out, cudaStream_t stream,
                                double factor, int early, dtrResult_t res) {
   const int C = f->chunks;
@@ -468,14 +472,16 @@ static dtrResult_t gatherSteps(struct dtrFftPlan* f, dtrPlan_t x, const Execute*
   if (res == dtrSuccess) res = streamWaits(reads, f->arrived);
   for (int c = 0; c < C && res == dtrSuccess; c++) {
     res = dtrP2pChunkWait(x, c, reads);
-    if (res == dtrSuccess) res = rowsPass(f, ex, planes, c, rowsFactor, reads);
+    if (res == dtrSuccess && c < f->gatherRounds) res = rowsPass(f, ex, planes, c, rowsFactor, reads);
   }
-  if (res == dtrSuccess && f->side) res = dtrFftEventThen(f->sideDone, f->side, stream);
-  if (res == dtrSuccess) res = lanesAfter(f, f->passed, stream);
-  if (res == dtrSuccess) res = rowsPass(f, ex, planes, -1, rowsFactor, stream);
+  /* This rank's own rows, which the pass along z made on both streams. */
   if (res == dtrSuccess && f->side) res = dtrFftEventThen(f->passed, stream, f->side);
-  for (int k = 0; k < C && res == dtrSuccess; k++)
-    res = columnsPass(f, NULL, out, k, dtrFftInverse, f->side && k % 2 ? f->side : stream);
+  for (int k = 0; k < C && res == dtrSuccess; k++) {
+    res = rowsPass(f, ex, dtrFftFirstPassChunk(f, f->forward[0], C, k), -1, rowsFactor, reads);
+    if (res == dtrSuccess && f->side) res = dtrFftEventThen(f->passed, reads, stream);
+    if (res == dtrSuccess) res = columnsPass(f, NULL, out, k, dtrFftInverse, stream);
+  }
+  if (res == dtrSuccess) res = lanesAfter(f, f->passed, reads);
   return res;
 }
 
