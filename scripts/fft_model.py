@@ -22,6 +22,11 @@ rank's rows into that rank's staging array over the links, then the pass along z
   makes the planes, those of the last R in rounds once it is done, the pass along z behind the rounds:
     T = max(Y A', w links_sm) + max((1 - w) links_sm, (C - 1) / C Z) + Z / C,  w = W / C
   (at least the HBM bound), R = C - W by chunk_rule.c's rule for it.
+The inverse that gathers (DTR_FFT_GATHER, its mirror): the pass along z in chunks, the x pass reading
+the rows of the first R chunks of lines from the peers in rounds as they come, the rest by chunks of
+planes with the y pass (and the own rows' x pass, X' / P) behind:
+    T = Z / C + max((C - 1) / C Z, r links_sm) + max((1 - r) links_sm, (C - 1) / C V) + V / C,
+  r = R / C, V = Y A' + (1 - Y) A' / P (at least the HBM bound).
 Pencils (one-pass exchanges, not overlapped: their kernel needs every SM):
     T = three passes + the exchanges, each S (g - 1) / g / K among its g ranks, K the one-pass rate
   measured on 4 GPUs; on P x 1 the Y<->Z transpose is made by the pass along y (no exchange).
@@ -103,6 +108,18 @@ def deliver_rounds_time(n, e, p, rates, link, c=None):
     return max(t, 4 * s / rates["hbm"]), c
 
 
+def gather_time(n, e, p, rates, link, c=None):
+    s = slab_bytes(n, e, p)
+    a = LIBRARY_2D * s / rates["2d"]
+    z = TRANSPOSING * s / rates["z"]
+    c = c or chunks_by_rule(s)
+    r = deliver_rounds(p, c) / c
+    v = Y_SHARE * a + (1 - Y_SHARE) * a / p
+    sent = s * (p - 1) / p / link
+    t = z / c + max((c - 1) / c * z, r * sent) + max((1 - r) * sent, (c - 1) / c * v) + v / c
+    return max(t, 4 * s / rates["hbm"]), c
+
+
 def main(argv):
     d = argv[0] if argv else "docs/results/4xH100-fft"
     # Rates of the passes alone, per byte of slab, from the 4-GPU 1024^3 run (the largest).
@@ -173,6 +190,17 @@ def main(argv):
             print(f"| {p} | {n}³ {'c64' if e == 8 else 'c128'} | {c} | {copies * 1e6:.0f} | {fast * 1e6:.0f} | {slow * 1e6:.0f} | "
                   f"{fast / copies:.2f}–{slow / copies:.2f} | {deliver_rounds(p, c)} | {rfast * 1e6:.0f} | {rslow * 1e6:.0f} | "
                   f"{rfast / copies:.2f}–{rslow / copies:.2f} |")
+    print("\nPredicted, the inverse slab route gathering as it goes (DTR_FFT_GATHER) against the copies route (the "
+          "copies route's inverse taken as its forward; loads over the links at 389 and 300 GB/s a GPU):\n")
+    print("| GPUs | array | chunks | rounds | copies route (µs) | gathering, 389 GB/s (µs) | at 300 GB/s (µs) | ÷ copies route |")
+    print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for p in (4, 8):
+        for n, e in ((512, 8), (1024, 8), (512, 16)):
+            copies, c = slab_time(n, e, p, rates, g)
+            fast, _ = gather_time(n, e, p, rates, LINKS, c)
+            slow, _ = gather_time(n, e, p, rates, 300e9, c)
+            print(f"| {p} | {n}³ {'c64' if e == 8 else 'c128'} | {c} | {deliver_rounds(p, c)} | {copies * 1e6:.0f} | "
+                  f"{fast * 1e6:.0f} | {slow * 1e6:.0f} | {fast / copies:.2f}–{slow / copies:.2f} |")
     return 0
 
 
