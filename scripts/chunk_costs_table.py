@@ -63,7 +63,9 @@ def scatter(paths):
         if many:
             print(f"| {d['n']}³ c64 | {many['gpus']} | {d['device']} | one a GPU | {many['cufft_2d_us']:.1f} | "
                   f"{many['copies_us']:.1f} | {many['cufft_then_copies_us']:.1f} | {many['y_pass_us']:.1f} | "
-                  f"{many['x_into_peers_us']:.1f} (own GPU only {many['x_into_own_gpu_us']:.1f}) | "
+                  f"{many['x_into_peers_us']:.1f} (own GPU only {many['x_into_own_gpu_us']:.1f}"
+                  + (f"; gathering instead, reading the peers' {many['x_from_peers_us']:.1f}" if "x_from_peers_us" in many else "")
+                  + ") | "
                   f"{many['library_into_peers_us']:.1f} | "
                   f"{many['library_into_peers_us'] / many['cufft_then_copies_us']:.2f} | – | "
                   f"{many['max_rel_diff_delivered']:.0e} |")

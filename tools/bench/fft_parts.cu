@@ -319,18 +319,20 @@ static void allToAll(int gpus, long n) {
  * over the links, staggered, and its own); (b) the library's y pass then its x pass a launch a rank,
  * writing each rank's rows straight into that rank's array (SM stores over NVLink to the peers). Each
  * GPU's work on one stream. The deliveries alone, the x pass into this GPU's own memory only, and what
- * (b) delivered checked against (a) on every GPU. */
+ * (b) delivered checked against (a) on every GPU. Then the inverse's mirror, the x pass that gathers: each
+ * GPU runs the same x pass over its own rows of every rank's y pass output, reading them from that
+ * rank's GPU (SM loads over NVLink), into its own memory; checked against what (b) delivered there. */
 static void scatterAcross(int gpus, long n) {
   const Delivery d = {n, n / gpus, n / gpus};
   const size_t slab = d.plane() * d.planes;
-  std::vector<char*> in(gpus), S(gpus), T(gpus), copied(gpus), written(gpus);
+  std::vector<char*> in(gpus), S(gpus), T(gpus), copied(gpus), written(gpus), gathered(gpus);
   std::vector<void*> table(gpus);
   std::vector<cudaStream_t> s(gpus);
   std::vector<cufftHandle> xy(gpus);
   for (int g = 0; g < gpus; g++) {
     CK(cudaSetDevice(g));
     mapPeers(g, gpus);
-    for (auto* v : {&in, &S, &T, &copied, &written}) CK(cudaMalloc(&(*v)[g], slab));
+    for (auto* v : {&in, &S, &T, &copied, &written, &gathered}) CK(cudaMalloc(&(*v)[g], slab));
     fill(in[g], slab, 11 + g);
     table[g] = oneTripTable(n);
     CK(cudaStreamCreateWithFlags(&s[g], cudaStreamNonBlocking));
@@ -360,9 +362,17 @@ static void scatterAcross(int gpus, long n) {
       d.xInto(q, T[g], (ownGpu ? written[g] + q * d.piece() : written[q] + g * d.piece()), table[g], s[g], prepare);
     }
   };
+  /* GPU g's rows of rank q's output, read from q's GPU into g's memory at q's place. */
+  auto xFrom = [&](int g, bool prepare) {
+    for (int k = 0; k < gpus; k++) {
+      const int q = (g + k) % gpus;
+      d.xInto(g, T[q], gathered[g] + q * d.piece(), table[g], s[g], prepare);
+    }
+  };
   perGpu([&](int g) {
     d.yPass(in[g], T[g], table[g], s[g], true);
     xInto(g, false, true);
+    xFrom(g, true);
   });
   const float tCufft = timeAll(gpus, [&] { perGpu(cufft2d); });
   const float tCopies = timeAll(gpus, [&] { perGpu(copies); });
@@ -371,6 +381,7 @@ static void scatterAcross(int gpus, long n) {
   const float tXPeers = timeAll(gpus, [&] { perGpu([&](int g) { xInto(g, false, false); }); });
   const float tXOwn = timeAll(gpus, [&] { perGpu([&](int g) { xInto(g, true, false); }); });
   const float tB = timeAll(gpus, [&] { perGpu([&](int g) { d.yPass(in[g], T[g], table[g], s[g]); xInto(g, false, false); }); });
+  const float tXFrom = timeAll(gpus, [&] { perGpu([&](int g) { xFrom(g, false); }); });
   auto synchronize = [&](int) { CK(cudaDeviceSynchronize()); };
   perGpu([&](int g) { cufft2d(g); copies(g); });
   perGpu(synchronize);
@@ -378,6 +389,10 @@ static void scatterAcross(int gpus, long n) {
   perGpu(synchronize);
   double diff = 0;
   perGpu([&](int g) { diff = std::max(diff, maxRelDiff(written[g], copied[g], slab)); });
+  perGpu([&](int g) { xFrom(g, false); });
+  perGpu(synchronize);
+  double gatherDiff = 0;
+  perGpu([&](int g) { gatherDiff = std::max(gatherDiff, maxRelDiff(gathered[g], written[g], slab)); });
   const double sent = (double)d.piece() * (gpus - 1);
   printf("# the 2-D pass that delivers as it goes, on %d GPUs at once (%zu MiB a slab, %zu MiB to each rank)\n", gpus, slab >> 20,
          d.piece() >> 20);
@@ -386,10 +401,16 @@ static void scatterAcross(int gpus, long n) {
   printf("  (b) library y pass %.1f us, then its x pass into the ranks' arrays %.1f us (%.1f GB/s sent a GPU): %.1f us  (b / a %.2f)\n",
          tY, tXPeers, sent / (tXPeers * 1e3), tB, tB / tA);
   printf("  the same x pass into this GPU's memory only %.1f us; check: (b) against (a) %.1e\n", tXOwn, diff);
+  printf("  the x pass that gathers, reading the ranks' outputs from their GPUs %.1f us (%.1f GB/s read a GPU); check against (b) %.1e\n",
+         tXFrom, sent / (tXFrom * 1e3), gatherDiff);
   jsonField("\"scatter_gpus\": {\"gpus\": %d, \"cufft_2d_us\": %.1f, \"copies_us\": %.1f, \"cufft_then_copies_us\": %.1f, "
             "\"y_pass_us\": %.1f, \"x_into_peers_us\": %.1f, \"x_into_own_gpu_us\": %.1f, \"library_into_peers_us\": %.1f, "
-            "\"max_rel_diff_delivered\": %.2e}",
-            gpus, tCufft, tCopies, tA, tY, tXPeers, tXOwn, tB, diff);
+            "\"max_rel_diff_delivered\": %.2e, \"x_from_peers_us\": %.1f, \"max_rel_diff_gathered\": %.2e}",
+            gpus, tCufft, tCopies, tA, tY, tXPeers, tXOwn, tB, diff, tXFrom, gatherDiff);
+  if (gatherDiff > 1e-6) {
+    fprintf(stderr, "fft-parts: what the x pass gathered from the peers disagrees with what it delivered (%.1e)\n", gatherDiff);
+    exit(1);
+  }
   if (diff > 1e-4) {
     fprintf(stderr, "fft-parts: what the x pass delivered to the peers disagrees with the copies' (%.1e)\n", diff);
     exit(1);
@@ -399,7 +420,7 @@ static void scatterAcross(int gpus, long n) {
     cufftDestroy(xy[g]);
     cudaStreamDestroy(s[g]);
     cudaFree(table[g]);
-    for (auto* v : {&in, &S, &T, &copied, &written}) cudaFree((*v)[g]);
+    for (auto* v : {&in, &S, &T, &copied, &written, &gathered}) cudaFree((*v)[g]);
   }
   CK(cudaSetDevice(0));
 }
