@@ -118,12 +118,22 @@ static int64_t rowsThrough(const struct dtrFftPlan* f, int q, int c, int up) {
 
 /* The rows of rank q (counted from its first) that a peer's x pass delivers to it in round c, or as the
  * y pass goes (c < 0): there the rows of q's first C - rounds chunks of lines (every row without rounds),
- * in round c those that chunk c of lines needs beyond the earlier ones'. */
+ * in round c those that chunk c of lines needs beyond the earlier ones'; a piece of one row takes the
+ * next row along, and a piece that would leave one row takes it too (a single row is no piece; rows
+ * sent early are no harm). */
 static dtrRange deliverPiece(const struct dtrFftPlan* f, int q, int c) {
+  const int64_t rows = dtrFftSlabRows(f, q).count;
   const int early = f->chunks - f->deliverRounds;
-  const int64_t from = c < 0 ? 0 : rowsThrough(f, q, c - 1, 1), to = rowsThrough(f, q, c < 0 ? early - 1 : c, 1);
-  const dtrRange r = {from, to > from ? to - from : 0};
-  return r;
+  int64_t from = 0;
+  for (int k = early - 1; k < f->chunks; k++) {
+    int64_t to = rowsThrough(f, q, k, 1);
+    if (to < from) to = from;
+    if (to - from == 1) to++;
+    if (to >= rows - 1) to = rows;
+    if (k == (c < 0 ? early - 1 : c)) return (dtrRange){from, to - from};
+    from = to;
+  }
+  return (dtrRange){from, 0};
 }
 
 /* The rows of rank q (counted from its first) that the gathering x pass reads from it in round c (c <
