@@ -978,8 +978,8 @@ int main(int argc, char** argv) {
   /* Planes whose sides are powers of two: where the slab route's forward 2-D pass can deliver as it
    * goes (DTR_FFT_DELIVER; the library's one-trip kernel along y and x), ranks with two row counts (16
    * rows on 3 ranks: 6, 5, 5; 8 rows: 3, 3, 2), ranks without planes (3 planes on 4 ranks), ranks with
-   * enough rows for its rounds (DTR_FFT_DELIVER=2: chunks of lines that end inside a row, pieces of
-   * rows of two counts and more: 48 rows of 32 points on 3 ranks, 64 of 64 on 2 and 4); every type,
+   * enough rows for the delivering and gathering rounds (DTR_FFT_DELIVER=2, DTR_FFT_GATHER=1: pieces of
+   * rows of several counts, 48 rows of 32 points on 3 ranks, 64 of 64 on 2 and 4); every type,
    * norm and chunk count, C2C in place and not. */
   static const int64_t planeShapes[][3] = {{32, 16, 6}, {16, 32, 5}, {64, 8, 9}, {8, 64, 3}, {32, 48, 7}, {64, 64, 8}};
   for (int g = 0; g < ngrids; g++)

@@ -58,6 +58,7 @@
 #include "grid.h"
 #include "launch.h"
 #include "plan.h"
+#include "slab_pieces.h"
 
 /* Bytes of a point of the complex side (howmany fields: howmany of its numbers, complex, or real where
  * every axis has walls), and of the staging array: every plane of it. Everything below moves and
@@ -89,10 +90,10 @@ dtrResult_t dtrFftCopiesChoose(struct dtrFftPlan* f, size_t area, int wanted) {
  * goes (DTR_FFT_GATHER), where they can: one field of complex numbers whose lengths along x and y the
  * library's one-trip kernel takes, each pass of two lines or more (a pass of one line a transform runs
  * on cuFFT), so that their plans need no work area and both pass streams share them. Delivering: y (a
- * plane's columns) into this rank's planes of S, then x over pieces of each rank's rows of them
- * (deliverPiece) into that rank's S. Gathering: x over pieces of each rank's rows of this rank's planes
- * (gatherPiece), read from that rank's S as its pass along z makes them, into this rank's S, then y into
- * the X-pencil. A plan for each count of rows a piece has. Elsewhere the route's 2-D pass and copies,
+ * plane's columns) into this rank's planes of S, then x over pieces of each rank's rows of them into
+ * that rank's S. Gathering: x over pieces of each rank's rows of this rank's planes, read from that
+ * rank's S as its pass along z makes them, into this rank's S, then y into the X-pencil. The pieces:
+ * slab_pieces.h; a plan for each count of rows a piece has. Elsewhere the route's 2-D pass and copies,
  * as without them. Whether they run, and in rounds, follows from the global shape and the agreed
  * settings alone, never from this rank's own planes or rows: every rank decides alike. */
 static void rowShapes(const struct dtrFftPlan* f, int64_t rows, dtrLocalFftShape* y, dtrLocalFftShape* x) {
@@ -103,53 +104,6 @@ static void rowShapes(const struct dtrFftPlan* f, int64_t rows, dtrLocalFftShape
   const dtrLocalFftShape a = {.dims = 1, .n = {nx, 0}, .dbl = dbl, .in_stride = 1, .in_dist = plane, .out_stride = 1,
                               .out_dist = plane, .lines = rows, .in_line_dist = nx, .out_line_dist = nx, .scaled = 1};
   *y = columns, *x = a;
-}
-
-/* Rows of rank q (counted from its first) that its chunks of lines up to c touch (none for c < 0):
- * rounded up, the rows they need (a chunk of lines may end inside a row, which then goes with it), or
- * down, the rows they finish. */
-static int64_t rowsThrough(const struct dtrFftPlan* f, int q, int c, int up) {
-  if (c < 0) return 0;
-  const dtrFftChunk l = dtrFftChunkOfRank(f, f->inverse[0], 1, q, f->chunks, c);
-  const int64_t nx = f->cshape[0], rows = dtrFftSlabRows(f, q).count;
-  const int64_t through = c == f->chunks - 1 ? rows : (l.first + l.count + (up ? nx - 1 : 0)) / nx;
-  return through < rows ? through : rows;
-}
-
-/* The rows of rank q (counted from its first) that a peer's x pass delivers to it in round c, or as the
- * y pass goes (c < 0): there the rows of q's first C - rounds chunks of lines (every row without rounds),
- * in round c those that chunk c of lines needs beyond the earlier ones'; a piece of one row takes the
- * next row along, and a piece that would leave one row takes it too (a single row is no piece; rows
- * sent early are no harm). */
-static dtrRange deliverPiece(const struct dtrFftPlan* f, int q, int c) {
-  const int64_t rows = dtrFftSlabRows(f, q).count;
-  const int early = f->chunks - f->deliverRounds;
-  int64_t from = 0;
-  for (int k = early - 1; k < f->chunks; k++) {
-    int64_t to = rowsThrough(f, q, k, 1);
-    if (to < from) to = from;
-    if (to - from == 1) to++;
-    if (to >= rows - 1) to = rows;
-    if (k == (c < 0 ? early - 1 : c)) return (dtrRange){from, to - from};
-    from = to;
-  }
-  return (dtrRange){from, 0};
-}
-
-/* The rows of rank q (counted from its first) that the gathering x pass reads from it in round c (c <
- * rounds), once its chunk c of lines is done: the rows that chunk finishes beyond those read before,
- * held back while they would be one row or leave one (a single row is no piece); or, c < 0, the rest,
- * read by chunks of planes once the pass along z is done. */
-static dtrRange gatherPiece(const struct dtrFftPlan* f, int q, int c) {
-  const int64_t rows = dtrFftSlabRows(f, q).count;
-  int64_t from = 0;
-  for (int k = 0; k < f->gatherRounds && (c < 0 || k <= c); k++) {
-    const int64_t done = rowsThrough(f, q, k, 0);
-    if (done - from < 2 || rows - done == 1) continue;
-    if (k == c) return (dtrRange){from, done - from};
-    from = done;
-  }
-  return (dtrRange){from, c < 0 ? rows - from : 0};
 }
 
 /* The x pass's plan for pieces of `rows` rows, or -1 where it has none. */
@@ -171,14 +125,14 @@ static int addRows(struct dtrFftPlan* f, int64_t rows) {
 }
 
 /* Every piece any rank's x pass runs over, among the plans: a rank's own rows, whole (both), and the
- * pieces its peers deliver to it (deliverPiece, `gather` 0) or it reads from each of them (gatherPiece). */
+ * pieces its peers deliver to it (`gather` 0) or it reads from each of them. */
 static int addPieces(struct dtrFftPlan* f, int gather) {
   int ok = 1;
   for (int q = 0; q < f->grid->pc; q++) {
     ok = ok && addRows(f, dtrFftSlabRows(f, q).count);
     for (int c = -1; c < f->chunks; c++) {
-      if (gather && c < f->gatherRounds) ok = ok && addRows(f, gatherPiece(f, q, c).count);
-      if (!gather && (c < 0 || c >= f->chunks - f->deliverRounds)) ok = ok && addRows(f, deliverPiece(f, q, c).count);
+      if (gather && c < f->gatherRounds) ok = ok && addRows(f, dtrFftGatherPiece(f, q, c).count);
+      if (!gather && (c < 0 || c >= f->chunks - f->deliverRounds)) ok = ok && addRows(f, dtrFftDeliverPiece(f, q, c).count);
     }
   }
   return ok;
@@ -427,16 +381,18 @@ static dtrResult_t columnsPass(struct dtrFftPlan* f, const void* in, void* out, 
 
 /* Its x pass over the planes `t` of this rank's: with c < 0 this rank's own rows, whole, in place, and
  * each peer's piece outside the rounds (delivering, as the y pass goes; gathering, once the pass along
- * z is done); else each peer's piece of round c (deliverPiece, gatherPiece). Delivering writes the
- * pieces into the peers' S, gathering reads them from there, at their place either way, the peers in
- * the staggered order; normalized as it writes. */
+ * z is done); else each peer's piece of round c (slab_pieces.h). Delivering writes the pieces into
+ * the peers' S, gathering reads them from there, at their place either way, the peers in the
+ * staggered order; normalized as it writes. */
 static dtrResult_t rowsPass(struct dtrFftPlan* f, const Execute* ex, dtrFftChunk t, int c, double factor, cudaStream_t stream) {
   const size_t e = pointBytes(f), line = (size_t)f->cshape[0] * e, plane = (size_t)f->cshape[1] * line;
   const size_t planes = (size_t)dtrFftSlabPlanes(f, ex->rank).start * plane;
   const int gather = ex->inverse;
   for (int s = c < 0 ? 0 : 1; s < ex->peers; s++) {
     const int q = peerAt(ex, s);
-    const dtrRange piece = s == 0 ? (dtrRange){0, dtrFftSlabRows(f, q).count} : gather ? gatherPiece(f, q, c) : deliverPiece(f, q, c);
+    const dtrRange piece = s == 0   ? (dtrRange){0, dtrFftSlabRows(f, q).count}
+                           : gather ? dtrFftGatherPiece(f, q, c)
+                                    : dtrFftDeliverPiece(f, q, c);
     if (!piece.count || !t.count) continue;
     const size_t at = planes + (size_t)(dtrFftSlabRows(f, q).start + piece.start) * line;
     char* const mine = f->work + at;
@@ -463,10 +419,10 @@ static dtrResult_t signalChunk(struct dtrFftPlan* f, dtrPlan_t x, const Execute*
 /* The inverse that gathers, the mirror of the forward that delivers: the pass along z a chunk of lines
  * at a time into this rank's rows of S (on both pass streams), each chunk signalled to the peers once
  * done; on the side stream, round c (c < rounds) as chunk c has arrived from every peer, the x pass
- * over the rows it finished of every plane, read from the peers' S (gatherPiece); once every chunk has
- * arrived, chunk k of planes at a time, the x pass over the rest of their rows (the peers' and this
- * rank's own), and on the caller's stream the y pass of chunk k into the output behind it. The lanes
- * (and so the finish barrier) wait for every read of the peers' S. */
+ * over the rows it finished of every plane, read from the peers' S; once every chunk has arrived,
+ * chunk k of planes at a time, the x pass over the rest of their rows (the peers' and this rank's own),
+ * and on the caller's stream the y pass of chunk k into the output behind it. The lanes (and so the
+ * finish barrier) wait for every read of the peers' S. */
 static dtrResult_t gatherSteps(struct dtrFftPlan* f, dtrPlan_t x, const Execute* ex, const void* in, void* out, cudaStream_t stream,
                                double factor, int early, dtrResult_t res) {
   const int C = f->chunks;
