@@ -517,7 +517,11 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
   char* const s = f->work;
   /* Every rank maps every rank's staging array (once an allocation; a few dozen bytes an execute). */
   DTRCHECK(dtrAgree(f->grid->comm, dtrPlanChunksBegin(x, dtrSuccess, s, s)));
-  const Execute ex = {inverse, x->comm.rank, f->grid->pc, dtrP2pChunkOuts(x)};
+  /* The gathering inverse reads the S of every rank that holds rows, which the forward plan maps (the
+   * inverse's maps those of the ranks that own planes, a rank without any standing in its flags). */
+  const int gather = inverse && f->gather;
+  if (gather) DTRCHECK(dtrAgree(f->grid->comm, dtrPlanChunksBegin(f->forward[0], dtrSuccess, s, s)));
+  const Execute ex = {inverse, x->comm.rank, f->grid->pc, dtrP2pChunkOuts(gather ? f->forward[0] : x)};
   DTRCHECK(dtrAgree(f->grid->comm, ex.peer ? dtrSuccess : dtrSetError(dtrInternalError, "the slab route's staging arrays are not mapped")));
   CUDACHECK(cudaSetDevice(f->device));
   if (f->side && !early) CUDACHECK(cudaEventRecord(f->sideStart, stream));
@@ -529,7 +533,7 @@ dtrResult_t dtrFftRunCopies(struct dtrFftPlan* f, const void* in, void* out, dtr
    * at the end. */
   dtrResult_t res = dtrP2pBarrier(x, dtrPeerArrive, f->exchange);
   if (res == dtrSuccess) res = lanesAfter(f, f->arrived, f->exchange);
-  if (inverse && f->gather) res = gatherSteps(f, x, &ex, in, out, stream, factor, early, res);
+  if (gather) res = gatherSteps(f, x, &ex, in, out, stream, factor, early, res);
   else res = sendSteps(f, x, &ex, in, out, direction, stream, factor, early, res);
   if (f->side) {
     const dtrResult_t joined = dtrFftEventThen(f->sideDone, f->side, stream);
