@@ -80,12 +80,18 @@ def slab_time(n, e, p, rates, g, c=None):
     return max(hbm, links) + g * (a + z) / c, c
 
 
-def deliver_time(n, e, p, rates, link, c=None):
+def one_trip_parts(n, e, p, rates, link, c=None):
+    """The routes on the library's one-trip passes: the slab's bytes, its 2-D pass (A'), its pass along z,
+    the chunks, the time of the bytes to the peers at `link`, and the HBM bound of the four trips."""
     s = slab_bytes(n, e, p)
-    a = LIBRARY_2D * s / rates["2d"]
-    z = TRANSPOSING * s / rates["z"]
     c = c or chunks_by_rule(s)
-    return Y_SHARE * a / c + max(4 * s / rates["hbm"], s * (p - 1) / p / link) + z, c
+    return (s, LIBRARY_2D * s / rates["2d"], TRANSPOSING * s / rates["z"], c, s * (p - 1) / p / link,
+            4 * s / rates["hbm"])
+
+
+def deliver_time(n, e, p, rates, link, c=None):
+    s, a, z, c, sent, hbm = one_trip_parts(n, e, p, rates, link, c)
+    return Y_SHARE * a / c + max(hbm, sent) + z, c
 
 
 def deliver_rounds(p, c):
@@ -98,26 +104,23 @@ def deliver_rounds(p, c):
 
 
 def deliver_rounds_time(n, e, p, rates, link, c=None):
-    s = slab_bytes(n, e, p)
-    a = LIBRARY_2D * s / rates["2d"]
-    z = TRANSPOSING * s / rates["z"]
-    c = c or chunks_by_rule(s)
+    s, a, z, c, sent, hbm = one_trip_parts(n, e, p, rates, link, c)
     w = (c - deliver_rounds(p, c)) / c
-    sent = s * (p - 1) / p / link
     t = max(Y_SHARE * a, w * sent) + max((1 - w) * sent, (c - 1) / c * z) + z / c
-    return max(t, 4 * s / rates["hbm"]), c
+    return max(t, hbm), c
 
 
 def gather_time(n, e, p, rates, link, c=None):
-    s = slab_bytes(n, e, p)
-    a = LIBRARY_2D * s / rates["2d"]
-    z = TRANSPOSING * s / rates["z"]
-    c = c or chunks_by_rule(s)
+    s, a, z, c, sent, hbm = one_trip_parts(n, e, p, rates, link, c)
     r = deliver_rounds(p, c) / c
     v = Y_SHARE * a + (1 - Y_SHARE) * a / p
-    sent = s * (p - 1) / p / link
     t = z / c + max((c - 1) / c * z, r * sent) + max((1 - r) * sent, (c - 1) / c * v) + v / c
-    return max(t, 4 * s / rates["hbm"]), c
+    return max(t, hbm), c
+
+
+def at_both_rates(route, n, e, p, rates, c):
+    """A route's time with the SMs' traffic to the peers at the copy engines' rate and at 300 GB/s."""
+    return route(n, e, p, rates, LINKS, c)[0], route(n, e, p, rates, 300e9, c)[0]
 
 
 def main(argv):
@@ -183,10 +186,8 @@ def main(argv):
     for p in (4, 8):
         for n, e in ((512, 8), (1024, 8), (512, 16)):
             copies, c = slab_time(n, e, p, rates, g)
-            fast, _ = deliver_time(n, e, p, rates, LINKS, c)
-            slow, _ = deliver_time(n, e, p, rates, 300e9, c)
-            rfast, _ = deliver_rounds_time(n, e, p, rates, LINKS, c)
-            rslow, _ = deliver_rounds_time(n, e, p, rates, 300e9, c)
+            fast, slow = at_both_rates(deliver_time, n, e, p, rates, c)
+            rfast, rslow = at_both_rates(deliver_rounds_time, n, e, p, rates, c)
             print(f"| {p} | {n}³ {'c64' if e == 8 else 'c128'} | {c} | {copies * 1e6:.0f} | {fast * 1e6:.0f} | {slow * 1e6:.0f} | "
                   f"{fast / copies:.2f}–{slow / copies:.2f} | {deliver_rounds(p, c)} | {rfast * 1e6:.0f} | {rslow * 1e6:.0f} | "
                   f"{rfast / copies:.2f}–{rslow / copies:.2f} |")
@@ -197,8 +198,7 @@ def main(argv):
     for p in (4, 8):
         for n, e in ((512, 8), (1024, 8), (512, 16)):
             copies, c = slab_time(n, e, p, rates, g)
-            fast, _ = gather_time(n, e, p, rates, LINKS, c)
-            slow, _ = gather_time(n, e, p, rates, 300e9, c)
+            fast, slow = at_both_rates(gather_time, n, e, p, rates, c)
             print(f"| {p} | {n}³ {'c64' if e == 8 else 'c128'} | {c} | {deliver_rounds(p, c)} | {copies * 1e6:.0f} | "
                   f"{fast * 1e6:.0f} | {slow * 1e6:.0f} | {fast / copies:.2f}–{slow / copies:.2f} |")
     return 0
