@@ -109,6 +109,7 @@ static void freePlan(dtrFftPlan_t f) {
   dtrLocalFftDestroy(f->sidePass);
   dtrLocalFftDestroy(f->columnPass);
   for (int i = 0; i < f->rowPasses; i++) dtrLocalFftDestroy(f->rowPass[i]);
+  for (int i = 0; i < 2; i++) free(f->rowPieces[i]);
   dtrLocalFftDestroy(f->sideZFrom);
   dtrLocalFftDestroy(f->sideZInto);
   dtrLocalFftDestroy(f->yInto);

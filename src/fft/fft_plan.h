@@ -71,6 +71,9 @@ struct dtrFftPlan {
   dtrLocalFft* rowPass[DTR_FFT_ROW_PASSES];
   int64_t rowPassRows[DTR_FFT_ROW_PASSES];
   int rowPasses;
+  dtrRange* rowPieces[2];      /* the pieces each peer's x pass moves, delivering [0] and gathering [1]
+                                  (slab_pieces.h), made once with the plans: rank q's of round c at
+                                  [q * (chunks + 1) + c + 1], those outside the rounds at c = -1 */
   cudaStream_t side;
   cudaEvent_t sideStart, sideDone;
   int fused;                   /* pencils on a P x 1 grid: Y<->Z is one rank's own transpose, which the
