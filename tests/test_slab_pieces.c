@@ -8,12 +8,14 @@
  *     no piece of a single row; by the end of round c every row that q's chunks of lines up to c need
  *     has arrived, and as the y pass goes every row its chunks before the rounds need;
  *   - gathering: the pieces of the rounds and the rest cover q's rows once, in order; no piece of a
- *     single row; round c reads only rows that q's chunks of lines up to c have finished.
+ *     single row; round c reads only rows that q's chunks of lines up to c have finished;
+ *   - the tables the plan makes of both (the execute reads those) hold the same pieces.
  * "Need" and "finish" are counted here from the lines of each chunk, not by the library's helper.
  * test_slab_pieces   (under mpiexec, 2 ranks or more)
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <mpi.h>
 
@@ -42,6 +44,27 @@ static void expectNext(const dtrRange piece, int64_t* covered, const char* what,
   EXPECT(piece.count >= 2, "%s %lld x %lld x %lld, rank %d, %d chunks, %d rounds, piece %d of a single row", what,
          (long long)shape[0], (long long)shape[1], (long long)shape[2], q, C, R, c);
   *covered = piece.start + piece.count;
+}
+
+/* The tables the plan makes for the execute hold every rank's pieces of every round as walked. */
+static void checkTables(struct dtrFftPlan* f, const int64_t* shape) {
+  const int C = f->chunks;
+  int P = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  f->deliver = f->gather = 1;
+  EXPECT(dtrFftPiecesMake(f) == dtrSuccess, "tables: %s", dtrGetLastError());
+  for (int gather = 0; gather < 2 && f->rowPieces[gather]; gather++)
+    for (int q = 0; q < P; q++)
+      for (int c = -1; c < C; c++) {
+        const dtrRange want = gather ? dtrFftGatherPiece(f, q, c) : dtrFftDeliverPiece(f, q, c), got = dtrFftPieceMade(f, gather, q, c);
+        EXPECT(got.start == want.start && got.count == want.count, "%s table %lld x %lld x %lld, rank %d, %d chunks, %d rounds, "
+               "piece %d: rows %lld+%lld, walked %lld+%lld", gather ? "gathering" : "delivering", (long long)shape[0],
+               (long long)shape[1], (long long)shape[2], q, C, gather ? f->gatherRounds : f->deliverRounds, c,
+               (long long)got.start, (long long)got.count, (long long)want.start, (long long)want.count);
+      }
+  EXPECT(f->rowPieces[0] && f->rowPieces[1], "tables: both routes made");
+  for (int i = 0; i < 2; i++) free(f->rowPieces[i]), f->rowPieces[i] = NULL;
+  f->deliver = f->gather = 0;
 }
 
 static void checkPlan(struct dtrFftPlan* f, const int64_t* shape) {
@@ -85,6 +108,7 @@ static void checkPlan(struct dtrFftPlan* f, const int64_t* shape) {
       EXPECT(covered == rows, "gathering %lld x %lld x %lld, rank %d, %d chunks, %d rounds: %lld of %lld rows", (long long)shape[0],
              (long long)shape[1], (long long)shape[2], q, C, R, (long long)covered, (long long)rows);
     }
+    checkTables(f, shape);
   }
 }
 

@@ -138,20 +138,6 @@ static int addPieces(struct dtrFftPlan* f, int gather) {
   return ok;
 }
 
-/* The pieces of both routes that run, walked once here rather than by every execute (a walk of
- * chunks squared by ranks). */
-static dtrResult_t piecesTable(struct dtrFftPlan* f) {
-  const int C = f->chunks, P = f->grid->pc;
-  for (int gather = 0; gather < 2; gather++) {
-    if (!(gather ? f->gather : f->deliver)) continue;
-    dtrRange* const t = f->rowPieces[gather] = malloc((size_t)P * (C + 1) * sizeof *t);
-    if (!t) return dtrSetError(dtrOutOfMemory, "the slab route's pieces of rows (%d ranks, %d chunks)", P, C);
-    for (int q = 0; q < P; q++)
-      for (int c = -1; c < C; c++) t[q * (C + 1) + c + 1] = gather ? dtrFftGatherPiece(f, q, c) : dtrFftDeliverPiece(f, q, c);
-  }
-  return dtrSuccess;
-}
-
 static dtrResult_t rowPassesChoose(struct dtrFftPlan* f) {
   const int can = f->kind == dtrFftC2C && f->howmany == 1 && !dtrFftHasRealToReal(f) && f->cshape[0] > 1;
   f->deliver = f->deliver && can, f->gather = f->gather && can;
@@ -165,7 +151,7 @@ static dtrResult_t rowPassesChoose(struct dtrFftPlan* f) {
   if (!f->deliver) f->deliverRounds = 0;
   if (!f->gather) f->gatherRounds = 0;
   if (!f->deliver && !f->gather) return dtrSuccess;
-  DTRCHECK(piecesTable(f));
+  DTRCHECK(dtrFftPiecesMake(f));
   /* Plans for the chunks of planes (the y pass, and the x pass as it goes) and for all of them (the x
    * pass in rounds). */
   int64_t batches[DTR_FFT_MAX_CHUNKS + 1];
@@ -405,7 +391,7 @@ static dtrResult_t rowsPass(struct dtrFftPlan* f, const Execute* ex, dtrFftChunk
   const int gather = ex->inverse;
   for (int s = c < 0 ? 0 : 1; s < ex->peers; s++) {
     const int q = peerAt(ex, s);
-    const dtrRange piece = s == 0 ? (dtrRange){0, dtrFftSlabRows(f, q).count} : f->rowPieces[gather][q * (f->chunks + 1) + c + 1];
+    const dtrRange piece = s == 0 ? (dtrRange){0, dtrFftSlabRows(f, q).count} : dtrFftPieceMade(f, gather, q, c);
     if (!piece.count || !t.count) continue;
     const size_t at = planes + (size_t)(dtrFftSlabRows(f, q).start + piece.start) * line;
     char* const mine = f->work + at;

@@ -1,6 +1,11 @@
 /* The pieces of a rank's rows that the delivering and gathering 2-D passes move: slab_pieces.h. */
 #include "slab_pieces.h"
 
+#include <stdlib.h>
+
+#include "core/checks.h"
+#include "grid.h"
+
 /* Rows of rank q (counted from its first) that its chunks of lines up to c touch (none for c < 0):
  * rounded up, the rows they need, or down, the rows they finish. The two differ only where a chunk
  * ends inside a row, which the exchange's chunks (whole rows of the Z-pencil) do not; the pieces hold
@@ -47,4 +52,16 @@ dtrRange dtrFftGatherPiece(const struct dtrFftPlan* f, int q, int c) {
     from = done;
   }
   return (dtrRange){from, c < 0 ? rows - from : 0};
+}
+
+dtrResult_t dtrFftPiecesMake(struct dtrFftPlan* f) {
+  const int C = f->chunks, P = f->grid->pc;
+  for (int gather = 0; gather < 2; gather++) {
+    if (!(gather ? f->gather : f->deliver)) continue;
+    dtrRange* const t = f->rowPieces[gather] = malloc((size_t)P * (C + 1) * sizeof *t);
+    if (!t) return dtrSetError(dtrOutOfMemory, "the slab route's pieces of rows (%d ranks, %d chunks)", P, C);
+    for (int q = 0; q < P; q++)
+      for (int c = -1; c < C; c++) t[q * (C + 1) + c + 1] = gather ? dtrFftGatherPiece(f, q, c) : dtrFftDeliverPiece(f, q, c);
+  }
+  return dtrSuccess;
 }

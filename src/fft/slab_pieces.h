@@ -18,5 +18,11 @@ dtrRange dtrFftDeliverPiece(const struct dtrFftPlan* f, int q, int c);
 /* Rank q's rows that the gathering x pass reads from it in round c (c < gatherRounds), or once the pass
  * along z is done (c < 0). Together they cover its rows once, in order, no piece of a single row. */
 dtrRange dtrFftGatherPiece(const struct dtrFftPlan* f, int q, int c);
+/* Every rank's pieces of the routes that run (f->deliver, f->gather), walked once into the plan's
+ * tables (a walk of chunks squared by ranks, too long for every execute); and a piece from there. */
+dtrResult_t dtrFftPiecesMake(struct dtrFftPlan* f);
+static inline dtrRange dtrFftPieceMade(const struct dtrFftPlan* f, int gather, int q, int c) {
+  return f->rowPieces[gather][q * (f->chunks + 1) + c + 1];
+}
 
 #endif
