@@ -72,8 +72,8 @@ struct dtrFftPlan {
   int64_t rowPassRows[DTR_FFT_ROW_PASSES];
   int rowPasses;
   dtrRange* rowPieces[2];      /* the pieces each peer's x pass moves, delivering [0] and gathering [1]
-                                  (slab_pieces.h), made once with the plans: rank q's of round c at
-                                  [q * (chunks + 1) + c + 1], those outside the rounds at c = -1 */
+                                  (slab_pieces.h), made once with the plans: rank q's of round c, or
+                                  outside the rounds (c = -1), at dtrFftPieceIndex */
   cudaStream_t side;
   cudaEvent_t sideStart, sideDone;
   int fused;                   /* pencils on a P x 1 grid: Y<->Z is one rank's own transpose, which the

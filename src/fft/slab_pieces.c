@@ -61,7 +61,7 @@ dtrResult_t dtrFftPiecesMake(struct dtrFftPlan* f) {
     dtrRange* const t = f->rowPieces[gather] = malloc((size_t)P * (C + 1) * sizeof *t);
     if (!t) return dtrSetError(dtrOutOfMemory, "the slab route's pieces of rows (%d ranks, %d chunks)", P, C);
     for (int q = 0; q < P; q++)
-      for (int c = -1; c < C; c++) t[q * (C + 1) + c + 1] = gather ? dtrFftGatherPiece(f, q, c) : dtrFftDeliverPiece(f, q, c);
+      for (int c = -1; c < C; c++) t[dtrFftPieceIndex(f, q, c)] = gather ? dtrFftGatherPiece(f, q, c) : dtrFftDeliverPiece(f, q, c);
   }
   return dtrSuccess;
 }

@@ -21,8 +21,10 @@ dtrRange dtrFftGatherPiece(const struct dtrFftPlan* f, int q, int c);
 /* Every rank's pieces of the routes that run (f->deliver, f->gather), walked once into the plan's
  * tables (a walk of chunks squared by ranks, too long for every execute); and a piece from there. */
 dtrResult_t dtrFftPiecesMake(struct dtrFftPlan* f);
+/* Where rank q's piece of round c (c = -1: outside the rounds) sits in a table. */
+static inline int64_t dtrFftPieceIndex(const struct dtrFftPlan* f, int q, int c) { return (int64_t)q * (f->chunks + 1) + c + 1; }
 static inline dtrRange dtrFftPieceMade(const struct dtrFftPlan* f, int gather, int q, int c) {
-  return f->rowPieces[gather][q * (f->chunks + 1) + c + 1];
+  return f->rowPieces[gather][dtrFftPieceIndex(f, q, c)];
 }
 
 #endif
