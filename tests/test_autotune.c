@@ -20,6 +20,7 @@
 
 #include "check.h"
 #include "disttranspose.h"
+#include "expect_everywhere.h"
 #include "node_local.h"
 
 #define MAX_CANDIDATES 64
@@ -111,12 +112,9 @@ static void runCase(MPI_Comm comm, const char* name, const int64_t shape[3], dtr
   if (grid) dtrGridDestroy(grid);
 }
 
-/* Every rank gets `want`, whichever rank's argument was bad. */
+/* Every rank gets `want`, whichever rank's argument was bad, and the caller's device is as it was. */
 static void expectEverywhere(dtrResult_t got, dtrResult_t want, const char* what) {
-  int mine = got == want, all = 0;
-  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  EXPECT(mine, "%s: got %s (%s), expected %s", what, dtrGetErrorString(got), dtrGetLastError(), dtrGetErrorString(want));
-  EXPECT(all, "%s: another rank did not get %s", what, dtrGetErrorString(want));
+  dtrTestExpectEverywhere(got, want, what);
   expectDevice(what);
 }
 

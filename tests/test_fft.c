@@ -41,6 +41,7 @@
 
 #include "check.h"
 #include "disttranspose.h"
+#include "expect_everywhere.h"
 #include "fft_test_support.h"
 #include "node_local.h"
 #include "options.h"
@@ -670,17 +671,9 @@ static void runPaddedCase(const Case* c) {
 
 /* ---- bad input --------------------------------------------------------------------------------- */
 
-/* Every rank gets `want`, whichever rank's argument was bad. */
-static void expectEverywhere(dtrResult_t got, dtrResult_t want, const char* what) {
-  int mine = got == want, all = 0;
-  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  EXPECT(mine, "%s: got %s (%s), expected %s", what, dtrGetErrorString(got), dtrGetLastError(), dtrGetErrorString(want));
-  EXPECT(all, "%s: another rank did not get %s", what, dtrGetErrorString(want));
-}
-
-/* ... and the message names `words`. */
+/* Every rank gets `want`, whichever rank's argument was bad, and the message names `words`. */
 static void expectNamed(dtrResult_t got, dtrResult_t want, const char* words, const char* what) {
-  expectEverywhere(got, want, what);
+  dtrTestExpectEverywhere(got, want, what);
   EXPECT(got != want || strstr(dtrGetLastError(), words), "%s: the message does not name %s: %s", what, words, dtrGetLastError());
 }
 
@@ -758,54 +751,54 @@ static void badInput(void) {
   dtrFftConfigInit(&cfg);
   if (!gpu) cfg.transpose.backend = dtrBackendCpu;
   dtrFftPlan_t plan = NULL;
-  expectEverywhere(dtrFftPlanCreate(&plan, grid, zero, dtrFftC2C, dtrComplex64, &cfg), dtrInvalidArgument, "shape with 0");
-  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, (dtrFftKind_t)7, dtrComplex64, &cfg), dtrInvalidArgument, "kind 7");
-  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftR2C, dtrComplex64, &cfg), dtrInvalidArgument, "R2C of c64");
-  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrFloat32, &cfg), dtrInvalidArgument, "C2C of fp32");
-  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrInt8, &cfg), dtrInvalidArgument, "C2C of int8");
-  expectEverywhere(dtrFftPlanCreate(NULL, grid, shape, dtrFftC2C, dtrComplex64, &cfg), dtrInvalidArgument, "plan NULL");
-  expectEverywhere(dtrFftPlanCreate(&plan, NULL, shape, dtrFftC2C, dtrComplex64, &cfg), dtrInvalidArgument, "grid NULL");
+  dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, zero, dtrFftC2C, dtrComplex64, &cfg), dtrInvalidArgument, "shape with 0");
+  dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, (dtrFftKind_t)7, dtrComplex64, &cfg), dtrInvalidArgument, "kind 7");
+  dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftR2C, dtrComplex64, &cfg), dtrInvalidArgument, "R2C of c64");
+  dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrFloat32, &cfg), dtrInvalidArgument, "C2C of fp32");
+  dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrInt8, &cfg), dtrInvalidArgument, "C2C of int8");
+  dtrTestExpectEverywhere(dtrFftPlanCreate(NULL, grid, shape, dtrFftC2C, dtrComplex64, &cfg), dtrInvalidArgument, "plan NULL");
+  dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, NULL, shape, dtrFftC2C, dtrComplex64, &cfg), dtrInvalidArgument, "grid NULL");
   dtrFftConfig_t bad = cfg;
   bad.chunks = DTR_FFT_MAX_CHUNKS + 1;
-  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument, "chunks 65");
+  dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument, "chunks 65");
   bad = cfg;
   bad.norm = (dtrFftNorm_t)3;
-  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument, "norm 3");
+  dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument, "norm 3");
   bad = cfg;
   bad.howmany = -1;
-  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument, "howmany -1");
+  dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument, "howmany -1");
   /* Fields whose bytes overflow 64-bit sizes, and fields no memory holds (refused as the workspace is
    * allocated, or the exchanges' buffers are). */
   bad.howmany = INT64_MAX / 64;
-  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument,
+  dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument,
                    "howmany overflowing");
   bad.howmany = (int64_t)1 << 27;
-  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrOutOfMemory,
+  dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrOutOfMemory,
                    "howmany beyond memory");
   bad = cfg;
   bad.transpose.inplace = 1;
-  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument,
+  dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument,
                    "transpose.inplace");
   /* Only the last rank's argument is bad: every rank fails. */
   bad = cfg;
   if (rank == nranks - 1) bad.chunks = -1;
-  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument,
+  dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument,
                    "chunks -1 on one rank");
   if (nranks > 1) {
     bad = cfg;
     bad.chunks = rank == 0 ? 2 : 3;
-    expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrMismatch,
+    dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrMismatch,
                      "chunks differing between ranks");
     bad = cfg;
     bad.norm = rank == 0 ? dtrFftNormNone : dtrFftNormOrtho;
-    expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrMismatch,
+    dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrMismatch,
                      "norm differing between ranks");
     bad = cfg;
     bad.howmany = rank == 0 ? 2 : 3;
-    expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrMismatch,
+    dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrMismatch,
                      "howmany differing between ranks");
     const int64_t other[3] = {12, 10, rank == 0 ? 9 : 8};
-    expectEverywhere(dtrFftPlanCreate(&plan, grid, other, dtrFftC2C, dtrComplex64, &cfg), dtrMismatch,
+    dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, other, dtrFftC2C, dtrComplex64, &cfg), dtrMismatch,
                      "nz differing between ranks");
   }
   badPadding(grid, &cfg);
@@ -817,26 +810,26 @@ static void badInput(void) {
     void* in = fftTestAlloc(gpu, ib.bytes + ob.bytes);
     void* out = fftTestAlloc(gpu, ob.bytes);
     fftTestPoison(gpu, out, ob.bytes);
-    expectEverywhere(dtrFftExecute(plan, in, out, (dtrFftDirection_t)0, stream), dtrInvalidArgument, "direction 0");
+    dtrTestExpectEverywhere(dtrFftExecute(plan, in, out, (dtrFftDirection_t)0, stream), dtrInvalidArgument, "direction 0");
     if (nranks > 1) {
       /* Forward on one rank, inverse on the others: refused everywhere before anything is exchanged. */
       void* other = fftTestAlloc(gpu, ib.bytes + ob.bytes);
       const dtrResult_t got = rank == 0 ? dtrFftExecute(plan, in, out, dtrFftForward, stream)
                                         : dtrFftExecute(plan, out, other, dtrFftInverse, stream);
-      expectEverywhere(got, dtrMismatch, "directions differing between ranks");
+      dtrTestExpectEverywhere(got, dtrMismatch, "directions differing between ranks");
       fftTestRelease(gpu, other);
     }
-    expectEverywhere(dtrFftExecute(plan, in, in, dtrFftForward, stream), dtrInvalidArgument, "R2C in place");
-    expectEverywhere(dtrFftExecute(plan, rank == 0 && ib.bytes ? NULL : in, out, dtrFftForward, stream), dtrInvalidArgument,
+    dtrTestExpectEverywhere(dtrFftExecute(plan, in, in, dtrFftForward, stream), dtrInvalidArgument, "R2C in place");
+    dtrTestExpectEverywhere(dtrFftExecute(plan, rank == 0 && ib.bytes ? NULL : in, out, dtrFftForward, stream), dtrInvalidArgument,
                      "in NULL on rank 0");
     if (ob.bytes && ib.bytes)
-      expectEverywhere(dtrFftExecute(plan, in, (char*)in + 8, dtrFftForward, stream), dtrInvalidArgument,
+      dtrTestExpectEverywhere(dtrFftExecute(plan, in, (char*)in + 8, dtrFftForward, stream), dtrInvalidArgument,
                        "overlapping buffers");
     else
-      expectEverywhere(dtrFftExecute(plan, in, NULL, (dtrFftDirection_t)5, stream), dtrInvalidArgument, "direction 5");
+      dtrTestExpectEverywhere(dtrFftExecute(plan, in, NULL, (dtrFftDirection_t)5, stream), dtrInvalidArgument, "direction 5");
     if (gpu) {
       void* host = malloc(ib.bytes + 16);
-      expectEverywhere(dtrFftExecute(plan, ib.bytes ? host : in, out, dtrFftForward, stream), dtrInvalidArgument,
+      dtrTestExpectEverywhere(dtrFftExecute(plan, ib.bytes ? host : in, out, dtrFftForward, stream), dtrInvalidArgument,
                        "host memory on a GPU plan");
       free(host);
     }
@@ -849,7 +842,7 @@ static void badInput(void) {
     free(h);
     size_t ws = 0;
     EXPECT(dtrFftGetWorkspaceSize(plan, &ws) == dtrSuccess && ws > 0, "workspace size %zu", ws);
-    expectEverywhere(dtrFftGetBox(plan, (dtrFftSide_t)2, &ib), dtrInvalidArgument, "side 2");
+    dtrTestExpectEverywhere(dtrFftGetBox(plan, (dtrFftSide_t)2, &ib), dtrInvalidArgument, "side 2");
     EXPECT(dtrFftPlanDestroy(plan) == dtrSuccess, "destroy: %s", dtrGetLastError());
     fftTestRelease(gpu, in);
     fftTestRelease(gpu, out);

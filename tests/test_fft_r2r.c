@@ -30,6 +30,7 @@
 
 #include "check.h"
 #include "disttranspose.h"
+#include "expect_everywhere.h"
 #include "fft_test_support.h"
 #include "node_local.h"
 
@@ -227,13 +228,6 @@ static void runCase(const Case* c) {
   free(got);
 }
 
-static void expectEverywhere(dtrResult_t got, dtrResult_t want, const char* what) {
-  int mine = got == want, all = 0;
-  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  EXPECT(mine, "%s: got %s (%s), expected %s", what, dtrGetErrorString(got), dtrGetLastError(), dtrGetErrorString(want));
-  EXPECT(all, "%s: another rank did not get %s", what, dtrGetErrorString(want));
-}
-
 static void badInput(void) {
   dtrGrid_t grid = NULL;
   if (dtrGridCreate(&grid, MPI_COMM_WORLD, 0, 0) != dtrSuccess) {
@@ -247,34 +241,34 @@ static void badInput(void) {
   dtrFftPlan_t plan = NULL;
   dtrFftConfig_t bad = cfg;
   bad.axes[1] = (dtrFftAxis_t)5;
-  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument, "axes[1] = 5");
+  dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument, "axes[1] = 5");
   bad = cfg;
   bad.axes[2] = (dtrFftAxis_t)-1;
-  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument, "axes[2] = -1");
+  dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrInvalidArgument, "axes[2] = -1");
   bad = cfg;
   bad.axes[0] = dtrFftDct2;
-  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftR2C, dtrFloat32, &bad), dtrInvalidArgument,
+  dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftR2C, dtrFloat32, &bad), dtrInvalidArgument,
                    "R2C with a DCT on x and periodic y, z");
   bad = cfg;
   bad.axes[2] = dtrFftDst2, bad.norm = dtrFftNormOrtho;
-  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex128, &bad), dtrInvalidArgument,
+  dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex128, &bad), dtrInvalidArgument,
                    "norm ortho with a DST");
   if (nranks > 1) {
     bad = cfg;
     bad.axes[1] = rank == nranks - 1 ? dtrFftDct3 : dtrFftDct2;
-    expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrMismatch,
+    dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex64, &bad), dtrMismatch,
                      "axes differing between ranks");
   }
   /* Padding is for periodic axes only: refused by name, on every rank, on a real-to-real one. */
   bad = cfg;
   bad.axes[2] = dtrFftDst2, bad.padding[2] = 1.5;
-  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex128, &bad), dtrInvalidArgument,
+  dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftC2C, dtrComplex128, &bad), dtrInvalidArgument,
                    "padding on a DST axis");
   EXPECT(strstr(dtrGetLastError(), "config.padding[2] (z)") && strstr(dtrGetLastError(), "real-to-real"),
          "padding on a DST axis: the message names the axis: %s", dtrGetLastError());
   bad = cfg;
   bad.axes[1] = dtrFftDct2, bad.padding[0] = 1.5, bad.padding[1] = 1.5;
-  expectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftR2C, dtrFloat64, &bad), dtrInvalidArgument,
+  dtrTestExpectEverywhere(dtrFftPlanCreate(&plan, grid, shape, dtrFftR2C, dtrFloat64, &bad), dtrInvalidArgument,
                    "R2C padding on a DCT axis y");
   EXPECT(strstr(dtrGetLastError(), "config.padding[1] (y)") != NULL, "padding on a DCT axis y: %s", dtrGetLastError());
   /* Padding a periodic axis beside a real-to-real one: the kept modes' round trip (inverse, then forward)
@@ -301,7 +295,7 @@ static void badInput(void) {
       double* field = malloc(ib.bytes + 16);
       for (size_t i = 0; i < ib.bytes / sizeof(double); i++) field[i] = cos(0.11 * (double)i + rank);
       fftTestToDevice(gpu, din, field, ib.bytes);
-      expectEverywhere(dtrFftExecute(plan, din, dout, dtrFftForward, stream), dtrSuccess, what);
+      dtrTestExpectEverywhere(dtrFftExecute(plan, din, dout, dtrFftForward, stream), dtrSuccess, what);
       if (gpu) cudaStreamSynchronize(stream);
       fftTestToHost(gpu, modes, dout, ob.bytes);
       free(field);
@@ -309,8 +303,8 @@ static void badInput(void) {
       fftTestToDevice(gpu, dout, modes, ob.bytes);
     }
     /* R2C: the forward of the padded field keeps modes that a further round trip must return unchanged. */
-    expectEverywhere(dtrFftExecute(plan, dout, din, dtrFftInverse, stream), dtrSuccess, what);
-    expectEverywhere(dtrFftExecute(plan, din, dout, dtrFftForward, stream), dtrSuccess, what);
+    dtrTestExpectEverywhere(dtrFftExecute(plan, dout, din, dtrFftInverse, stream), dtrSuccess, what);
+    dtrTestExpectEverywhere(dtrFftExecute(plan, din, dout, dtrFftForward, stream), dtrSuccess, what);
     if (gpu) cudaStreamSynchronize(stream);
     fftTestToHost(gpu, back, dout, ob.bytes);
     double err = 0, ref = 0;
@@ -342,7 +336,7 @@ static void badInput(void) {
     void* both = fftTestAlloc(gpu, ib.bytes > ob.bytes ? ib.bytes : ob.bytes);
     if (gpu) cudaMemset(both, 0, ib.bytes > ob.bytes ? ib.bytes : ob.bytes), cudaDeviceSynchronize();
     else memset(both, 0, ib.bytes > ob.bytes ? ib.bytes : ob.bytes);
-    expectEverywhere(dtrFftExecute(plan, both, both, dtrFftForward, stream), dtrSuccess, "a real plan in place");
+    dtrTestExpectEverywhere(dtrFftExecute(plan, both, both, dtrFftForward, stream), dtrSuccess, "a real plan in place");
     if (gpu) cudaStreamSynchronize(stream);
     fftTestRelease(gpu, both);
     dtrFftPlanDestroy(plan);

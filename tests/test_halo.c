@@ -25,6 +25,7 @@
 
 #include "check.h"
 #include "disttranspose.h"
+#include "expect_everywhere.h"
 #include "halo_reference.h"
 #include "node_local.h"
 #include "support/pattern.h"
@@ -295,13 +296,6 @@ static void runCase(const Case* c, dtrGrid_t grid) {
   expectDevice(name, "dtrHaloPlanDestroy");
 }
 
-static void expectEverywhere(dtrResult_t got, dtrResult_t want, const char* what) {
-  int mine = got == want, all = 0;
-  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  EXPECT(mine, "%s: got %s (%s), expected %s", what, dtrGetErrorString(got), dtrGetLastError(), dtrGetErrorString(want));
-  EXPECT(all, "%s: another rank did not get %s", what, dtrGetErrorString(want));
-}
-
 /* Whether `call` on rank 0's and the last rank's mixed directions (the last rank's adjoint beside the
  * others' executes, or the other way round) fails on every rank naming the direction, this rank's array
  * as it was. */
@@ -313,7 +307,7 @@ static void mixedDirections(dtrHaloPlan_t plan, void* buf, size_t bytes, int las
   else if (bytes) memcpy(buf, before, bytes);
   const int back = (rank == nranks - 1) == lastBack;
   const char* what = lastBack ? "the last rank's adjoint beside executes" : "the last rank's execute beside adjoints";
-  expectEverywhere(back ? dtrHaloExecuteAdjoint(plan, buf, stream) : dtrHaloExecute(plan, buf, stream), dtrMismatch, what);
+  dtrTestExpectEverywhere(back ? dtrHaloExecuteAdjoint(plan, buf, stream) : dtrHaloExecute(plan, buf, stream), dtrMismatch, what);
   EXPECT(strstr(dtrGetLastError(), "direction") && strstr(dtrGetLastError(), "dtrHaloExecuteAdjoint"), "%s: '%s'", what,
          dtrGetLastError());
   if (gpu) cudaStreamSynchronize(stream);
@@ -336,32 +330,32 @@ static void badInput(void) {
   if (!gpu) cfg.backend = dtrBackendCpu;
   dtrHaloPlan_t plan = NULL;
   const dtrDataType_t t = dtrFloat32;
-  expectEverywhere(dtrHaloPlanCreate(NULL, grid, shape, dtrPencilX, t, 1, halo, periodic, &cfg), dtrInvalidArgument, "plan NULL");
-  expectEverywhere(dtrHaloPlanCreate(&plan, NULL, shape, dtrPencilX, t, 1, halo, periodic, &cfg), dtrInvalidArgument, "grid NULL");
-  expectEverywhere(dtrHaloPlanCreate(&plan, grid, zero, dtrPencilX, t, 1, halo, periodic, &cfg), dtrInvalidArgument, "shape with 0");
-  expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, (dtrPencil_t)5, t, 1, halo, periodic, &cfg), dtrInvalidArgument, "pencil 5");
-  expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, (dtrDataType_t)9, 1, halo, periodic, &cfg), dtrInvalidArgument, "type 9");
-  expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 0, halo, periodic, &cfg), dtrInvalidArgument, "howmany 0");
-  expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, NULL, periodic, &cfg), dtrInvalidArgument, "halo NULL");
-  expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, halo, NULL, &cfg), dtrInvalidArgument, "periodic NULL");
+  dtrTestExpectEverywhere(dtrHaloPlanCreate(NULL, grid, shape, dtrPencilX, t, 1, halo, periodic, &cfg), dtrInvalidArgument, "plan NULL");
+  dtrTestExpectEverywhere(dtrHaloPlanCreate(&plan, NULL, shape, dtrPencilX, t, 1, halo, periodic, &cfg), dtrInvalidArgument, "grid NULL");
+  dtrTestExpectEverywhere(dtrHaloPlanCreate(&plan, grid, zero, dtrPencilX, t, 1, halo, periodic, &cfg), dtrInvalidArgument, "shape with 0");
+  dtrTestExpectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, (dtrPencil_t)5, t, 1, halo, periodic, &cfg), dtrInvalidArgument, "pencil 5");
+  dtrTestExpectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, (dtrDataType_t)9, 1, halo, periodic, &cfg), dtrInvalidArgument, "type 9");
+  dtrTestExpectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 0, halo, periodic, &cfg), dtrInvalidArgument, "howmany 0");
+  dtrTestExpectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, NULL, periodic, &cfg), dtrInvalidArgument, "halo NULL");
+  dtrTestExpectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, halo, NULL, &cfg), dtrInvalidArgument, "periodic NULL");
   const int negative[3] = {1, -1, 0}, wide[3] = {7, 0, 0}, wideOpen[3] = {0, 0, 9};
-  expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, negative, periodic, &cfg), dtrInvalidArgument, "width -1");
-  expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, wide, periodic, &cfg), dtrInvalidArgument,
+  dtrTestExpectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, negative, periodic, &cfg), dtrInvalidArgument, "width -1");
+  dtrTestExpectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, wide, periodic, &cfg), dtrInvalidArgument,
                    "periodic width beyond the axis");
   /* Only the last rank's width is bad: every rank fails. */
   const int* mine = rank == nranks - 1 ? negative : halo;
-  expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, mine, periodic, &cfg), dtrInvalidArgument,
+  dtrTestExpectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, mine, periodic, &cfg), dtrInvalidArgument,
                    "width -1 on one rank");
   dtrConfig_t odd = cfg;
   odd.inplace = 1;
-  expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, halo, periodic, &odd), dtrInvalidArgument, "config.inplace");
+  dtrTestExpectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, halo, periodic, &odd), dtrInvalidArgument, "config.inplace");
   if (nranks > 1) {
     const int other[3] = {1, rank == 0 ? 2 : 1, 1}, otherPeriodic[3] = {1, 1, rank == 0};
-    expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, other, periodic, &cfg), dtrMismatch,
+    dtrTestExpectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, other, periodic, &cfg), dtrMismatch,
                      "widths differing between ranks");
-    expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, halo, otherPeriodic, &cfg), dtrMismatch,
+    dtrTestExpectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, dtrPencilX, t, 1, halo, otherPeriodic, &cfg), dtrMismatch,
                      "periodic differing between ranks");
-    expectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, rank == 0 ? dtrPencilX : dtrPencilY, t, 1, halo, periodic, &cfg),
+    dtrTestExpectEverywhere(dtrHaloPlanCreate(&plan, grid, shape, rank == 0 ? dtrPencilX : dtrPencilY, t, 1, halo, periodic, &cfg),
                      dtrMismatch, "pencils differing between ranks");
   }
   /* Wider than a non-periodic axis: served (the cells beyond the domain are left alone). */
@@ -374,32 +368,32 @@ static void badInput(void) {
     dtrBox_t p;
     dtrHaloGetBox(plan, &p);
     void* buf = alloc(p.bytes, 0);
-    expectEverywhere(dtrHaloExecute(plan, rank == 0 && p.bytes ? NULL : buf, stream), dtrInvalidArgument, "buf NULL on rank 0");
+    dtrTestExpectEverywhere(dtrHaloExecute(plan, rank == 0 && p.bytes ? NULL : buf, stream), dtrInvalidArgument, "buf NULL on rank 0");
     /* A binding's own check failed on the last rank: every rank fails, with that rank's message. */
     const dtrResult_t refused = rank == nranks - 1 ? dtrHaloExecuteRefuse(plan, "buf has the wrong shape")
                                                    : dtrHaloExecute(plan, buf, stream);
-    expectEverywhere(refused, dtrInvalidArgument, "refused on the last rank");
+    dtrTestExpectEverywhere(refused, dtrInvalidArgument, "refused on the last rank");
     EXPECT(strstr(dtrGetLastError(), "wrong shape") != NULL, "refused: '%s'", dtrGetLastError());
     /* The adjoint alike: one rank's NULL, and a refusal beside the others' adjoints. */
-    expectEverywhere(dtrHaloExecuteAdjoint(plan, rank == 0 && p.bytes ? NULL : buf, stream), dtrInvalidArgument,
+    dtrTestExpectEverywhere(dtrHaloExecuteAdjoint(plan, rank == 0 && p.bytes ? NULL : buf, stream), dtrInvalidArgument,
                      "adjoint: buf NULL on rank 0");
     EXPECT(rank == 0 || strstr(dtrGetLastError(), "rank 0") != NULL, "adjoint refused by rank 0: '%s'", dtrGetLastError());
     const dtrResult_t refusedBack = rank == nranks - 1 ? dtrHaloExecuteRefuse(plan, "buf has the wrong shape")
                                                        : dtrHaloExecuteAdjoint(plan, buf, stream);
-    expectEverywhere(refusedBack, dtrInvalidArgument, "adjoint refused on the last rank");
+    dtrTestExpectEverywhere(refusedBack, dtrInvalidArgument, "adjoint refused on the last rank");
     EXPECT(strstr(dtrGetLastError(), "wrong shape") != NULL, "adjoint refused: '%s'", dtrGetLastError());
     /* Ranks that call different directions: refused everywhere, nothing written; the plan serves on. */
     if (nranks > 1) {
       mixedDirections(plan, buf, p.bytes, 1);
       mixedDirections(plan, buf, p.bytes, 0);
-      expectEverywhere(dtrHaloExecuteAdjoint(plan, buf, stream), dtrSuccess, "an adjoint after mixed directions");
-      expectEverywhere(dtrHaloExecute(plan, buf, stream), dtrSuccess, "an execute after mixed directions");
+      dtrTestExpectEverywhere(dtrHaloExecuteAdjoint(plan, buf, stream), dtrSuccess, "an adjoint after mixed directions");
+      dtrTestExpectEverywhere(dtrHaloExecute(plan, buf, stream), dtrSuccess, "an execute after mixed directions");
       if (gpu) cudaStreamSynchronize(stream);
     }
     if (gpu) {
       void* host = malloc(p.bytes + 16);
-      expectEverywhere(dtrHaloExecute(plan, p.bytes ? host : buf, stream), dtrInvalidArgument, "host memory on a GPU plan");
-      expectEverywhere(dtrHaloExecuteAdjoint(plan, p.bytes ? host : buf, stream), dtrInvalidArgument,
+      dtrTestExpectEverywhere(dtrHaloExecute(plan, p.bytes ? host : buf, stream), dtrInvalidArgument, "host memory on a GPU plan");
+      dtrTestExpectEverywhere(dtrHaloExecuteAdjoint(plan, p.bytes ? host : buf, stream), dtrInvalidArgument,
                        "adjoint: host memory on a GPU plan");
       free(host);
     }
@@ -408,14 +402,14 @@ static void badInput(void) {
     int device = -2;
     EXPECT(dtrHaloGetDevice(plan, &device) == dtrSuccess && device == (gpu ? myDevice : -1), "device %d (want %d)", device,
            gpu ? myDevice : -1);
-    expectEverywhere(dtrHaloGetDevice(plan, NULL), dtrInvalidArgument, "device NULL");
-    expectEverywhere(dtrHaloGetBox(plan, NULL), dtrInvalidArgument, "box NULL");
+    dtrTestExpectEverywhere(dtrHaloGetDevice(plan, NULL), dtrInvalidArgument, "device NULL");
+    dtrTestExpectEverywhere(dtrHaloGetBox(plan, NULL), dtrInvalidArgument, "box NULL");
     EXPECT(dtrHaloPlanDestroy(plan) == dtrSuccess, "destroy: %s", dtrGetLastError());
     release(buf, 0);
   }
   EXPECT(dtrHaloPlanDestroy(NULL) == dtrInvalidArgument, "destroy of NULL");
-  expectEverywhere(dtrHaloExecute(NULL, NULL, stream), dtrInvalidArgument, "execute of NULL");
-  expectEverywhere(dtrHaloExecuteAdjoint(NULL, NULL, stream), dtrInvalidArgument, "adjoint of NULL");
+  dtrTestExpectEverywhere(dtrHaloExecute(NULL, NULL, stream), dtrInvalidArgument, "execute of NULL");
+  dtrTestExpectEverywhere(dtrHaloExecuteAdjoint(NULL, NULL, stream), dtrInvalidArgument, "adjoint of NULL");
   dtrGridDestroy(grid);
 }
 
