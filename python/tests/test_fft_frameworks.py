@@ -469,12 +469,29 @@ def host(t):
     return t.detach().cpu().numpy()
 
 
+def gradcheck_whole(f, block, dtype, seed, device):
+    """torch's gradcheck of `f`, a call on this rank's block (of shape `block`), as a function of the
+    whole array whose gradient the ranks assemble: each rank's block scattered from one random whole
+    array of `dtype` (its size the sum of the ranks' blocks), the results gathered. True on this rank
+    where the numerical Jacobian matches the analytical one of the adjoints."""
+    import torch
+    from test_torch import _Gather, _Scatter
+    sizes = COMM.allgather(int(np.prod(block)))
+    start = sum(sizes[:R])
+
+    def whole_fn(a):
+        return _Gather.apply(f(_Scatter.apply(a, start, block)))
+    rng = np.random.default_rng(seed)
+    total = sum(sizes)
+    a = rng.standard_normal(total) + (1j * rng.standard_normal(total) if "complex" in dtype else 0)
+    x = torch.from_numpy(a.astype(dtype)).to(device).requires_grad_(True)
+    return torch.autograd.gradcheck(whole_fn, (x,), eps=1e-6, atol=1e-8, raise_exception=False)
+
+
 @pytest.mark.parametrize("name", list(KINDS))
 def test_torch_gradcheck(torch_where, name):
     """Each transform and norm, as a function of the whole array whose gradient the ranks assemble:
     gradcheck's numerical Jacobian against the analytical one of the adjoints (float64, complex128)."""
-    import torch
-    from test_torch import _Gather, _Scatter
     ok, n = True, 0
     for pr, pc in grids():
         with dt.Grid(COMM, pr, pc) as grid:
@@ -482,16 +499,7 @@ def test_torch_gradcheck(torch_where, name):
                 norm = NORMS[(i + pr) % len(NORMS)]
                 (bin_, tin, _), _ = sides(name, shape, grid)
                 f = call(name, grid, shape, norm, torch_where.backend)
-                sizes = COMM.allgather(int(np.prod(bin_.shape)))
-                start = sum(sizes[:R])
-
-                def whole_fn(a):
-                    return _Gather.apply(f(_Scatter.apply(a, start, bin_.shape)))
-                rng = np.random.default_rng(5 + i)
-                total = sum(sizes)
-                a = rng.standard_normal(total) + (1j * rng.standard_normal(total) if "complex" in tin else 0)
-                x = torch.from_numpy(a.astype(tin)).to(torch_where.device).requires_grad_(True)
-                ok &= torch.autograd.gradcheck(whole_fn, (x,), eps=1e-6, atol=1e-8, raise_exception=False)
+                ok &= gradcheck_whole(f, bin_.shape, tin, 5 + i, torch_where.device)
                 n += 1
     assert everywhere(ok), f"{n} cases"
 
@@ -500,8 +508,6 @@ def test_torch_gradcheck(torch_where, name):
 def test_torch_padded_gradcheck(torch_where, name):
     """Padded calls as functions of the whole array: gradcheck's numerical Jacobian against the analytical
     one of the padded plans' adjoints (float64, complex128)."""
-    import torch
-    from test_torch import _Gather, _Scatter
     ok, n = True, 0
     for pr, pc in grids():
         with dt.Grid(COMM, pr, pc) as grid:
@@ -509,17 +515,10 @@ def test_torch_padded_gradcheck(torch_where, name):
                 norm = ("backward", "forward")[(i + pr) % 2]
                 (bin_, tin, _), _ = padded_sides(name, shape, padding, grid)
                 fn = getattr(dt.fft, name)
-                sizes = COMM.allgather(int(np.prod(bin_.shape)))
-                start = sum(sizes[:R])
 
-                def whole_fn(a):
-                    return _Gather.apply(fn(_Scatter.apply(a, start, bin_.shape), grid, shape, norm=norm, padding=padding,
-                                            backend=torch_where.backend))
-                rng = np.random.default_rng(15 + i)
-                total = sum(sizes)
-                a = rng.standard_normal(total) + (1j * rng.standard_normal(total) if "complex" in tin else 0)
-                x = torch.from_numpy(a.astype(tin)).to(torch_where.device).requires_grad_(True)
-                ok &= torch.autograd.gradcheck(whole_fn, (x,), eps=1e-6, atol=1e-8, raise_exception=False)
+                def f(a):
+                    return fn(a, grid, shape, norm=norm, padding=padding, backend=torch_where.backend)
+                ok &= gradcheck_whole(f, bin_.shape, tin, 15 + i, torch_where.device)
                 n += 1
     assert everywhere(ok), f"{n} cases"
 
@@ -629,8 +628,6 @@ def test_torch_kinds_gradcheck(torch_where, case):
     functions of the whole array whose gradient the ranks assemble: gradcheck's numerical Jacobian
     against the analytical one of the weighed adjoints (float64, complex128), even and odd nx, on the
     grid of the ranks (every case on the grids in turn: the test below)."""
-    import torch
-    from test_torch import _Gather, _Scatter
     name, kinds, norm = KIND_CASES[case]
     shape = GRADCHECK_SHAPES[case % 2]
     with dt.Grid(COMM) as grid:
@@ -639,16 +636,7 @@ def test_torch_kinds_gradcheck(torch_where, case):
 
         def f(a):
             return fn(a, grid, shape, norm=norm, kinds=kinds, backend=torch_where.backend)
-        sizes = COMM.allgather(int(np.prod(bin_.shape)))
-        start = sum(sizes[:R])
-
-        def whole_fn(a):
-            return _Gather.apply(f(_Scatter.apply(a, start, bin_.shape)))
-        rng = np.random.default_rng(15 + case)
-        total = sum(sizes)
-        a = rng.standard_normal(total) + (1j * rng.standard_normal(total) if "complex" in tin else 0)
-        x = torch.from_numpy(a.astype(tin)).to(torch_where.device).requires_grad_(True)
-        ok = torch.autograd.gradcheck(whole_fn, (x,), eps=1e-6, atol=1e-8, raise_exception=False)
+        ok = gradcheck_whole(f, bin_.shape, tin, 15 + case, torch_where.device)
     assert everywhere(ok)
 
 
