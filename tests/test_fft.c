@@ -252,23 +252,31 @@ static double againstSingle(dtrFftPlan_t single, dtrFftDirection_t dir, const vo
   return worst;
 }
 
-static void runCase(const Case* c) {
-  char name[160];
-  caseName(c, name, sizeof name);
+/* A case's start: its name announced where asked, its grid, and the plan's settings the case names.
+ * Returns 0 (a failure counted) where the grid cannot be made. */
+static int caseBegin(const Case* c, const char* name, dtrGrid_t* grid, dtrFftConfig_t* cfg) {
   if (rank == 0 && verbose) {
     printf("case %s\n", name);
     fflush(stdout);
   }
-  dtrGrid_t grid = NULL;
-  if (dtrGridCreate(&grid, caseComm, c->pr, c->pc) != dtrSuccess) {
+  *grid = NULL;
+  if (dtrGridCreate(grid, caseComm, c->pr, c->pc) != dtrSuccess) {
     EXPECT(0, "%s: grid: %s", name, dtrGetLastError());
-    return;
+    return 0;
   }
+  fftTestConfig(gpu, cfg);
+  cfg->chunks = c->chunks;
+  cfg->norm = c->norm;
+  cfg->howmany = c->howmany;
+  return 1;
+}
+
+static void runCase(const Case* c) {
+  char name[160];
+  caseName(c, name, sizeof name);
+  dtrGrid_t grid;
   dtrFftConfig_t cfg;
-  fftTestConfig(gpu, &cfg);
-  cfg.chunks = c->chunks;
-  cfg.norm = c->norm;
-  cfg.howmany = c->howmany;
+  if (!caseBegin(c, name, &grid, &cfg)) return;
   const int64_t H = fieldsOf(c);
   dtrFftPlan_t plan = NULL, single = NULL;
   dtrResult_t made = dtrFftPlanCreate(&plan, grid, c->shape, c->kind, c->type, &cfg);
@@ -531,20 +539,9 @@ static void runPaddedCase(const Case* c) {
   char name[200];
   caseName(c, name, sizeof name);
   snprintf(name + strlen(name), sizeof name - strlen(name), ", padding %g %g %g", c->padding[0], c->padding[1], c->padding[2]);
-  if (rank == 0 && verbose) {
-    printf("case %s\n", name);
-    fflush(stdout);
-  }
-  dtrGrid_t grid = NULL;
-  if (dtrGridCreate(&grid, caseComm, c->pr, c->pc) != dtrSuccess) {
-    EXPECT(0, "%s: grid: %s", name, dtrGetLastError());
-    return;
-  }
+  dtrGrid_t grid;
   dtrFftConfig_t cfg;
-  fftTestConfig(gpu, &cfg);
-  cfg.chunks = c->chunks;
-  cfg.norm = c->norm;
-  cfg.howmany = c->howmany;
+  if (!caseBegin(c, name, &grid, &cfg)) return;
   memcpy(cfg.padding, c->padding, sizeof cfg.padding);
   const int64_t H = fieldsOf(c);
   int64_t m[3];
