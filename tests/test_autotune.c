@@ -19,8 +19,8 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
-#include "disttranspose.h"
 #include "check_everywhere.h"
+#include "disttranspose.h"
 #include "node_local.h"
 
 #define MAX_CANDIDATES 64

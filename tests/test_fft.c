@@ -40,8 +40,8 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
-#include "disttranspose.h"
 #include "check_everywhere.h"
+#include "disttranspose.h"
 #include "fft_test_support.h"
 #include "node_local.h"
 #include "options.h"

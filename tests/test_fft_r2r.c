@@ -29,8 +29,8 @@
 #include <mpi.h>
 
 #include "check.h"
-#include "disttranspose.h"
 #include "check_everywhere.h"
+#include "disttranspose.h"
 #include "fft_test_support.h"
 #include "node_local.h"
 

@@ -24,8 +24,8 @@
 #include <cuda_runtime_api.h>
 
 #include "check.h"
-#include "disttranspose.h"
 #include "check_everywhere.h"
+#include "disttranspose.h"
 #include "halo_reference.h"
 #include "node_local.h"
 #include "support/pattern.h"
