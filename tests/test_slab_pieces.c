@@ -51,6 +51,9 @@ static void checkTables(struct dtrFftPlan* f, const int64_t* shape) {
   const int C = f->chunks;
   int P = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
+  /* The plan as it was (the cpu backend's: neither route, no tables) is put back after. */
+  const int wasDelivering = f->deliver, wasGathering = f->gather;
+  dtrRange* const made[2] = {f->rowPieces[0], f->rowPieces[1]};
   f->deliver = f->gather = 1;
   EXPECT(dtrFftPiecesMake(f) == dtrSuccess, "tables: %s", dtrGetLastError());
   for (int gather = 0; gather < 2 && f->rowPieces[gather]; gather++)
@@ -63,8 +66,8 @@ static void checkTables(struct dtrFftPlan* f, const int64_t* shape) {
                (long long)got.start, (long long)got.count, (long long)want.start, (long long)want.count);
       }
   EXPECT(f->rowPieces[0] && f->rowPieces[1], "tables: both routes made");
-  for (int i = 0; i < 2; i++) free(f->rowPieces[i]), f->rowPieces[i] = NULL;
-  f->deliver = f->gather = 0;
+  for (int i = 0; i < 2; i++) free(f->rowPieces[i]), f->rowPieces[i] = made[i];
+  f->deliver = wasDelivering, f->gather = wasGathering;
 }
 
 static void checkPlan(struct dtrFftPlan* f, const int64_t* shape) {
